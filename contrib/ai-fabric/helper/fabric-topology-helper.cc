@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "fabric-topology-helper.h"
+
+#include "ns3/double.h"
+#include "ns3/fabric-net-device.h"
+#include "ns3/fabric-switch.h"
+#include "ns3/node.h"
+#include "ns3/switch-buffer-manager.h"
+#include "ns3/uinteger.h"
+
+#include <cmath>
+#include <sstream>
+
+namespace ns3
+{
+
+NS_OBJECT_ENSURE_REGISTERED(FabricTopologyHelper);
+
+TypeId
+FabricTopologyHelper::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::FabricTopologyHelper")
+            .SetParent<Object>()
+            .SetGroupName("AiFabric")
+            .AddAttribute("Servers",
+                          "Number of servers (>= 1).",
+                          UintegerValue(16),
+                          MakeUintegerAccessor(&FabricTopologyHelper::m_servers),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("GpusPerServer",
+                          "GPUs per server, each with its own NIC and host node (1..64).",
+                          UintegerValue(8),
+                          MakeUintegerAccessor(&FabricTopologyHelper::m_gpusPerServer),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("LinkRate",
+                          "Rate of host (NIC) links.",
+                          DataRateValue(DataRate("400Gbps")),
+                          MakeDataRateAccessor(&FabricTopologyHelper::m_linkRate),
+                          MakeDataRateChecker())
+            .AddAttribute("FabricLinkRate",
+                          "Rate of switch-to-switch links; 0 = LinkRate.",
+                          DataRateValue(DataRate(0)),
+                          MakeDataRateAccessor(&FabricTopologyHelper::m_fabricRate),
+                          MakeDataRateChecker())
+            .AddAttribute("HostCableLength",
+                          "Host-to-leaf cable length in metres (5 ns/m).",
+                          DoubleValue(3.0),
+                          MakeDoubleAccessor(&FabricTopologyHelper::m_hostCable),
+                          MakeDoubleChecker<double>())
+            .AddAttribute("FabricCableLength",
+                          "Switch-to-switch cable length in metres (5 ns/m).",
+                          DoubleValue(50.0),
+                          MakeDoubleAccessor(&FabricTopologyHelper::m_fabricCable),
+                          MakeDoubleChecker<double>())
+            .AddAttribute("Network",
+                          "Hosts are numbered Network+1, Network+2, ... (host order).",
+                          Ipv4AddressValue(Ipv4Address("10.0.0.0")),
+                          MakeIpv4AddressAccessor(&FabricTopologyHelper::m_network),
+                          MakeIpv4AddressChecker());
+    return tid;
+}
+
+FabricTopologyHelper::FabricTopologyHelper()
+{
+    m_switchFactory.SetTypeId("ns3::FabricSwitch");
+    m_bufferFactory.SetTypeId("ns3::SwitchBufferManager");
+}
+
+FabricTopologyHelper::~FabricTopologyHelper() = default;
+
+void
+FabricTopologyHelper::SetSwitchAttribute(std::string name, const AttributeValue& value)
+{
+    m_switchFactory.Set(name, value);
+}
+
+void
+FabricTopologyHelper::SetBufferAttribute(std::string name, const AttributeValue& value)
+{
+    m_bufferFactory.Set(name, value);
+}
+
+FabricLinkHelper&
+FabricTopologyHelper::GetLinkHelper()
+{
+    return m_link;
+}
+
+DataRate
+FabricTopologyHelper::GetFabricRate() const
+{
+    return m_fabricRate.GetBitRate() > 0 ? m_fabricRate : m_linkRate;
+}
+
+uint32_t
+FabricTopologyHelper::GetNHosts() const
+{
+    return m_servers * m_gpusPerServer;
+}
+
+void
+FabricTopologyHelper::SplitRadix(uint32_t radix, double oversubscription, uint32_t& down, uint32_t& up)
+{
+    down = static_cast<uint32_t>(std::floor(radix * oversubscription / (oversubscription + 1.0)));
+    up = radix - down;
+}
+
+void
+FabricTopologyHelper::Validate() const
+{
+    auto str = [](auto v) {
+        std::ostringstream os;
+        os << v;
+        return os.str();
+    };
+    if (m_servers < 1)
+    {
+        throw FabricConfigError("Servers", "must be >= 1 (got " + str(m_servers) + ")");
+    }
+    if (m_gpusPerServer < 1 || m_gpusPerServer > 64)
+    {
+        throw FabricConfigError("GpusPerServer",
+                                "must be in [1, 64] (got " + str(m_gpusPerServer) + ")");
+    }
+    if (uint64_t(m_servers) * m_gpusPerServer > (1u << 22))
+    {
+        throw FabricConfigError("Servers",
+                                "x GpusPerServer must be <= 4194304 hosts (got " +
+                                    str(uint64_t(m_servers) * m_gpusPerServer) + ")");
+    }
+    if (m_linkRate.GetBitRate() == 0)
+    {
+        throw FabricConfigError("LinkRate", "must be > 0 bit/s");
+    }
+    if (!(m_hostCable >= 0) || !(m_fabricCable >= 0))
+    {
+        throw FabricConfigError(m_hostCable >= 0 ? "FabricCableLength" : "HostCableLength",
+                                "must be >= 0 m");
+    }
+    DoValidate();
+}
+
+Ptr<FabricTopology>
+FabricTopologyHelper::Build()
+{
+    Validate();
+    Ptr<FabricTopology> topo = CreateObject<FabricTopology>();
+    topo->SetKind(GetKind());
+    topo->SetServerShape(m_servers, m_gpusPerServer);
+    const uint32_t base = m_network.Get();
+    for (uint32_t i = 0; i < GetNHosts(); ++i)
+    {
+        topo->AddHost(CreateObject<Node>(), Ipv4Address(base + i + 1));
+    }
+    DoBuild(topo);
+    topo->PopulateRoutes();
+    for (uint32_t j = 0; j < topo->GetNSwitches(); ++j)
+    {
+        topo->GetSwitch(j)->ConfigureBuffer();
+    }
+    return topo;
+}
+
+uint32_t
+FabricTopologyHelper::NewSwitch(Ptr<FabricTopology> topo, const std::string& role)
+{
+    Ptr<Node> node = CreateObject<Node>();
+    Ptr<FabricSwitch> sw = m_switchFactory.Create<FabricSwitch>();
+    sw->SetBufferManager(m_bufferFactory.Create<SwitchBufferManager>());
+    node->AggregateObject(sw);
+    return topo->AddSwitch(node, sw, role);
+}
+
+void
+FabricTopologyHelper::Connect(Ptr<FabricTopology> topo,
+                              uint32_t a,
+                              uint32_t b,
+                              DataRate rate,
+                              double cableMeters)
+{
+    const uint32_t h = topo->GetNHosts();
+    Ptr<Node> na = a < h ? topo->GetHostNode(a) : topo->GetSwitchNode(a - h);
+    Ptr<Node> nb = b < h ? topo->GetHostNode(b) : topo->GetSwitchNode(b - h);
+    NetDeviceContainer d = m_link.Install(na, nb, rate, cableMeters);
+    Ptr<FabricNetDevice> da = DynamicCast<FabricNetDevice>(d.Get(0));
+    Ptr<FabricNetDevice> db = DynamicCast<FabricNetDevice>(d.Get(1));
+    if (a >= h)
+    {
+        topo->GetSwitch(a - h)->AddPort(da);
+    }
+    if (b >= h)
+    {
+        topo->GetSwitch(b - h)->AddPort(db);
+    }
+    topo->AddLink(a, b, da, db);
+}
+
+} // namespace ns3

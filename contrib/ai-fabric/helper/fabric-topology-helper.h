@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#ifndef FABRIC_TOPOLOGY_HELPER_H
+#define FABRIC_TOPOLOGY_HELPER_H
+
+#include "fabric-link-helper.h"
+#include "fabric-topology.h"
+
+#include "ns3/data-rate.h"
+#include "ns3/ipv4-address.h"
+#include "ns3/object-factory.h"
+#include "ns3/object.h"
+
+#include <stdexcept>
+#include <string>
+
+namespace ns3
+{
+
+/**
+ * \ingroup ai-fabric
+ * Thrown by topology helpers for invalid parameters. what() is one line that names the
+ * parameter and its allowed range, e.g. "Servers must be >= 1 (got 0)".
+ */
+class FabricConfigError : public std::invalid_argument
+{
+  public:
+    FabricConfigError(const std::string& parameter, const std::string& message)
+        : std::invalid_argument(parameter + " " + message),
+          m_parameter(parameter)
+    {
+    }
+
+    const std::string& GetParameter() const
+    {
+        return m_parameter;
+    }
+
+  private:
+    std::string m_parameter;
+};
+
+/**
+ * \ingroup ai-fabric
+ * Common part of the topology helpers: servers × GPUs (one host node and one NIC per GPU), link
+ * rates and cable lengths, the IPv4 numbering of hosts (consecutive from Network + 1), and the
+ * factories for switches, buffer managers and link devices (through GetLinkHelper()).
+ *
+ * Build() validates every parameter first and throws FabricConfigError without creating
+ * anything if one is out of range.
+ */
+class FabricTopologyHelper : public Object
+{
+  public:
+    static TypeId GetTypeId();
+    FabricTopologyHelper();
+    ~FabricTopologyHelper() override;
+
+    /// Set an attribute of every FabricSwitch built (e.g. "PortToPortLatency").
+    void SetSwitchAttribute(std::string name, const AttributeValue& value);
+    /// Set an attribute of every SwitchBufferManager built (e.g. "EcnKmin").
+    void SetBufferAttribute(std::string name, const AttributeValue& value);
+    /// The link helper: device, channel, flow-control and scheduler settings, pcap/ascii.
+    FabricLinkHelper& GetLinkHelper();
+
+    /// \throws FabricConfigError if a parameter is invalid
+    void Validate() const;
+    /// Build the topology. \throws FabricConfigError if a parameter is invalid
+    Ptr<FabricTopology> Build();
+
+  protected:
+    /// Subclass check; throw FabricConfigError naming the parameter.
+    virtual void DoValidate() const = 0;
+    /// Subclass build on a topology whose hosts already exist.
+    virtual void DoBuild(Ptr<FabricTopology> topo) = 0;
+    virtual std::string GetKind() const = 0;
+
+    uint32_t NewSwitch(Ptr<FabricTopology> topo, const std::string& role);
+    void Connect(Ptr<FabricTopology> topo,
+                 uint32_t a,
+                 uint32_t b,
+                 DataRate rate,
+                 double cableMeters);
+    DataRate GetFabricRate() const;
+    uint32_t GetNHosts() const;
+
+    /// Down/up ports of a leaf with `radix` ports at `oversubscription` (down:up).
+    static void SplitRadix(uint32_t radix, double oversubscription, uint32_t& down, uint32_t& up);
+
+    uint32_t m_servers{16};
+    uint32_t m_gpusPerServer{8};
+    DataRate m_linkRate{"400Gbps"};
+    DataRate m_fabricRate{0};
+    double m_hostCable{3.0};
+    double m_fabricCable{50.0};
+    Ipv4Address m_network{"10.0.0.0"};
+    FabricLinkHelper m_link;
+    ObjectFactory m_switchFactory;
+    ObjectFactory m_bufferFactory;
+};
+
+} // namespace ns3
+
+#endif // FABRIC_TOPOLOGY_HELPER_H

@@ -1,0 +1,480 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "fabric-topology.h"
+
+#include "ns3/abort.h"
+#include "ns3/fabric-net-device.h"
+#include "ns3/fabric-switch.h"
+#include "ns3/node.h"
+
+#include <algorithm>
+#include <functional>
+#include <limits>
+#include <map>
+#include <queue>
+#include <sstream>
+
+namespace ns3
+{
+
+NS_OBJECT_ENSURE_REGISTERED(FabricTopology);
+
+TypeId
+FabricTopology::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::FabricTopology")
+                            .SetParent<Object>()
+                            .SetGroupName("AiFabric")
+                            .AddConstructor<FabricTopology>();
+    return tid;
+}
+
+FabricTopology::FabricTopology() = default;
+FabricTopology::~FabricTopology() = default;
+
+void
+FabricTopology::DoDispose()
+{
+    m_hostDev.clear();
+    m_switches.clear();
+    m_links.clear();
+    m_adj.clear();
+    m_hostNodes = NodeContainer();
+    m_switchNodes = NodeContainer();
+    Object::DoDispose();
+}
+
+uint32_t
+FabricTopology::AddHost(Ptr<Node> node, Ipv4Address address)
+{
+    NS_ABORT_MSG_IF(!m_switches.empty(), "FabricTopology: add all hosts before switches");
+    m_hostNodes.Add(node);
+    m_hostDev.push_back(nullptr);
+    m_hostAddr.push_back(address);
+    m_adj.emplace_back();
+    return m_hostNodes.GetN() - 1;
+}
+
+uint32_t
+FabricTopology::AddSwitch(Ptr<Node> node, Ptr<FabricSwitch> sw, const std::string& role)
+{
+    m_switchNodes.Add(node);
+    m_switches.push_back(sw);
+    m_roles.push_back(role);
+    m_adj.emplace_back();
+    return GetNHosts() + GetNSwitches() - 1;
+}
+
+void
+FabricTopology::AddLink(uint32_t a, uint32_t b, Ptr<FabricNetDevice> devA, Ptr<FabricNetDevice> devB)
+{
+    const uint32_t id = static_cast<uint32_t>(m_links.size());
+    m_links.push_back(FabricLinkInfo{a, b, devA, devB});
+    m_adj[a].push_back(Adj{b, id});
+    m_adj[b].push_back(Adj{a, id});
+    const uint32_t h = GetNHosts();
+    if (a < h)
+    {
+        m_hostDev[a] = devA;
+        devA->SetIpv4Address(m_hostAddr[a]);
+    }
+    if (b < h)
+    {
+        m_hostDev[b] = devB;
+        devB->SetIpv4Address(m_hostAddr[b]);
+    }
+}
+
+void
+FabricTopology::SetServerShape(uint32_t servers, uint32_t gpusPerServer)
+{
+    m_servers = servers;
+    m_gpusPerServer = gpusPerServer;
+}
+
+void
+FabricTopology::SetBisectionBandwidth(double bps)
+{
+    m_bisection = bps;
+}
+
+void
+FabricTopology::SetKind(const std::string& kind)
+{
+    m_kind = kind;
+}
+
+const std::string&
+FabricTopology::GetKind() const
+{
+    return m_kind;
+}
+
+uint32_t
+FabricTopology::GetNHosts() const
+{
+    return m_hostNodes.GetN();
+}
+
+uint32_t
+FabricTopology::GetNSwitches() const
+{
+    return static_cast<uint32_t>(m_switches.size());
+}
+
+uint32_t
+FabricTopology::GetNLinks() const
+{
+    return static_cast<uint32_t>(m_links.size());
+}
+
+uint32_t
+FabricTopology::GetNServers() const
+{
+    return m_servers;
+}
+
+uint32_t
+FabricTopology::GetGpusPerServer() const
+{
+    return m_gpusPerServer;
+}
+
+Ptr<Node>
+FabricTopology::GetHostNode(uint32_t i) const
+{
+    return m_hostNodes.Get(i);
+}
+
+Ptr<FabricNetDevice>
+FabricTopology::GetHostDevice(uint32_t i) const
+{
+    return m_hostDev.at(i);
+}
+
+Ipv4Address
+FabricTopology::GetHostAddress(uint32_t i) const
+{
+    return m_hostAddr.at(i);
+}
+
+uint32_t
+FabricTopology::GetHostIndex(uint32_t server, uint32_t gpu) const
+{
+    NS_ABORT_MSG_IF(gpu >= m_gpusPerServer || server * m_gpusPerServer + gpu >= GetNHosts(),
+                    "FabricTopology: no GPU " << gpu << " on server " << server);
+    return server * m_gpusPerServer + gpu;
+}
+
+Ptr<Node>
+FabricTopology::GetHost(uint32_t server, uint32_t gpu) const
+{
+    return GetHostNode(GetHostIndex(server, gpu));
+}
+
+int32_t
+FabricTopology::FindHost(Ipv4Address a) const
+{
+    for (uint32_t i = 0; i < m_hostAddr.size(); ++i)
+    {
+        if (m_hostAddr[i] == a)
+        {
+            return static_cast<int32_t>(i);
+        }
+    }
+    return -1;
+}
+
+Ptr<Node>
+FabricTopology::GetSwitchNode(uint32_t j) const
+{
+    return m_switchNodes.Get(j);
+}
+
+Ptr<FabricSwitch>
+FabricTopology::GetSwitch(uint32_t j) const
+{
+    return m_switches.at(j);
+}
+
+const std::string&
+FabricTopology::GetSwitchRole(uint32_t j) const
+{
+    return m_roles.at(j);
+}
+
+uint32_t
+FabricTopology::CountSwitches(const std::string& role) const
+{
+    return static_cast<uint32_t>(std::count(m_roles.begin(), m_roles.end(), role));
+}
+
+NodeContainer
+FabricTopology::GetHosts() const
+{
+    return m_hostNodes;
+}
+
+NodeContainer
+FabricTopology::GetSwitches() const
+{
+    return m_switchNodes;
+}
+
+const std::vector<FabricLinkInfo>&
+FabricTopology::GetLinks() const
+{
+    return m_links;
+}
+
+double
+FabricTopology::GetBisectionBandwidth() const
+{
+    return m_bisection;
+}
+
+void
+FabricTopology::PopulateRoutes()
+{
+    const uint32_t h = GetNHosts();
+    const uint32_t n = h + GetNSwitches();
+    for (auto& sw : m_switches)
+    {
+        sw->GetRoutingTable().Clear();
+    }
+    // Local port index on vertex v of link l.
+    auto portOn = [this](uint32_t v, uint32_t l) -> uint16_t {
+        const FabricLinkInfo& li = m_links[l];
+        return li.a == v ? li.devA->GetPortIndex() : li.devB->GetPortIndex();
+    };
+    // Group destination hosts by the switch they attach to: one BFS per attachment switch.
+    std::map<uint32_t, std::vector<uint32_t>> byAttach;
+    for (uint32_t d = 0; d < h; ++d)
+    {
+        for (const Adj& e : m_adj[d])
+        {
+            if (e.peer >= h)
+            {
+                byAttach[e.peer].push_back(d);
+            }
+        }
+    }
+    std::vector<uint32_t> dist(n);
+    std::vector<uint16_t> ports;
+    for (const auto& kv : byAttach)
+    {
+        const uint32_t root = kv.first;
+        std::fill(dist.begin(), dist.end(), std::numeric_limits<uint32_t>::max());
+        std::queue<uint32_t> q;
+        dist[root] = 0;
+        q.push(root);
+        while (!q.empty())
+        {
+            uint32_t v = q.front();
+            q.pop();
+            for (const Adj& e : m_adj[v])
+            {
+                if (e.peer >= h && dist[e.peer] == std::numeric_limits<uint32_t>::max())
+                {
+                    dist[e.peer] = dist[v] + 1;
+                    q.push(e.peer);
+                }
+            }
+        }
+        for (uint32_t s = h; s < n; ++s)
+        {
+            FabricRoutingTable& table = m_switches[s - h]->GetRoutingTable();
+            if (s == root)
+            {
+                for (uint32_t d : kv.second)
+                {
+                    ports.clear();
+                    for (const Adj& e : m_adj[s])
+                    {
+                        if (e.peer == d)
+                        {
+                            ports.push_back(portOn(s, e.link));
+                        }
+                    }
+                    table.AddHostRoute(m_hostAddr[d], ports);
+                }
+                continue;
+            }
+            if (dist[s] == std::numeric_limits<uint32_t>::max())
+            {
+                continue; // unreachable
+            }
+            ports.clear();
+            for (const Adj& e : m_adj[s])
+            {
+                if (e.peer >= h && dist[e.peer] + 1 == dist[s])
+                {
+                    ports.push_back(portOn(s, e.link));
+                }
+            }
+            for (uint32_t d : kv.second)
+            {
+                table.AddHostRoute(m_hostAddr[d], ports);
+            }
+        }
+    }
+}
+
+std::vector<uint32_t>
+FabricTopology::TracePath(uint32_t src, const FabricFrame& frame) const
+{
+    std::vector<uint32_t> path{src};
+    const uint32_t h = GetNHosts();
+    if (m_adj[src].empty())
+    {
+        return path;
+    }
+    uint32_t v = m_adj[src][0].peer;
+    for (uint32_t hop = 0; hop < 64; ++hop)
+    {
+        path.push_back(v);
+        if (v < h)
+        {
+            return path;
+        }
+        int32_t port = m_switches[v - h]->SelectEgressPort(frame);
+        if (port < 0)
+        {
+            return path;
+        }
+        Ptr<FabricNetDevice> out = m_switches[v - h]->GetPort(static_cast<uint16_t>(port));
+        uint32_t next = v;
+        for (const Adj& e : m_adj[v])
+        {
+            const FabricLinkInfo& li = m_links[e.link];
+            if ((li.a == v && li.devA == out) || (li.b == v && li.devB == out))
+            {
+                next = e.peer;
+                break;
+            }
+        }
+        if (next == v)
+        {
+            return path;
+        }
+        v = next;
+    }
+    return path;
+}
+
+double
+FabricTopology::MaxFlow(const std::vector<uint32_t>& from, const std::vector<uint32_t>& to) const
+{
+    // Dinic on a graph with capacities in bit/s (doubles: rates are exact multiples of 1 b/s).
+    const uint32_t n = GetNHosts() + GetNSwitches();
+    const uint32_t src = n;
+    const uint32_t dst = n + 1;
+    struct Edge
+    {
+        uint32_t to;
+        double cap;
+    };
+    std::vector<Edge> edges;
+    std::vector<std::vector<uint32_t>> g(n + 2);
+    auto add = [&](uint32_t a, uint32_t b, double c) {
+        g[a].push_back(static_cast<uint32_t>(edges.size()));
+        edges.push_back(Edge{b, c});
+        g[b].push_back(static_cast<uint32_t>(edges.size()));
+        edges.push_back(Edge{a, 0.0});
+    };
+    for (const auto& l : m_links)
+    {
+        double r = double(l.devA->GetDataRate().GetBitRate());
+        add(l.a, l.b, r);
+        add(l.b, l.a, r);
+    }
+    for (uint32_t s : from)
+    {
+        add(src, s, double(m_hostDev[s]->GetDataRate().GetBitRate()));
+    }
+    for (uint32_t t : to)
+    {
+        add(t, dst, double(m_hostDev[t]->GetDataRate().GetBitRate()));
+    }
+    double flow = 0;
+    std::vector<int32_t> level(n + 2);
+    std::vector<uint32_t> it(n + 2);
+    const double eps = 1e-6;
+    std::function<double(uint32_t, double)> dfs = [&](uint32_t v, double f) -> double {
+        if (v == dst)
+        {
+            return f;
+        }
+        for (; it[v] < g[v].size(); ++it[v])
+        {
+            Edge& e = edges[g[v][it[v]]];
+            if (e.cap > eps && level[e.to] == level[v] + 1)
+            {
+                double d = dfs(e.to, std::min(f, e.cap));
+                if (d > eps)
+                {
+                    e.cap -= d;
+                    edges[g[v][it[v]] ^ 1].cap += d;
+                    return d;
+                }
+            }
+        }
+        return 0.0;
+    };
+    for (;;)
+    {
+        std::fill(level.begin(), level.end(), -1);
+        std::queue<uint32_t> q;
+        level[src] = 0;
+        q.push(src);
+        while (!q.empty())
+        {
+            uint32_t v = q.front();
+            q.pop();
+            for (uint32_t id : g[v])
+            {
+                if (edges[id].cap > eps && level[edges[id].to] < 0)
+                {
+                    level[edges[id].to] = level[v] + 1;
+                    q.push(edges[id].to);
+                }
+            }
+        }
+        if (level[dst] < 0)
+        {
+            break;
+        }
+        std::fill(it.begin(), it.end(), 0);
+        while (double f = dfs(src, std::numeric_limits<double>::infinity()))
+        {
+            flow += f;
+        }
+    }
+    return flow;
+}
+
+std::string
+FabricTopology::Describe() const
+{
+    std::ostringstream os;
+    os << m_kind << ": " << GetNHosts() << " hosts";
+    if (m_servers > 0)
+    {
+        os << " (" << m_servers << " servers x " << m_gpusPerServer << " GPUs)";
+    }
+    std::map<std::string, uint32_t> roles;
+    for (const auto& r : m_roles)
+    {
+        ++roles[r];
+    }
+    os << ", " << GetNSwitches() << " switches (";
+    bool first = true;
+    for (const auto& kv : roles)
+    {
+        os << (first ? "" : ", ") << kv.second << " " << kv.first;
+        first = false;
+    }
+    os << "), " << GetNLinks() << " links, bisection " << m_bisection / 1e9 << " Gb/s";
+    return os.str();
+}
+
+} // namespace ns3

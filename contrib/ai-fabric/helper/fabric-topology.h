@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#ifndef FABRIC_TOPOLOGY_H
+#define FABRIC_TOPOLOGY_H
+
+#include "ns3/data-rate.h"
+#include "ns3/ipv4-address.h"
+#include "ns3/node-container.h"
+#include "ns3/object.h"
+
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+class FabricNetDevice;
+class FabricSwitch;
+struct FabricFrame;
+
+/// One cable of a built topology. Vertices: hosts are 0..H-1, switches H..H+S-1.
+struct FabricLinkInfo
+{
+    uint32_t a{0};
+    uint32_t b{0};
+    Ptr<FabricNetDevice> devA;
+    Ptr<FabricNetDevice> devB;
+};
+
+/**
+ * \ingroup ai-fabric
+ * A built fabric: hosts (one NIC each), switches, cables, addresses and forwarding tables.
+ * Produced by the topology helpers (RailOptimizedFatTreeHelper, FatTreeHelper,
+ * StarTopologyHelper); forwarding tables come from the graph (shortest paths, all equal-cost
+ * next hops), never from ns-3's global routing.
+ */
+class FabricTopology : public Object
+{
+  public:
+    static TypeId GetTypeId();
+    FabricTopology();
+    ~FabricTopology() override;
+
+    // --- building (used by helpers) ---
+    uint32_t AddHost(Ptr<Node> node, Ipv4Address address);
+    uint32_t AddSwitch(Ptr<Node> node, Ptr<FabricSwitch> sw, const std::string& role);
+    /// Record a cable between vertices a and b and the devices at each end.
+    void AddLink(uint32_t a, uint32_t b, Ptr<FabricNetDevice> devA, Ptr<FabricNetDevice> devB);
+    /// Compute and install all switch forwarding tables (ECMP over all shortest paths).
+    void PopulateRoutes();
+    void SetServerShape(uint32_t servers, uint32_t gpusPerServer);
+    void SetBisectionBandwidth(double bps);
+    void SetKind(const std::string& kind);
+
+    // --- queries ---
+    const std::string& GetKind() const;
+    uint32_t GetNHosts() const;
+    uint32_t GetNSwitches() const;
+    uint32_t GetNLinks() const;
+    uint32_t GetNServers() const;
+    uint32_t GetGpusPerServer() const;
+    Ptr<Node> GetHostNode(uint32_t i) const;
+    Ptr<FabricNetDevice> GetHostDevice(uint32_t i) const;
+    Ipv4Address GetHostAddress(uint32_t i) const;
+    /// \return the host index of GPU `gpu` of server `server`
+    uint32_t GetHostIndex(uint32_t server, uint32_t gpu) const;
+    Ptr<Node> GetHost(uint32_t server, uint32_t gpu) const;
+    /// \return host index of an address, or -1
+    int32_t FindHost(Ipv4Address a) const;
+    Ptr<Node> GetSwitchNode(uint32_t j) const;
+    Ptr<FabricSwitch> GetSwitch(uint32_t j) const;
+    const std::string& GetSwitchRole(uint32_t j) const;
+    uint32_t CountSwitches(const std::string& role) const;
+    NodeContainer GetHosts() const;
+    NodeContainer GetSwitches() const;
+    const std::vector<FabricLinkInfo>& GetLinks() const;
+    /// Bisection bandwidth (bit/s) by the Clos bound the helper computed.
+    double GetBisectionBandwidth() const;
+
+    /**
+     * Follow the forwarding tables (with each switch's ECMP hash) from host `src` for `frame`.
+     * \return vertex ids visited, starting with src; ends with the destination host if reached
+     */
+    std::vector<uint32_t> TracePath(uint32_t src, const FabricFrame& frame) const;
+
+    /**
+     * Maximum flow (bit/s) from the hosts in `from` to the hosts in `to`, each host limited by
+     * its NIC rate and each cable direction by its rate (Dinic's algorithm). With a balanced
+     * split it is the bisection bandwidth of that cut.
+     */
+    double MaxFlow(const std::vector<uint32_t>& from, const std::vector<uint32_t>& to) const;
+
+    /// One line: kind, hosts, switches by role, links, bisection.
+    std::string Describe() const;
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    struct Adj
+    {
+        uint32_t peer;
+        uint32_t link;
+    };
+
+    std::string m_kind;
+    NodeContainer m_hostNodes;
+    NodeContainer m_switchNodes;
+    std::vector<Ptr<FabricNetDevice>> m_hostDev;
+    std::vector<Ipv4Address> m_hostAddr;
+    std::vector<Ptr<FabricSwitch>> m_switches;
+    std::vector<std::string> m_roles;
+    std::vector<FabricLinkInfo> m_links;
+    std::vector<std::vector<Adj>> m_adj;
+    uint32_t m_servers{0};
+    uint32_t m_gpusPerServer{1};
+    double m_bisection{0};
+};
+
+} // namespace ns3
+
+#endif // FABRIC_TOPOLOGY_H

@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "fabric-channel.h"
+
+#include "fabric-net-device.h"
+
+#include "ns3/abort.h"
+#include "ns3/log.h"
+#include "ns3/simulator.h"
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("FabricChannel");
+NS_OBJECT_ENSURE_REGISTERED(FabricChannel);
+
+TypeId
+FabricChannel::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::FabricChannel")
+                            .SetParent<Channel>()
+                            .SetGroupName("AiFabric")
+                            .AddConstructor<FabricChannel>()
+                            .AddAttribute("Delay",
+                                          "Propagation delay of the cable (5 ns per metre).",
+                                          TimeValue(NanoSeconds(15)),
+                                          MakeTimeAccessor(&FabricChannel::SetDelay,
+                                                           &FabricChannel::GetDelay),
+                                          MakeTimeChecker(Time(0)));
+    return tid;
+}
+
+FabricChannel::FabricChannel() = default;
+FabricChannel::~FabricChannel() = default;
+
+void
+FabricChannel::DoDispose()
+{
+    for (auto& d : m_dir)
+    {
+        d.dst = nullptr;
+        for (auto& l : d.lanes)
+        {
+            l.fifo.Clear();
+        }
+    }
+    m_devices[0] = nullptr;
+    m_devices[1] = nullptr;
+    Channel::DoDispose();
+}
+
+void
+FabricChannel::Attach(Ptr<FabricNetDevice> device)
+{
+    NS_ABORT_MSG_IF(m_nDevices >= 2, "FabricChannel: a cable has two ends");
+    m_devices[m_nDevices++] = device;
+    if (m_nDevices == 2)
+    {
+        m_dir[0].dst = PeekPointer(m_devices[1]); // frames sent by device 0
+        m_dir[1].dst = PeekPointer(m_devices[0]);
+    }
+}
+
+FabricNetDevice*
+FabricChannel::GetPeer(const FabricNetDevice* device) const
+{
+    if (m_nDevices < 2)
+    {
+        return nullptr;
+    }
+    return PeekPointer(m_devices[0]) == device ? PeekPointer(m_devices[1])
+                                               : PeekPointer(m_devices[0]);
+}
+
+Time
+FabricChannel::GetDelay() const
+{
+    return m_delay;
+}
+
+void
+FabricChannel::SetDelay(Time delay)
+{
+    m_delay = delay;
+    m_delaySteps = delay.GetTimeStep();
+}
+
+void
+FabricChannel::SetCableLength(double meters)
+{
+    NS_ABORT_MSG_IF(meters < 0, "FabricChannel: cable length must be >= 0 m");
+    SetDelay(NanoSeconds(1) * (meters * 5.0));
+}
+
+uint32_t
+FabricChannel::GetFramesInFlight() const
+{
+    uint32_t n = 0;
+    for (const auto& d : m_dir)
+    {
+        for (const auto& l : d.lanes)
+        {
+            n += static_cast<uint32_t>(l.fifo.Size());
+        }
+    }
+    return n;
+}
+
+std::size_t
+FabricChannel::GetNDevices() const
+{
+    return m_nDevices;
+}
+
+Ptr<NetDevice>
+FabricChannel::GetDevice(std::size_t i) const
+{
+    return i < m_nDevices ? Ptr<NetDevice>(m_devices[i]) : Ptr<NetDevice>();
+}
+
+void
+FabricChannel::Transmit(FabricNetDevice* src,
+                        FabricFrame& frame,
+                        int64_t firstBitStep,
+                        int64_t lastBitStep)
+{
+    const uint8_t d = (PeekPointer(m_devices[0]) == src) ? 0 : 1;
+    Direction& dir = m_dir[d];
+    NS_ABORT_MSG_IF(dir.dst == nullptr, "FabricChannel: transmit on a cable with one end");
+    const uint8_t laneIdx = frame.kind == FabricFrame::DATA ? 0 : 1;
+    int64_t arrival;
+    if (laneIdx == 0)
+    {
+        arrival = (dir.dst->IsCutThrough() ? firstBitStep : lastBitStep) + m_delaySteps +
+                  dir.dst->GetRxLatencySteps();
+    }
+    else
+    {
+        arrival = lastBitStep + m_delaySteps; // MAC control is consumed by the MAC itself
+    }
+    const int64_t now = Simulator::Now().GetTimeStep();
+    if (arrival < now)
+    {
+        arrival = now;
+    }
+    Lane& lane = dir.lanes[laneIdx];
+    InFlight item;
+    item.arrival = arrival;
+    item.frame = std::move(frame);
+    lane.fifo.PushBack(std::move(item));
+    if (!lane.pending)
+    {
+        lane.pending = true;
+        Simulator::Schedule(TimeStep(arrival - now), &FabricChannel::Deliver, this, d, laneIdx);
+    }
+}
+
+void
+FabricChannel::Deliver(uint8_t d, uint8_t laneIdx)
+{
+    Direction& dir = m_dir[d];
+    Lane& lane = dir.lanes[laneIdx];
+    InFlight item = lane.fifo.PopFront();
+    if (!lane.fifo.Empty())
+    {
+        const int64_t now = Simulator::Now().GetTimeStep();
+        Simulator::Schedule(TimeStep(lane.fifo.Front().arrival - now),
+                            &FabricChannel::Deliver,
+                            this,
+                            d,
+                            laneIdx);
+    }
+    else
+    {
+        lane.pending = false;
+    }
+    dir.dst->Receive(item.frame);
+}
+
+} // namespace ns3

@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#ifndef FABRIC_CHANNEL_H
+#define FABRIC_CHANNEL_H
+
+#include "fabric-frame.h"
+#include "fabric-ring.h"
+
+#include "ns3/channel.h"
+#include "ns3/nstime.h"
+
+#include <array>
+
+namespace ns3
+{
+
+class FabricNetDevice;
+
+/**
+ * \ingroup ai-fabric
+ * A full-duplex cable between two FabricNetDevices.
+ *
+ * Each direction keeps its frames in flight in FIFO rings with their arrival times and has at
+ * most one pending delivery event for data and one for link-level control frames, so the event
+ * set grows with the number of busy links, not with the number of frames on the wires. Arrival
+ * = last bit sent (or first bit for a cut-through receiver) + propagation delay + the receiver's
+ * ReceiveLatency. The delay is set directly or from the cable length at 5 ns/m.
+ */
+class FabricChannel : public Channel
+{
+  public:
+    static TypeId GetTypeId();
+    FabricChannel();
+    ~FabricChannel() override;
+
+    /// Connect a device to the next free end (two at most).
+    void Attach(Ptr<FabricNetDevice> device);
+    /// \return the device at the other end from `device`
+    FabricNetDevice* GetPeer(const FabricNetDevice* device) const;
+
+    /**
+     * Put a frame on the wire from `src`.
+     * \param firstBitStep time step at which the first bit left
+     * \param lastBitStep time step at which the last bit left
+     */
+    void Transmit(FabricNetDevice* src, FabricFrame& frame, int64_t firstBitStep, int64_t lastBitStep);
+
+    Time GetDelay() const;
+    void SetDelay(Time delay);
+    /// Set the delay from a cable length in metres (5 ns/m).
+    void SetCableLength(double meters);
+
+    /// Frames currently on the wire in both directions.
+    uint32_t GetFramesInFlight() const;
+
+    std::size_t GetNDevices() const override;
+    Ptr<NetDevice> GetDevice(std::size_t i) const override;
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    struct InFlight
+    {
+        int64_t arrival{0};
+        FabricFrame frame;
+    };
+
+    struct Lane
+    {
+        FabricRing<InFlight> fifo;
+        bool pending{false};
+    };
+
+    struct Direction
+    {
+        FabricNetDevice* dst{nullptr};
+        std::array<Lane, 2> lanes; //!< 0: data, 1: link-level control
+    };
+
+    void Deliver(uint8_t dir, uint8_t lane);
+
+    std::array<Ptr<FabricNetDevice>, 2> m_devices;
+    std::array<Direction, 2> m_dir;
+    std::size_t m_nDevices{0};
+    Time m_delay;
+    int64_t m_delaySteps{0};
+};
+
+} // namespace ns3
+
+#endif // FABRIC_CHANNEL_H

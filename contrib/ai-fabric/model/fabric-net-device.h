@@ -1,0 +1,312 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#ifndef FABRIC_NET_DEVICE_H
+#define FABRIC_NET_DEVICE_H
+
+#include "fabric-frame.h"
+#include "fabric-ring.h"
+
+#include "ns3/data-rate.h"
+#include "ns3/event-id.h"
+#include "ns3/mac48-address.h"
+#include "ns3/net-device.h"
+#include "ns3/nstime.h"
+#include "ns3/traced-callback.h"
+
+#include <array>
+#include <vector>
+
+namespace ns3
+{
+
+class FabricChannel;
+class FabricFlowControl;
+class FabricEgressScheduler;
+class FabricNetDevice;
+class UniformRandomVariable;
+class Node;
+
+/**
+ * \ingroup ai-fabric
+ * Whoever owns a FabricNetDevice's received frames: a FabricSwitch on switch nodes, or a host
+ * client. Called directly (one virtual call), not through ns-3 Callbacks.
+ */
+class FabricFrameReceiver
+{
+  public:
+    virtual ~FabricFrameReceiver() = default;
+    /// A data frame arrived on `device`.
+    virtual void ReceiveFrame(FabricNetDevice* device, FabricFrame& frame) = 0;
+    /// `frame`, previously enqueued on `device`, starts transmission (its buffer is released).
+    virtual void NotifyDequeue(FabricNetDevice* device, const FabricFrame& frame);
+};
+
+/**
+ * \ingroup ai-fabric
+ * A producer that a FabricNetDevice pulls frames from when the wire is free, so that sources
+ * (the RDMA engine, test traffic) never build long NIC queues: they are asked for the next frame
+ * exactly when it can be sent. A source calls FabricNetDevice::WakeSource when it has data again.
+ */
+class FabricFrameSource
+{
+  public:
+    virtual ~FabricFrameSource() = default;
+    /// Fill `out` with the next frame of priority `prio` if one is ready now; else return false.
+    virtual bool PullFrame(uint8_t prio, FabricFrame& out) = 0;
+};
+
+/// Per-device counters (plain integers; read them at the end of a run).
+struct FabricDeviceCounters
+{
+    uint64_t txFrames{0};
+    uint64_t txBytes{0};      //!< wire bytes including preamble, IFG and FCS
+    uint64_t txDataFrames{0};
+    uint64_t rxFrames{0};
+    uint64_t rxBytes{0};
+    uint64_t rxDataFrames{0};
+    uint64_t pfcFramesTx{0};
+    uint64_t pfcFramesRx{0};
+    std::array<uint64_t, static_cast<size_t>(FabricDropReason::COUNT)> drops{};
+};
+
+/**
+ * \ingroup ai-fabric
+ * A full-duplex point-to-point Ethernet port for AI-cluster fabrics (used by hosts and switches).
+ *
+ * Models: serialization at line rate counting every wire byte (preamble+SFD+IFG 20 B, Ethernet
+ * header 14 B, 802.1Q tag 4 B, FCS 4 B, 64 B minimum frame) with sub-tick accuracy (transmit
+ * times are accumulated in femtoseconds so back-to-back frames never drift), propagation delay,
+ * eight priority egress queues plus a control queue (PFC frames go first), a pluggable egress
+ * scheduler and a pluggable link-level flow control (PFC now, InfiniBand credits later), random
+ * corruption loss on receive, link down/up, a receive-side forwarding latency and cut-through
+ * for switch ports.
+ *
+ * Hot path: frames are FabricFrame descriptors kept in ring buffers; a busy port has at most one
+ * pending transmit event and its channel at most one pending delivery event per direction.
+ * No header is serialized per hop; real Ethernet frames are built only when a pcap/ascii sink is
+ * attached (Sniffer traces) or when a frame leaves for ns-3's IPv4 stack.
+ *
+ * Not modelled: auto-negotiation, FEC latency and symbol errors (use ReceiveErrorRate), MAC
+ * learning (forwarding is L3 in FabricSwitch), jumbo-frame fragmentation (frames above the MTU
+ * are the sender's bug and are sent as is).
+ */
+class FabricNetDevice : public NetDevice
+{
+  public:
+    static TypeId GetTypeId();
+    FabricNetDevice();
+    ~FabricNetDevice() override;
+
+    // ---- fabric API ----
+    /// Attach to a channel (done by FabricLinkHelper).
+    void Attach(Ptr<FabricChannel> channel);
+    /// \return the device on the other end of the link (null if not attached)
+    FabricNetDevice* GetPeer() const;
+
+    /**
+     * Queue a frame for transmission on its priority. Switches call this after admission;
+     * hosts for frames that do not come from a FabricFrameSource.
+     * \return false if the frame was dropped (tx queue limit or link down)
+     */
+    bool Enqueue(FabricFrame&& frame);
+    /// Send a link-level control frame ahead of all data (used by flow control).
+    void SendControlFrame(FabricFrame&& frame);
+
+    /// Register a frame source pulled for priority `prio`.
+    void AddFrameSource(FabricFrameSource* source, uint8_t prio);
+    /// Remove a registered frame source.
+    void RemoveFrameSource(FabricFrameSource* source);
+    /// A source of priority `prio` has frames ready again.
+    void WakeSource(uint8_t prio);
+
+    /// Block or unblock transmission of priority `prio` (link-level flow control).
+    void SetTxBlocked(uint8_t prio, bool blocked);
+    bool IsTxBlocked(uint8_t prio) const;
+
+    /// Set who receives data frames (a FabricSwitch, or a host client). Not owned.
+    void SetFrameReceiver(FabricFrameReceiver* receiver);
+    FabricFrameReceiver* GetFrameReceiver() const;
+
+    /// Host side: deliver UDP frames with destination port `port` to `cb` (fast path).
+    void RegisterUdpHandler(uint16_t port, Callback<void, FabricNetDevice*, const FabricFrame&> cb);
+
+    /// Index of this device on its switch (set by FabricSwitch::AddPort).
+    void SetPortIndex(uint16_t index);
+    uint16_t GetPortIndex() const;
+
+    /// The IPv4 address of a host NIC (set by the topology helper).
+    void SetIpv4Address(Ipv4Address a);
+    Ipv4Address GetIpv4Address() const;
+
+    void SetVlanTagged(bool tagged);
+    bool IsVlanTagged() const;
+    /// Receive-side latency added to every data frame (a switch's port-to-port latency).
+    void SetReceiveLatency(Time latency);
+    Time GetReceiveLatency() const;
+
+    void SetDataRate(DataRate rate);
+    DataRate GetDataRate() const;
+    /// \return the time to send `bits` at this device's rate
+    Time BitTimes(uint64_t bits) const;
+    /// \return wire bytes of `frame` on this link (including preamble, IFG, FCS, padding)
+    uint32_t WireBytes(const FabricFrame& frame) const
+    {
+        if (frame.kind != FabricFrame::DATA)
+        {
+            return ControlWireBytes(frame);
+        }
+        uint32_t l2 = frame.l3Bytes + m_l2Overhead;
+        return (l2 < 64 ? 64 : l2) + 20;
+    }
+
+    /// Per-frame L2 overhead in bytes beyond the IPv4 packet, excluding preamble/IFG.
+    uint32_t GetL2OverheadBytes() const;
+
+    void SetFlowControl(Ptr<FabricFlowControl> fc);
+    Ptr<FabricFlowControl> GetFlowControl() const;
+    void SetScheduler(Ptr<FabricEgressScheduler> s);
+    Ptr<FabricEgressScheduler> GetScheduler() const;
+
+    /// Bring the link end down or up (frames sent or arriving while down drop as link-down).
+    void SetLinkUp(bool up);
+
+    /// Bytes queued on priority `prio` (egress queue; excludes frame sources).
+    uint32_t GetQueueBytes(uint8_t prio) const;
+    /// Frames queued on priority `prio`.
+    uint32_t GetQueueFrames(uint8_t prio) const;
+    const FabricDeviceCounters& GetCounters() const;
+    /// Count and trace a drop of `frame` for `reason` on this device.
+    void DropFrame(const FabricFrame& frame, FabricDropReason reason);
+
+    /// Receive-side latency (switch port-to-port latency) in time steps.
+    int64_t GetRxLatencySteps() const
+    {
+        return m_rxLatencySteps;
+    }
+
+    bool IsCutThrough() const
+    {
+        return m_cutThrough;
+    }
+
+    /// Called by the channel when a frame has arrived.
+    void Receive(FabricFrame& frame);
+
+    /// Assign RNG streams (error model); \return number of streams used.
+    int64_t AssignStreams(int64_t stream);
+
+    /// \return the Ethernet frame (header + L3 packet) `frame` stands for, as pcap shows it.
+    Ptr<Packet> MaterializeEthernet(const FabricFrame& frame, bool outgoing) const;
+
+    typedef void (*FrameTracedCallback)(const FabricFrame& frame);
+    typedef void (*DropTracedCallback)(const FabricFrame& frame, FabricDropReason reason);
+    typedef void (*QueueLengthTracedCallback)(uint8_t prio, uint32_t bytes);
+
+    // ---- NetDevice API ----
+    void SetIfIndex(const uint32_t index) override;
+    uint32_t GetIfIndex() const override;
+    Ptr<Channel> GetChannel() const override;
+    void SetAddress(Address address) override;
+    Address GetAddress() const override;
+    bool SetMtu(const uint16_t mtu) override;
+    uint16_t GetMtu() const override;
+    bool IsLinkUp() const override;
+    void AddLinkChangeCallback(Callback<void> callback) override;
+    bool IsBroadcast() const override;
+    Address GetBroadcast() const override;
+    bool IsMulticast() const override;
+    Address GetMulticast(Ipv4Address multicastGroup) const override;
+    Address GetMulticast(Ipv6Address addr) const override;
+    bool IsBridge() const override;
+    bool IsPointToPoint() const override;
+    bool Send(Ptr<Packet> packet, const Address& dest, uint16_t protocolNumber) override;
+    bool SendFrom(Ptr<Packet> packet,
+                  const Address& source,
+                  const Address& dest,
+                  uint16_t protocolNumber) override;
+    Ptr<Node> GetNode() const override;
+    void SetNode(Ptr<Node> node) override;
+    bool NeedsArp() const override;
+    void SetReceiveCallback(NetDevice::ReceiveCallback cb) override;
+    void SetPromiscReceiveCallback(PromiscReceiveCallback cb) override;
+    bool SupportsSendFrom() const override;
+
+  protected:
+    void DoDispose() override;
+    void DoInitialize() override;
+
+  private:
+    uint32_t ControlWireBytes(const FabricFrame& frame) const;
+    void TryTransmit();
+    void TransmitComplete();
+    bool DequeueNext(FabricFrame& out);
+    void StartTransmission(FabricFrame& frame, bool continueEpoch);
+    void DeliverLocal(FabricFrame& frame);
+    void UpdateRateConstants();
+    bool HasPendingTx() const
+    {
+        return !m_ctrlQueue.Empty() || (m_nonEmptyMask | m_sourceReadyMask) != 0;
+    }
+
+    Ptr<Node> m_node;
+    Ptr<FabricChannel> m_channel;
+    FabricNetDevice* m_peer{nullptr};
+    uint32_t m_ifIndex{0};
+    Mac48Address m_address;
+    uint16_t m_mtu{4200};
+    Ipv4Address m_ipv4;
+    uint16_t m_portIndex{0};
+
+    // rate and framing
+    DataRate m_rate;
+    int64_t m_fsPerByte{0}; //!< femtoseconds per wire byte
+    int64_t m_fsPerStep{0}; //!< femtoseconds per ns-3 time step
+    bool m_vlanTagged{true};
+    uint32_t m_l2Overhead{22};
+
+    // egress queues
+    std::array<FabricRing<FabricFrame>, 8> m_queue;
+    std::array<uint32_t, 8> m_queueBytes{};
+    FabricRing<FabricFrame> m_ctrlQueue;
+    uint8_t m_nonEmptyMask{0};
+    uint8_t m_blockedMask{0};
+    uint8_t m_sourceReadyMask{0};
+    std::array<std::vector<FabricFrameSource*>, 8> m_sources;
+    std::array<uint32_t, 8> m_sourceRr{};
+    uint32_t m_txQueueLimit{0}; //!< bytes per priority, 0 = unlimited
+    Ptr<FabricEgressScheduler> m_scheduler;
+    Ptr<FabricFlowControl> m_flowControl;
+
+    // transmit timing: exact end of the last frame = m_epochStep + m_offsetFs (fs)
+    bool m_txEventPending{false};
+    int64_t m_busyUntil{0};
+    int64_t m_epochStep{0};
+    int64_t m_offsetFs{0};
+
+    // receive side
+    FabricFrameReceiver* m_receiver{nullptr};
+    double m_errorRate{0.0};
+    Ptr<UniformRandomVariable> m_errorRng;
+    bool m_cutThrough{false};
+    Time m_rxLatency;
+    int64_t m_rxLatencySteps{0};
+    bool m_linkUp{true};
+    std::vector<std::pair<uint16_t, Callback<void, FabricNetDevice*, const FabricFrame&>>>
+        m_udpHandlers;
+    NetDevice::ReceiveCallback m_rxCallback;
+    NetDevice::PromiscReceiveCallback m_promiscCallback;
+    std::vector<Callback<void>> m_linkChangeCallbacks;
+
+    FabricDeviceCounters m_counters;
+
+    TracedCallback<const FabricFrame&> m_macTxTrace;
+    TracedCallback<const FabricFrame&> m_macRxTrace;
+    TracedCallback<const FabricFrame&> m_enqueueTrace;
+    TracedCallback<const FabricFrame&, FabricDropReason> m_dropTrace;
+    TracedCallback<uint8_t, uint32_t> m_queueLengthTrace;
+    TracedCallback<Ptr<const Packet>> m_snifferTrace;
+    TracedCallback<Ptr<const Packet>> m_promiscSnifferTrace;
+};
+
+} // namespace ns3
+
+#endif // FABRIC_NET_DEVICE_H

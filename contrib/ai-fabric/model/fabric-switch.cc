@@ -1,0 +1,323 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "fabric-switch.h"
+
+#include "fabric-channel.h"
+#include "fabric-flow-control.h"
+#include "pfc-flow-control.h"
+#include "switch-buffer-manager.h"
+
+#include "ns3/boolean.h"
+#include "ns3/log.h"
+#include "ns3/node.h"
+#include "ns3/pointer.h"
+#include "ns3/uinteger.h"
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("FabricSwitch");
+NS_OBJECT_ENSURE_REGISTERED(FabricSwitch);
+
+TypeId
+FabricSwitch::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::FabricSwitch")
+            .SetParent<Object>()
+            .SetGroupName("AiFabric")
+            .AddConstructor<FabricSwitch>()
+            .AddAttribute("EcmpSeed",
+                          "Per-switch ECMP hash seed; 0 = derived from the node id.",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&FabricSwitch::m_seed),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("PortToPortLatency",
+                          "Forwarding latency from ingress to egress, first bit in to first "
+                          "bit out when cut-through (Tomahawk-class ~500 ns L3; UNCONFIRMED for "
+                          "Spectrum-4 / Tomahawk 5).",
+                          TimeValue(NanoSeconds(500)),
+                          MakeTimeAccessor(&FabricSwitch::m_latency),
+                          MakeTimeChecker(Time(0)))
+            .AddAttribute("CutThrough",
+                          "Forward after the header arrives (true) or after the whole frame "
+                          "(store-and-forward). Cut-through assumes egress rate <= ingress.",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&FabricSwitch::m_cutThrough),
+                          MakeBooleanChecker())
+            .AddAttribute("BufferManager",
+                          "The shared-buffer manager.",
+                          PointerValue(),
+                          MakePointerAccessor(&FabricSwitch::SetBufferManager,
+                                              &FabricSwitch::GetBufferManager),
+                          MakePointerChecker<SwitchBufferManager>())
+            .AddTraceSource("Drop",
+                            "A frame was dropped by the switch, with the reason.",
+                            MakeTraceSourceAccessor(&FabricSwitch::m_dropTrace),
+                            "ns3::FabricSwitch::DropTracedCallback")
+            .AddTraceSource("EcnMark",
+                            "A frame was marked CE (frame, egress port).",
+                            MakeTraceSourceAccessor(&FabricSwitch::m_ecnTrace),
+                            "ns3::FabricSwitch::EcnMarkTracedCallback");
+    return tid;
+}
+
+FabricSwitch::FabricSwitch()
+{
+    m_buffer = CreateObject<SwitchBufferManager>();
+}
+
+FabricSwitch::~FabricSwitch() = default;
+
+void
+FabricSwitch::NotifyNewAggregate()
+{
+    if (m_seed == 0)
+    {
+        Ptr<Node> node = GetObject<Node>();
+        if (node)
+        {
+            m_seed = FabricMix32(0x5eed0000U + node->GetId());
+        }
+    }
+    Object::NotifyNewAggregate();
+}
+
+void
+FabricSwitch::DoInitialize()
+{
+    if (!m_buffer->IsConfigured())
+    {
+        ConfigureBuffer();
+    }
+    Object::DoInitialize();
+}
+
+void
+FabricSwitch::DoDispose()
+{
+    for (auto& p : m_ports)
+    {
+        p->SetFrameReceiver(nullptr);
+    }
+    m_ports.clear();
+    m_portPtrs.clear();
+    m_portFc.clear();
+    m_buffer = nullptr;
+    Object::DoDispose();
+}
+
+uint16_t
+FabricSwitch::AddPort(Ptr<FabricNetDevice> device)
+{
+    NS_ABORT_MSG_IF(m_ports.size() >= 0xffff, "FabricSwitch: too many ports");
+    const uint16_t idx = static_cast<uint16_t>(m_ports.size());
+    device->SetPortIndex(idx);
+    device->SetFrameReceiver(this);
+    device->SetAttribute("ReceiveLatency", TimeValue(m_latency));
+    device->SetAttribute("CutThrough", BooleanValue(m_cutThrough));
+    device->SetAttribute("TxQueueLimit", UintegerValue(0));
+    m_ports.push_back(device);
+    m_portPtrs.push_back(PeekPointer(device));
+    m_portFc.push_back(PeekPointer(device->GetFlowControl()));
+    uint8_t mask = 0;
+    for (uint8_t p = 0; p < 8; ++p)
+    {
+        if (device->GetFlowControl()->IsLossless(p))
+        {
+            mask |= static_cast<uint8_t>(1U << p);
+        }
+    }
+    m_losslessMask.push_back(mask);
+    return idx;
+}
+
+uint16_t
+FabricSwitch::GetNPorts() const
+{
+    return static_cast<uint16_t>(m_ports.size());
+}
+
+Ptr<FabricNetDevice>
+FabricSwitch::GetPort(uint16_t i) const
+{
+    return m_ports.at(i);
+}
+
+FabricRoutingTable&
+FabricSwitch::GetRoutingTable()
+{
+    return m_routes;
+}
+
+const FabricRoutingTable&
+FabricSwitch::GetRoutingTable() const
+{
+    return m_routes;
+}
+
+Ptr<SwitchBufferManager>
+FabricSwitch::GetBufferManager() const
+{
+    return m_buffer;
+}
+
+void
+FabricSwitch::SetBufferManager(Ptr<SwitchBufferManager> bm)
+{
+    m_buffer = bm ? bm : CreateObject<SwitchBufferManager>();
+}
+
+uint32_t
+FabricSwitch::GetEcmpSeed() const
+{
+    return m_seed;
+}
+
+const FabricSwitchCounters&
+FabricSwitch::GetCounters() const
+{
+    return m_counters;
+}
+
+int64_t
+FabricSwitch::AssignStreams(int64_t stream)
+{
+    return m_buffer->AssignStreams(stream);
+}
+
+void
+FabricSwitch::ConfigureBuffer()
+{
+    std::vector<uint32_t> headroom(m_ports.size(), 0);
+    for (size_t i = 0; i < m_ports.size(); ++i)
+    {
+        // Refresh the port's flow-control view (attributes may have changed since AddPort).
+        m_portFc[i] = PeekPointer(m_ports[i]->GetFlowControl());
+        uint8_t mask = 0;
+        for (uint8_t p = 0; p < 8; ++p)
+        {
+            if (m_portFc[i]->IsLossless(p))
+            {
+                mask |= static_cast<uint8_t>(1U << p);
+            }
+        }
+        m_losslessMask[i] = mask;
+        if (mask == 0)
+        {
+            continue;
+        }
+        Ptr<FabricChannel> ch = DynamicCast<FabricChannel>(m_ports[i]->GetChannel());
+        double meters = ch ? ch->GetDelay().GetNanoSeconds() / 5.0 : 0.0;
+        FabricNetDevice* peer = m_ports[i]->GetPeer();
+        uint32_t mtu = std::max<uint32_t>(m_ports[i]->GetMtu(), peer ? peer->GetMtu() : 0);
+        uint32_t frame = mtu + m_ports[i]->GetL2OverheadBytes() + 20;
+        headroom[i] = PfcFlowControl::ComputeHeadroom(m_ports[i]->GetDataRate(), meters, frame);
+    }
+    m_buffer->Configure(static_cast<uint32_t>(m_ports.size()), headroom);
+}
+
+int32_t
+FabricSwitch::SelectEgressPort(const FabricFrame& frame) const
+{
+    uint32_t n = 0;
+    const uint16_t* ports = m_routes.Lookup(frame.dst, n);
+    if (n == 0)
+    {
+        return -1;
+    }
+    return n == 1 ? ports[0] : ports[FabricMix32(frame.flowHash ^ m_seed) % n];
+}
+
+void
+FabricSwitch::Drop(const FabricFrame& frame, FabricDropReason reason)
+{
+    ++m_counters.drops[static_cast<size_t>(reason)];
+    m_dropTrace(frame, reason);
+}
+
+void
+FabricSwitch::ReceiveFrame(FabricNetDevice* device, FabricFrame& frame)
+{
+    if (!m_buffer->IsConfigured())
+    {
+        ConfigureBuffer();
+    }
+    if (frame.ttl <= 1)
+    {
+        Drop(frame, FabricDropReason::TTL_EXPIRED);
+        return;
+    }
+    --frame.ttl;
+    frame.ipModified = 1;
+    uint32_t n = 0;
+    const uint16_t* ports = m_routes.Lookup(frame.dst, n);
+    if (n == 0)
+    {
+        Drop(frame, FabricDropReason::NO_ROUTE);
+        return;
+    }
+    const uint16_t out = n == 1 ? ports[0] : ports[FabricMix32(frame.flowHash ^ m_seed) % n];
+    FabricNetDevice* outDev = m_portPtrs[out];
+    if (!outDev->IsLinkUp())
+    {
+        Drop(frame, FabricDropReason::LINK_DOWN);
+        return;
+    }
+    const uint16_t in = device->GetPortIndex();
+    const uint8_t prio = frame.priority & 7;
+    const bool lossless = (m_losslessMask[in] >> prio) & 1U;
+    const uint32_t bytes = outDev->WireBytes(frame) - 20;
+    SwitchBufferManager::Admission a = m_buffer->Admit(in,
+                                                       out,
+                                                       prio,
+                                                       bytes,
+                                                       lossless,
+                                                       frame.ecn == FabricFrame::ECN_ECT0 ||
+                                                           frame.ecn == FabricFrame::ECN_ECT1);
+    if (!a.admitted)
+    {
+        Drop(frame, a.reason);
+        return;
+    }
+    m_portFc[in]->NotifyReceive(prio, bytes);
+    if (a.pause)
+    {
+        m_portFc[in]->SetIngressCongested(prio, true);
+    }
+    if (a.ecnMark)
+    {
+        frame.ecn = FabricFrame::ECN_CE;
+        ++m_counters.ecnMarks;
+        if (!m_ecnTrace.IsEmpty())
+        {
+            m_ecnTrace(frame, out);
+        }
+    }
+    frame.ingressPort = in;
+    frame.bufShared = a.shared;
+    frame.bufHeadroom = a.headroom;
+    ++m_counters.forwarded;
+    outDev->Enqueue(std::move(frame));
+}
+
+void
+FabricSwitch::NotifyDequeue(FabricNetDevice* device, const FabricFrame& frame)
+{
+    const uint16_t in = frame.ingressPort;
+    const uint8_t prio = frame.priority & 7;
+    const bool lossless = (m_losslessMask[in] >> prio) & 1U;
+    const uint32_t bytes = device->WireBytes(frame) - 20;
+    if (m_buffer->Release(in,
+                          device->GetPortIndex(),
+                          prio,
+                          bytes,
+                          frame.bufShared,
+                          frame.bufHeadroom,
+                          lossless))
+    {
+        m_portFc[in]->SetIngressCongested(prio, false);
+    }
+    m_portFc[in]->NotifyRelease(prio, bytes);
+}
+
+} // namespace ns3

@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#ifndef FABRIC_SWITCH_H
+#define FABRIC_SWITCH_H
+
+#include "fabric-net-device.h"
+#include "fabric-routing-table.h"
+
+#include "ns3/object.h"
+#include "ns3/traced-callback.h"
+
+#include <array>
+#include <vector>
+
+namespace ns3
+{
+
+class SwitchBufferManager;
+class FabricFlowControl;
+
+/// Per-switch counters.
+struct FabricSwitchCounters
+{
+    uint64_t forwarded{0};
+    uint64_t ecnMarks{0};
+    std::array<uint64_t, static_cast<size_t>(FabricDropReason::COUNT)> drops{};
+};
+
+/**
+ * \ingroup ai-fabric
+ * An L3 datacenter switch, aggregated to a Node that holds its FabricNetDevice ports.
+ *
+ * Per frame: TTL decrement, forwarding-table lookup on the IPv4 destination, ECMP choice among
+ * equal-cost ports by the frame's 5-tuple hash mixed with a per-switch seed (so tiers do not
+ * polarise), admission by the SwitchBufferManager (PFC XOFF/XON sent through the ingress port's
+ * flow control, ECN marking, drops with a reason), and enqueue on the egress port's priority
+ * queue. The buffer is released when the frame starts transmission. Port-to-port latency and
+ * cut-through/store-and-forward are set on the ports' receive side (one event per hop).
+ *
+ * Not modelled: MAC learning/L2 switching, ARP, ACLs, adaptive routing and flowlets (ECMP is
+ * static per flow), and a switch CPU. ns-3's Ipv4 routing is never consulted on switches.
+ */
+class FabricSwitch : public Object, public FabricFrameReceiver
+{
+  public:
+    static TypeId GetTypeId();
+    FabricSwitch();
+    ~FabricSwitch() override;
+
+    /// Add a port; sets the device's receiver, latency and cut-through. \return its index
+    uint16_t AddPort(Ptr<FabricNetDevice> device);
+    uint16_t GetNPorts() const;
+    Ptr<FabricNetDevice> GetPort(uint16_t i) const;
+
+    FabricRoutingTable& GetRoutingTable();
+    const FabricRoutingTable& GetRoutingTable() const;
+    Ptr<SwitchBufferManager> GetBufferManager() const;
+    void SetBufferManager(Ptr<SwitchBufferManager> bm);
+
+    /**
+     * Size the buffer manager for the ports added so far, computing each port's PFC headroom
+     * from its link (rate, cable, MTU) unless fixed. Called automatically on the first frame.
+     */
+    void ConfigureBuffer();
+
+    /// \return the egress port the switch would pick for `frame`, or -1 if there is no route
+    int32_t SelectEgressPort(const FabricFrame& frame) const;
+
+    uint32_t GetEcmpSeed() const;
+    const FabricSwitchCounters& GetCounters() const;
+
+    // FabricFrameReceiver
+    void ReceiveFrame(FabricNetDevice* device, FabricFrame& frame) override;
+    void NotifyDequeue(FabricNetDevice* device, const FabricFrame& frame) override;
+
+    typedef void (*DropTracedCallback)(const FabricFrame& frame, FabricDropReason reason);
+    typedef void (*EcnMarkTracedCallback)(const FabricFrame& frame, uint16_t egressPort);
+
+    int64_t AssignStreams(int64_t stream);
+
+  protected:
+    void DoDispose() override;
+    void DoInitialize() override;
+    void NotifyNewAggregate() override;
+
+  private:
+    void Drop(const FabricFrame& frame, FabricDropReason reason);
+
+    std::vector<Ptr<FabricNetDevice>> m_ports;
+    std::vector<FabricNetDevice*> m_portPtrs;
+    std::vector<FabricFlowControl*> m_portFc;
+    std::vector<uint8_t> m_losslessMask;
+    FabricRoutingTable m_routes;
+    Ptr<SwitchBufferManager> m_buffer;
+    uint32_t m_seed{0};
+    Time m_latency;
+    bool m_cutThrough{true};
+    FabricSwitchCounters m_counters;
+    TracedCallback<const FabricFrame&, FabricDropReason> m_dropTrace;
+    TracedCallback<const FabricFrame&, uint16_t> m_ecnTrace;
+};
+
+} // namespace ns3
+
+#endif // FABRIC_SWITCH_H

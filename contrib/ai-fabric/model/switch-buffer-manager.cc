@@ -1,0 +1,370 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "switch-buffer-manager.h"
+
+#include "ns3/abort.h"
+#include "ns3/boolean.h"
+#include "ns3/double.h"
+#include "ns3/log.h"
+#include "ns3/random-variable-stream.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("SwitchBufferManager");
+NS_OBJECT_ENSURE_REGISTERED(SwitchBufferManager);
+
+TypeId
+SwitchBufferManager::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::SwitchBufferManager")
+            .SetParent<Object>()
+            .SetGroupName("AiFabric")
+            .AddConstructor<SwitchBufferManager>()
+            .AddAttribute("BufferSize",
+                          "Total packet buffer in bytes; 0 = BufferPerPort x number of ports.",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&SwitchBufferManager::m_bufferSize),
+                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute("BufferPerPort",
+                          "Buffer bytes per port when BufferSize is 0 (2 MiB: a 128 MB "
+                          "shared buffer over 64 ports, Spectrum-4 class; UNCONFIRMED size).",
+                          UintegerValue(2 * 1024 * 1024),
+                          MakeUintegerAccessor(&SwitchBufferManager::m_perPort),
+                          MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("ReservedPerQueue",
+                          "Guaranteed bytes per ingress port x priority (HPCC simulator: 4 KB).",
+                          UintegerValue(4096),
+                          MakeUintegerAccessor(&SwitchBufferManager::m_reserved),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("Headroom",
+                          "PFC headroom per ingress port x lossless priority in bytes; 0 = "
+                          "computed per port from rate, cable length and MTU (802.1Qbb).",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&SwitchBufferManager::m_fixedHeadroom),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("PfcDynamicThreshold",
+                          "XOFF at PfcAlpha x free shared bytes (true) or at PfcStaticXoff.",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&SwitchBufferManager::m_dynamicXoff),
+                          MakeBooleanChecker())
+            .AddAttribute("PfcAlpha",
+                          "Dynamic XOFF threshold factor alpha (HPCC simulator: 1/8).",
+                          DoubleValue(0.125),
+                          MakeDoubleAccessor(&SwitchBufferManager::m_pfcAlpha),
+                          MakeDoubleChecker<double>(0.0))
+            .AddAttribute("PfcStaticXoff",
+                          "Static XOFF threshold on an ingress port x priority's shared use "
+                          "(bytes), when PfcDynamicThreshold is false.",
+                          UintegerValue(256 * 1024),
+                          MakeUintegerAccessor(&SwitchBufferManager::m_staticXoff),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("XonDelta",
+                          "XON when shared use falls to XOFF threshold minus this many bytes "
+                          "(Cumulus example: 18 KB).",
+                          UintegerValue(18432),
+                          MakeUintegerAccessor(&SwitchBufferManager::m_xonDelta),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("EgressAlpha",
+                          "Dynamic threshold factor for lossy egress queues (Choudhury-Hahne; "
+                          "1 is the common choice).",
+                          DoubleValue(1.0),
+                          MakeDoubleAccessor(&SwitchBufferManager::m_egressAlpha),
+                          MakeDoubleChecker<double>(0.0))
+            .AddAttribute("EcnEnabled",
+                          "Mark ECN-capable frames RED-style on egress queue length.",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&SwitchBufferManager::m_ecnEnabled),
+                          MakeBooleanChecker())
+            .AddAttribute("EcnKmin",
+                          "Egress queue bytes below which nothing is marked (Cumulus RoCE "
+                          "default 150 KB; DCQCN paper 5 KB at 40G).",
+                          UintegerValue(150000),
+                          MakeUintegerAccessor(&SwitchBufferManager::m_kmin),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("EcnKmax",
+                          "Egress queue bytes above which everything is marked (Cumulus "
+                          "1500 KB; DCQCN paper 200 KB).",
+                          UintegerValue(1500000),
+                          MakeUintegerAccessor(&SwitchBufferManager::m_kmax),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("EcnPmax",
+                          "Marking probability at Kmax (Cumulus 1.0; DCQCN paper 0.01).",
+                          DoubleValue(1.0),
+                          MakeDoubleAccessor(&SwitchBufferManager::m_pmax),
+                          MakeDoubleChecker<double>(0.0, 1.0))
+            .AddTraceSource("Occupancy",
+                            "Bytes held in the buffer.",
+                            MakeTraceSourceAccessor(&SwitchBufferManager::m_used),
+                            "ns3::TracedValueCallback::Uint64");
+    return tid;
+}
+
+SwitchBufferManager::SwitchBufferManager()
+{
+    m_rng = CreateObject<UniformRandomVariable>();
+}
+
+SwitchBufferManager::~SwitchBufferManager() = default;
+
+int64_t
+SwitchBufferManager::AssignStreams(int64_t stream)
+{
+    m_rng->SetStream(stream);
+    return 1;
+}
+
+void
+SwitchBufferManager::Configure(uint32_t nPorts, const std::vector<uint32_t>& headroom)
+{
+    m_nPorts = nPorts;
+    m_ingress.assign(size_t(nPorts) * 8, IngressState());
+    m_egress.assign(size_t(nPorts) * 8, EgressState());
+    m_headroom.assign(nPorts, m_fixedHeadroom);
+    if (m_fixedHeadroom == 0)
+    {
+        for (uint32_t i = 0; i < nPorts && i < headroom.size(); ++i)
+        {
+            m_headroom[i] = headroom[i];
+        }
+    }
+    if (m_bufferSize == 0)
+    {
+        m_bufferSize = uint64_t(m_perPort) * nPorts;
+    }
+    uint64_t carved = uint64_t(m_reserved) * 8 * nPorts;
+    for (uint32_t h : m_headroom)
+    {
+        carved += h; // one lossless class per port is the norm; more share the same headroom
+    }
+    NS_ABORT_MSG_IF(carved >= m_bufferSize,
+                    "SwitchBufferManager: BufferSize " << m_bufferSize
+                                                       << " B is smaller than reserved + "
+                                                          "headroom ("
+                                                       << carved << " B)");
+    m_sharedSize = m_bufferSize - carved;
+    NS_ABORT_MSG_IF(m_kmax < m_kmin, "SwitchBufferManager: EcnKmax must be >= EcnKmin");
+    m_configured = true;
+}
+
+bool
+SwitchBufferManager::IsConfigured() const
+{
+    return m_configured;
+}
+
+uint64_t
+SwitchBufferManager::GetXoffThreshold() const
+{
+    if (!m_dynamicXoff)
+    {
+        return m_staticXoff;
+    }
+    return static_cast<uint64_t>(m_pfcAlpha * double(m_sharedSize - m_sharedUsed));
+}
+
+double
+SwitchBufferManager::GetMarkProbability(uint64_t q) const
+{
+    if (q <= m_kmin)
+    {
+        return 0.0;
+    }
+    if (q >= m_kmax)
+    {
+        return 1.0;
+    }
+    return m_pmax * double(q - m_kmin) / double(m_kmax - m_kmin);
+}
+
+SwitchBufferManager::Admission
+SwitchBufferManager::Admit(uint32_t inPort,
+                           uint32_t outPort,
+                           uint8_t prio,
+                           uint32_t bytes,
+                           bool lossless,
+                           bool ecnCapable)
+{
+    Admission a;
+    IngressState& in = m_ingress[size_t(inPort) * 8 + prio];
+    EgressState& eg = m_egress[size_t(outPort) * 8 + prio];
+    const uint32_t resFree = m_reserved > in.reservedUsed ? m_reserved - in.reservedUsed : 0;
+    const uint32_t r = std::min(bytes, resFree);
+    const uint32_t rest = bytes - r;
+    const uint64_t poolFree = m_sharedSize - m_sharedUsed;
+    uint32_t s = 0;
+    uint32_t h = 0;
+    if (lossless)
+    {
+        if (!in.paused)
+        {
+            s = static_cast<uint32_t>(std::min<uint64_t>(rest, poolFree));
+        }
+        h = rest - s;
+        if (in.headroomUsed + h > m_headroom[inPort])
+        {
+            a.reason = FabricDropReason::HEADROOM_FULL;
+            return a;
+        }
+    }
+    else
+    {
+        s = rest;
+        if (s > 0 &&
+            (s > poolFree || double(eg.sharedUsed) + s > m_egressAlpha * double(poolFree)))
+        {
+            a.reason = FabricDropReason::BUFFER_FULL;
+            return a;
+        }
+    }
+    // ECN decision on the egress queue as this frame finds it.
+    if (m_ecnEnabled && ecnCapable && eg.bytes > m_kmin)
+    {
+        double p = GetMarkProbability(eg.bytes);
+        if (p >= 1.0 || m_rng->GetValue() < p)
+        {
+            a.ecnMark = true;
+            ++m_ecnMarks;
+        }
+    }
+    a.admitted = true;
+    a.shared = s;
+    a.headroom = h;
+    in.bytes += bytes;
+    in.reservedUsed += r;
+    in.sharedUsed += s;
+    in.headroomUsed += h;
+    in.peak = std::max(in.peak, in.bytes);
+    eg.bytes += bytes;
+    if (!lossless)
+    {
+        eg.sharedUsed += s;
+    }
+    m_sharedUsed += s;
+    m_used = m_used.Get() + bytes;
+    m_peakUsed = std::max<uint64_t>(m_peakUsed, m_used.Get());
+    if (lossless && !in.paused && (h > 0 || in.sharedUsed >= GetXoffThreshold()))
+    {
+        in.paused = true;
+        a.pause = true;
+    }
+    return a;
+}
+
+bool
+SwitchBufferManager::Release(uint32_t inPort,
+                             uint32_t outPort,
+                             uint8_t prio,
+                             uint32_t bytes,
+                             uint32_t shared,
+                             uint32_t headroom,
+                             bool lossless)
+{
+    IngressState& in = m_ingress[size_t(inPort) * 8 + prio];
+    EgressState& eg = m_egress[size_t(outPort) * 8 + prio];
+    in.bytes -= bytes;
+    in.reservedUsed -= bytes - shared - headroom;
+    in.sharedUsed -= shared;
+    in.headroomUsed -= headroom;
+    eg.bytes -= bytes;
+    if (!lossless)
+    {
+        eg.sharedUsed -= shared;
+    }
+    m_sharedUsed -= shared;
+    m_used = m_used.Get() - bytes;
+    if (in.paused)
+    {
+        const uint64_t xoff = GetXoffThreshold();
+        const uint64_t xon = xoff > m_xonDelta ? xoff - m_xonDelta : 0;
+        if (in.sharedUsed <= xon && in.headroomUsed == 0)
+        {
+            in.paused = false;
+            return true;
+        }
+    }
+    return false;
+}
+
+uint64_t
+SwitchBufferManager::GetBufferSize() const
+{
+    return m_bufferSize;
+}
+
+void
+SwitchBufferManager::SetBufferSize(uint64_t bytes)
+{
+    m_bufferSize = bytes;
+}
+
+uint64_t
+SwitchBufferManager::GetSharedPoolSize() const
+{
+    return m_sharedSize;
+}
+
+uint64_t
+SwitchBufferManager::GetUsedBytes() const
+{
+    return m_used.Get();
+}
+
+uint64_t
+SwitchBufferManager::GetSharedUsedBytes() const
+{
+    return m_sharedUsed;
+}
+
+uint64_t
+SwitchBufferManager::GetPeakUsedBytes() const
+{
+    return m_peakUsed;
+}
+
+uint32_t
+SwitchBufferManager::GetIngressBytes(uint32_t port, uint8_t prio) const
+{
+    return m_ingress.at(size_t(port) * 8 + (prio & 7)).bytes;
+}
+
+uint32_t
+SwitchBufferManager::GetPeakIngressBytes(uint32_t port, uint8_t prio) const
+{
+    return m_ingress.at(size_t(port) * 8 + (prio & 7)).peak;
+}
+
+uint32_t
+SwitchBufferManager::GetEgressBytes(uint32_t port, uint8_t prio) const
+{
+    return m_egress.at(size_t(port) * 8 + (prio & 7)).bytes;
+}
+
+uint32_t
+SwitchBufferManager::GetHeadroom(uint32_t port) const
+{
+    return m_headroom.at(port);
+}
+
+uint32_t
+SwitchBufferManager::GetReservedPerQueue() const
+{
+    return m_reserved;
+}
+
+bool
+SwitchBufferManager::IsIngressPaused(uint32_t port, uint8_t prio) const
+{
+    return m_ingress.at(size_t(port) * 8 + (prio & 7)).paused;
+}
+
+uint64_t
+SwitchBufferManager::GetEcnMarks() const
+{
+    return m_ecnMarks;
+}
+
+} // namespace ns3

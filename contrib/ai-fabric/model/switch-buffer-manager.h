@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#ifndef SWITCH_BUFFER_MANAGER_H
+#define SWITCH_BUFFER_MANAGER_H
+
+#include "fabric-frame.h"
+
+#include "ns3/object.h"
+#include "ns3/traced-callback.h"
+#include "ns3/traced-value.h"
+
+#include <array>
+#include <vector>
+
+namespace ns3
+{
+
+class UniformRandomVariable;
+
+/**
+ * \ingroup ai-fabric
+ * The shared packet buffer of a switch: admission, PFC thresholds and ECN marking.
+ *
+ * The buffer of BufferSize bytes is carved into a reserved minimum per ingress port×priority
+ * (ReservedPerQueue), PFC headroom per ingress port×lossless priority (set per port by the switch
+ * from the link's rate, cable and MTU, or fixed by the Headroom attribute), and a shared pool.
+ * Each admitted frame is charged first to its ingress port×priority reserved space, then to the
+ * shared pool, and — for a lossless priority that has sent XOFF, or when the pool is full — to
+ * headroom. The charge split travels with the frame, so release is exact.
+ *
+ * - Lossless priorities (PFC enabled on the ingress port): XOFF when the ingress shared use
+ *   reaches the threshold, static (PfcStaticXoff) or dynamic α·(free shared bytes) (PfcAlpha,
+ *   Choudhury–Hahne dynamic threshold); XON when it falls to threshold − XonDelta. A lossless
+ *   frame is dropped only if headroom overflows (HEADROOM_FULL; a misconfiguration signal).
+ * - Lossy priorities: egress dynamic threshold, a queue's shared use must stay ≤
+ *   EgressAlpha·(free shared bytes); otherwise the frame is dropped (BUFFER_FULL).
+ * - ECN: RED-style marking on the egress queue length q at enqueue, for ECN-capable frames:
+ *   p = 0 for q ≤ Kmin, Pmax·(q−Kmin)/(Kmax−Kmin) in between, 1 above Kmax.
+ *
+ * The object is independent of devices and of the simulation: tests drive Admit/Release
+ * directly. Not modelled: per-port egress shaping, multiple service pools, WRED per drop
+ * precedence, and buffer cells (accounting is in bytes).
+ */
+class SwitchBufferManager : public Object
+{
+  public:
+    static TypeId GetTypeId();
+    SwitchBufferManager();
+    ~SwitchBufferManager() override;
+
+    /// Result of an admission decision.
+    struct Admission
+    {
+        bool admitted{false};
+        FabricDropReason reason{FabricDropReason::BUFFER_FULL};
+        bool pause{false};    //!< the ingress port×priority just crossed XOFF: send PAUSE
+        bool ecnMark{false};  //!< mark CE
+        uint32_t shared{0};   //!< bytes charged to the shared pool
+        uint32_t headroom{0}; //!< bytes charged to headroom
+    };
+
+    /// Size the per-port state; `headroom[i]` is the PFC headroom of ingress port i (bytes).
+    void Configure(uint32_t nPorts, const std::vector<uint32_t>& headroom);
+    bool IsConfigured() const;
+
+    /**
+     * Decide on a frame of `bytes` arriving on `inPort` for `outPort`, priority `prio`.
+     * \param lossless PFC is enabled for `prio` on `inPort`
+     * \param ecnCapable the frame is ECT and may be marked
+     */
+    Admission Admit(uint32_t inPort,
+                    uint32_t outPort,
+                    uint8_t prio,
+                    uint32_t bytes,
+                    bool lossless,
+                    bool ecnCapable);
+
+    /**
+     * A frame admitted with `shared`/`headroom` charges leaves the buffer.
+     * \return true if `inPort`×`prio` just fell below XON: send resume
+     */
+    bool Release(uint32_t inPort,
+                 uint32_t outPort,
+                 uint8_t prio,
+                 uint32_t bytes,
+                 uint32_t shared,
+                 uint32_t headroom,
+                 bool lossless);
+
+    /// \return the current XOFF threshold on the shared use of one ingress port×priority
+    uint64_t GetXoffThreshold() const;
+    /// \return the RED marking probability for an egress queue of `queueBytes`
+    double GetMarkProbability(uint64_t queueBytes) const;
+
+    uint64_t GetBufferSize() const;
+    void SetBufferSize(uint64_t bytes);
+    uint64_t GetSharedPoolSize() const;
+    uint64_t GetUsedBytes() const;
+    uint64_t GetSharedUsedBytes() const;
+    uint64_t GetPeakUsedBytes() const;
+    uint32_t GetIngressBytes(uint32_t port, uint8_t prio) const;
+    uint32_t GetPeakIngressBytes(uint32_t port, uint8_t prio) const;
+    uint32_t GetEgressBytes(uint32_t port, uint8_t prio) const;
+    uint32_t GetHeadroom(uint32_t port) const;
+    uint32_t GetReservedPerQueue() const;
+    bool IsIngressPaused(uint32_t port, uint8_t prio) const;
+    uint64_t GetEcnMarks() const;
+
+    int64_t AssignStreams(int64_t stream);
+
+  private:
+    struct IngressState
+    {
+        uint32_t bytes{0};
+        uint32_t reservedUsed{0};
+        uint32_t sharedUsed{0};
+        uint32_t headroomUsed{0};
+        uint32_t peak{0};
+        bool paused{false};
+    };
+
+    struct EgressState
+    {
+        uint32_t bytes{0};
+        uint32_t sharedUsed{0};
+    };
+
+    uint64_t m_bufferSize{0};
+    uint32_t m_perPort{0};
+    uint32_t m_reserved{0};
+    uint32_t m_fixedHeadroom{0};
+    bool m_dynamicXoff{true};
+    double m_pfcAlpha{0.125};
+    uint32_t m_staticXoff{0};
+    uint32_t m_xonDelta{0};
+    double m_egressAlpha{1.0};
+    bool m_ecnEnabled{true};
+    uint32_t m_kmin{0};
+    uint32_t m_kmax{0};
+    double m_pmax{1.0};
+
+    bool m_configured{false};
+    uint32_t m_nPorts{0};
+    uint64_t m_sharedSize{0};
+    uint64_t m_sharedUsed{0};
+    uint64_t m_peakUsed{0};
+    uint64_t m_ecnMarks{0};
+    TracedValue<uint64_t> m_used;
+    std::vector<IngressState> m_ingress;
+    std::vector<EgressState> m_egress;
+    std::vector<uint32_t> m_headroom;
+    Ptr<UniformRandomVariable> m_rng;
+};
+
+} // namespace ns3
+
+#endif // SWITCH_BUFFER_MANAGER_H

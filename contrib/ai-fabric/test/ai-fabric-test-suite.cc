@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// ns-3 TestSuite "ai-fabric": smoke tests that run under ./test.py in an ns-3 source tree and
+// under ai-fabric-ns3-tests in the standalone build. The thorough tests are the GoogleTest
+// suites in the repository's test/ directory.
+#include "ns3/ai-fabric-module.h"
+#include "ns3/core-module.h"
+#include "ns3/network-module.h"
+
+using namespace ns3;
+
+namespace
+{
+
+/// Two hosts on one switch: every datagram arrives, none is dropped, latency is analytic.
+class FabricSmokeTestCase : public TestCase
+{
+  public:
+    FabricSmokeTestCase()
+        : TestCase("two hosts through one switch deliver every datagram")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Ptr<StarTopologyHelper> star = CreateObject<StarTopologyHelper>();
+        star->SetAttribute("Servers", UintegerValue(2));
+        star->SetAttribute("GpusPerServer", UintegerValue(1));
+        Ptr<FabricTopology> topo = star->Build();
+
+        Ptr<FabricTrafficSource> src = CreateObject<FabricTrafficSource>();
+        src->SetAttribute("Remote", Ipv4AddressValue(topo->GetHostAddress(1)));
+        src->SetAttribute("PayloadSize", UintegerValue(1000));
+        src->SetAttribute("MaxBytes", UintegerValue(100 * 1000));
+        topo->GetHostNode(0)->AddApplication(src);
+        Ptr<FabricTrafficSink> sink = CreateObject<FabricTrafficSink>();
+        topo->GetHostNode(1)->AddApplication(sink);
+        Simulator::Stop(MilliSeconds(1));
+        Simulator::Run();
+        NS_TEST_ASSERT_MSG_EQ(sink->GetReceivedPackets(), 100, "all datagrams delivered");
+        NS_TEST_ASSERT_MSG_EQ(sink->GetReceivedBytes(), 100000, "all payload delivered");
+        // First datagram: store-and-forward at the NIC, cut-through at the switch.
+        // 1000 B payload + 28 IPv4/UDP + 22 Ethernet/802.1Q/FCS + 20 preamble/IFG = 1070 B.
+        const double ser = 1070 * 8 / 400e9;
+        const double prop = 3 * 5e-9;
+        const double expected = prop + 500e-9 + prop + ser; // first bit -> switch -> last bit
+        NS_TEST_ASSERT_MSG_EQ_TOL(sink->GetMinLatency().GetSeconds(),
+                                  expected,
+                                  1.01e-9,
+                                  "one-packet latency");
+        Simulator::Destroy();
+    }
+};
+
+/// PFC thresholds of the buffer manager, driven directly without a simulation.
+class BufferManagerPfcTestCase : public TestCase
+{
+  public:
+    BufferManagerPfcTestCase()
+        : TestCase("buffer manager sends XOFF at the threshold and XON below it")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Ptr<SwitchBufferManager> bm = CreateObject<SwitchBufferManager>();
+        bm->SetAttribute("BufferSize", UintegerValue(10000000));
+        bm->SetAttribute("PfcDynamicThreshold", BooleanValue(false));
+        bm->SetAttribute("PfcStaticXoff", UintegerValue(10000));
+        bm->SetAttribute("XonDelta", UintegerValue(2000));
+        bm->SetAttribute("ReservedPerQueue", UintegerValue(0));
+        bm->Configure(2, {50000, 50000});
+        bool paused = false;
+        uint32_t admitted = 0;
+        while (!paused)
+        {
+            auto a = bm->Admit(0, 1, 3, 1000, true, false);
+            NS_TEST_ASSERT_MSG_EQ(a.admitted, true, "lossless frames are admitted");
+            paused = a.pause;
+            ++admitted;
+        }
+        NS_TEST_ASSERT_MSG_EQ(admitted, 10, "XOFF after 10 x 1000 B");
+        bool resumed = false;
+        uint32_t released = 0;
+        while (!resumed)
+        {
+            resumed = bm->Release(0, 1, 3, 1000, 1000, 0, true);
+            ++released;
+        }
+        NS_TEST_ASSERT_MSG_EQ(released, 2, "XON once shared use <= 10000 - 2000 B");
+    }
+};
+
+class AiFabricTestSuite : public TestSuite
+{
+  public:
+    AiFabricTestSuite()
+        : TestSuite("ai-fabric", UNIT)
+    {
+        AddTestCase(new FabricSmokeTestCase, TestCase::QUICK);
+        AddTestCase(new BufferManagerPfcTestCase, TestCase::QUICK);
+    }
+};
+
+AiFabricTestSuite g_aiFabricTestSuite;
+
+} // namespace
