@@ -8,6 +8,9 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
+#include <vector>
+
 /// Every GoogleTest test starts from a fresh simulator and fixed seeds and destroys it after.
 class FabricTest : public ::testing::Test
 {
@@ -20,8 +23,90 @@ class FabricTest : public ::testing::Test
 
     void TearDown() override
     {
+        ns3::Config::Reset();
         ns3::Simulator::Destroy();
     }
 };
+
+/// Counts every drop in the fabric (devices and switches) by reason, through the trace sources.
+struct DropCounter
+{
+    std::array<uint64_t, static_cast<size_t>(ns3::FabricDropReason::COUNT)> byReason{};
+    uint64_t payloadBytes{0};
+
+    void Count(const ns3::FabricFrame& f, ns3::FabricDropReason r)
+    {
+        ++byReason[static_cast<size_t>(r)];
+        payloadBytes += f.payloadBytes;
+    }
+
+    uint64_t Total() const
+    {
+        uint64_t t = 0;
+        for (auto v : byReason)
+        {
+            t += v;
+        }
+        return t;
+    }
+
+    uint64_t Of(ns3::FabricDropReason r) const
+    {
+        return byReason[static_cast<size_t>(r)];
+    }
+
+    /// Connect to every FabricNetDevice and FabricSwitch Drop trace that exists now.
+    void ConnectAll()
+    {
+        ns3::Config::ConnectWithoutContextFailSafe(
+            "/NodeList/*/DeviceList/*/$ns3::FabricNetDevice/Drop",
+            ns3::MakeCallback(&DropCounter::Count, this));
+        ns3::Config::ConnectWithoutContextFailSafe("/NodeList/*/$ns3::FabricSwitch/Drop",
+                                           ns3::MakeCallback(&DropCounter::Count, this));
+    }
+};
+
+/// Install a probe source on `node` towards `dst`.
+inline ns3::Ptr<ns3::FabricTrafficSource>
+AddSource(ns3::Ptr<ns3::Node> node,
+          ns3::Ipv4Address dst,
+          uint32_t flowId,
+          uint64_t maxBytes,
+          uint32_t payload = 4096,
+          uint8_t prio = 3)
+{
+    using namespace ns3;
+    Ptr<FabricTrafficSource> s = CreateObject<FabricTrafficSource>();
+    s->SetAttribute("Remote", Ipv4AddressValue(dst));
+    s->SetAttribute("FlowId", UintegerValue(flowId));
+    s->SetAttribute("MaxBytes", UintegerValue(maxBytes));
+    s->SetAttribute("PayloadSize", UintegerValue(payload));
+    s->SetAttribute("Priority", UintegerValue(prio));
+    node->AddApplication(s);
+    return s;
+}
+
+inline ns3::Ptr<ns3::FabricTrafficSink>
+AddSink(ns3::Ptr<ns3::Node> node)
+{
+    ns3::Ptr<ns3::FabricTrafficSink> k = ns3::CreateObject<ns3::FabricTrafficSink>();
+    node->AddApplication(k);
+    return k;
+}
+
+/// A star of `hosts` single-GPU servers at 400 Gb/s.
+inline ns3::Ptr<ns3::FabricTopology>
+BuildStar(uint32_t hosts, ns3::Ptr<ns3::StarTopologyHelper>* helperOut = nullptr)
+{
+    using namespace ns3;
+    Ptr<StarTopologyHelper> star = CreateObject<StarTopologyHelper>();
+    star->SetAttribute("Servers", UintegerValue(hosts));
+    star->SetAttribute("GpusPerServer", UintegerValue(1));
+    if (helperOut)
+    {
+        *helperOut = star;
+    }
+    return star->Build();
+}
 
 #endif

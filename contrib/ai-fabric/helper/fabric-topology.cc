@@ -452,6 +452,22 @@ FabricTopology::MaxFlow(const std::vector<uint32_t>& from, const std::vector<uin
     return flow;
 }
 
+int64_t
+FabricTopology::AssignStreams(int64_t stream)
+{
+    int64_t used = 0;
+    for (const auto& l : m_links)
+    {
+        used += l.devA->AssignStreams(stream + used);
+        used += l.devB->AssignStreams(stream + used);
+    }
+    for (const auto& sw : m_switches)
+    {
+        used += sw->AssignStreams(stream + used);
+    }
+    return used;
+}
+
 std::string
 FabricTopology::Describe() const
 {

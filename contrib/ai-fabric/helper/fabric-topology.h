@@ -89,6 +89,12 @@ class FabricTopology : public Object
      */
     double MaxFlow(const std::vector<uint32_t>& from, const std::vector<uint32_t>& to) const;
 
+    /**
+     * Fix the random streams of every device (error model) and switch (ECN marking), so a run
+     * depends only on the seed and run number. \return the number of streams used
+     */
+    int64_t AssignStreams(int64_t stream);
+
     /// One line: kind, hosts, switches by role, links, bisection.
     std::string Describe() const;
 

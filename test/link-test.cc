@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// The fabric link: serialization of real wire bytes, propagation, goodput, schedulers, faults.
+#include "test-util.h"
+
+using namespace ns3;
+
+namespace
+{
+
+/// Two hosts joined by one cable.
+struct DirectLink
+{
+    Ptr<Node> a = CreateObject<Node>();
+    Ptr<Node> b = CreateObject<Node>();
+    Ptr<FabricNetDevice> da;
+    Ptr<FabricNetDevice> db;
+
+    DirectLink(DataRate rate, double meters, FabricLinkHelper* helper = nullptr)
+    {
+        FabricLinkHelper local;
+        FabricLinkHelper& h = helper ? *helper : local;
+        NetDeviceContainer d = h.Install(a, b, rate, meters);
+        da = DynamicCast<FabricNetDevice>(d.Get(0));
+        db = DynamicCast<FabricNetDevice>(d.Get(1));
+        da->SetIpv4Address(Ipv4Address("10.0.0.1"));
+        db->SetIpv4Address(Ipv4Address("10.0.0.2"));
+    }
+};
+
+} // namespace
+
+// Wire bytes of a UDP datagram: payload + UDP 8 + IPv4 20 + Ethernet 14 + 802.1Q 4 + FCS 4 +
+// preamble/SFD 8 + IFG 12.
+constexpr uint32_t kPerFrameOverhead = 8 + 20 + 14 + 4 + 4 + 20;
+
+TEST_F(FabricTest, OnePacketLatencyIsSerializationPlusPropagation)
+{
+    DirectLink link(DataRate("400Gbps"), 10.0);
+    auto src = AddSource(link.a, Ipv4Address("10.0.0.2"), 1, 4096, 4096);
+    auto sink = AddSink(link.b);
+    Simulator::Run();
+    ASSERT_EQ(sink->GetReceivedPackets(), 1u);
+    const double ser = (4096.0 + kPerFrameOverhead) * 8 / 400e9; // 83.32 ns
+    const double prop = 10 * 5e-9;                              // 50 ns
+    // Time is in integer ns: the arrival is the exact time rounded up to the next ns.
+    EXPECT_EQ(sink->GetMinLatency().GetNanoSeconds(), static_cast<int64_t>(std::ceil((ser + prop) * 1e9)));
+    EXPECT_EQ(link.da->GetCounters().txBytes, 4096u + kPerFrameOverhead);
+}
+
+TEST_F(FabricTest, MinimumFrameIsPaddedTo64Bytes)
+{
+    DirectLink link(DataRate("100Gbps"), 0.0);
+    FabricFrame f;
+    f.l3Bytes = 28 + 16; // 16 B payload: 44 B IP packet -> 66 B frame with tag -> no padding
+    EXPECT_EQ(link.da->WireBytes(f), 44u + 22 + 20);
+    f.l3Bytes = 28;      // empty UDP datagram: 50 B frame -> padded to 64 B
+    EXPECT_EQ(link.da->WireBytes(f), 64u + 20);
+    f.kind = FabricFrame::PFC;
+    f.packet = Create<Packet>(46);
+    EXPECT_EQ(link.da->WireBytes(f), 84u); // 64 B PFC frame + preamble/IFG
+}
+
+class GoodputTest : public FabricTest, public ::testing::WithParamInterface<uint32_t>
+{
+};
+
+TEST_P(GoodputTest, OneFlowGoodputMatchesLineRateTimesPayloadShare)
+{
+    const uint32_t payload = GetParam();
+    DirectLink link(DataRate("400Gbps"), 3.0);
+    const uint32_t n = 20000;
+    AddSource(link.a, Ipv4Address("10.0.0.2"), 1, uint64_t(n) * payload, payload);
+    auto sink = AddSink(link.b);
+    Simulator::Run();
+    ASSERT_EQ(sink->GetReceivedPackets(), n);
+    const double measured = double(n - 1) * payload * 8 /
+                            (sink->GetLastRxTime() - sink->GetFirstRxTime()).GetSeconds();
+    const double expected = 400e9 * payload / double(payload + kPerFrameOverhead);
+    EXPECT_NEAR(measured / expected, 1.0, 0.005) << "measured " << measured / 1e9 << " Gb/s";
+}
+
+INSTANTIATE_TEST_SUITE_P(Payloads, GoodputTest, ::testing::Values(1024u, 2048u, 4096u));
+
+TEST_F(FabricTest, GoodputThroughACutThroughSwitch)
+{
+    Ptr<FabricTopology> topo = BuildStar(2);
+    const uint32_t payload = 4096;
+    const uint32_t n = 10000;
+    AddSource(topo->GetHostNode(0), topo->GetHostAddress(1), 1, uint64_t(n) * payload, payload);
+    auto sink = AddSink(topo->GetHostNode(1));
+    Simulator::Run();
+    ASSERT_EQ(sink->GetReceivedPackets(), n);
+    const double measured = double(n - 1) * payload * 8 /
+                            (sink->GetLastRxTime() - sink->GetFirstRxTime()).GetSeconds();
+    const double expected = 400e9 * payload / double(payload + kPerFrameOverhead);
+    EXPECT_NEAR(measured / expected, 1.0, 0.005);
+    // Switch added exactly its port-to-port latency (cut-through) to the first packet.
+    const double ser = (payload + kPerFrameOverhead) * 8 / 400e9;
+    EXPECT_NEAR(sink->GetMinLatency().GetSeconds(), 2 * 15e-9 + 500e-9 + ser, 1.01e-9);
+}
+
+TEST_F(FabricTest, StoreAndForwardAddsOneSerialization)
+{
+    Ptr<StarTopologyHelper> star = CreateObject<StarTopologyHelper>();
+    star->SetAttribute("Servers", UintegerValue(2));
+    star->SetAttribute("GpusPerServer", UintegerValue(1));
+    star->SetSwitchAttribute("CutThrough", BooleanValue(false));
+    star->SetSwitchAttribute("PortToPortLatency", TimeValue(NanoSeconds(300)));
+    Ptr<FabricTopology> topo = star->Build();
+    AddSource(topo->GetHostNode(0), topo->GetHostAddress(1), 1, 4096, 4096);
+    auto sink = AddSink(topo->GetHostNode(1));
+    Simulator::Run();
+    const double ser = (4096.0 + kPerFrameOverhead) * 8 / 400e9;
+    // Each store-and-forward hop rounds its end of transmission up to the next ns.
+    EXPECT_NEAR(sink->GetMinLatency().GetSeconds(), 2 * 15e-9 + 300e-9 + 2 * ser, 2.01e-9);
+}
+
+TEST_F(FabricTest, StrictPriorityServesHighestFirst)
+{
+    Ptr<StrictPriorityEgressScheduler> sp = CreateObject<StrictPriorityEgressScheduler>();
+    uint32_t head[8] = {100, 100, 100, 100, 100, 100, 100, 100};
+    EXPECT_EQ(sp->Select(0b00001001, head), 3);
+    EXPECT_EQ(sp->Select(0b10000001, head), 7);
+    EXPECT_EQ(sp->Select(0b00000001, head), 0);
+}
+
+TEST_F(FabricTest, DwrrSharesBytesByWeight)
+{
+    Ptr<DwrrEgressScheduler> dwrr = CreateObject<DwrrEgressScheduler>();
+    dwrr->SetAttribute("Weights", StringValue("1 3 1 1 1 1 1 1"));
+    dwrr->SetAttribute("Quantum", UintegerValue(4000));
+    // Queue 0 sends 1000 B frames, queue 1 sends 3000 B frames, both always backlogged.
+    uint32_t head[8] = {1000, 3000, 0, 0, 0, 0, 0, 0};
+    uint64_t bytes[2] = {0, 0};
+    for (int i = 0; i < 100000; ++i)
+    {
+        uint8_t q = dwrr->Select(0b11, head);
+        ASSERT_LT(q, 2);
+        dwrr->NotifySent(q, head[q]);
+        bytes[q] += head[q];
+    }
+    const double share1 = double(bytes[1]) / double(bytes[0] + bytes[1]);
+    EXPECT_NEAR(share1, 0.75, 0.01);
+    // Strict queues (6, 7 by default) pre-empt DWRR queues.
+    EXPECT_EQ(dwrr->Select(0b01000011, head), 6);
+}
+
+TEST_F(FabricTest, DwrrAppliesOnARealPort)
+{
+    // Two flows on priorities 1 and 2 share one 100G link 1:3 under DWRR.
+    FabricLinkHelper helper;
+    helper.SetScheduler("ns3::DwrrEgressScheduler");
+    helper.SetSchedulerAttribute("Weights", StringValue("1 1 3 1 1 1 1 1"));
+    DirectLink link(DataRate("100Gbps"), 1.0, &helper);
+    AddSource(link.a, Ipv4Address("10.0.0.2"), 1, 40000000, 4096, 1);
+    AddSource(link.a, Ipv4Address("10.0.0.2"), 2, 40000000, 4096, 2);
+    auto sink = AddSink(link.b);
+    Simulator::Stop(MicroSeconds(1000));
+    Simulator::Run();
+    const auto& flows = sink->GetFlowStats();
+    ASSERT_EQ(flows.size(), 2u);
+    const double b1 = double(flows.at(1).bytes);
+    const double b2 = double(flows.at(2).bytes);
+    EXPECT_NEAR(b2 / (b1 + b2), 0.75, 0.01);
+}
+
+TEST_F(FabricTest, CorruptionDropsAtTheConfiguredRate)
+{
+    DirectLink link(DataRate("400Gbps"), 1.0);
+    link.db->SetAttribute("ReceiveErrorRate", DoubleValue(0.01));
+    link.db->AssignStreams(7);
+    DropCounter drops;
+    drops.ConnectAll();
+    const uint32_t n = 50000;
+    auto src = AddSource(link.a, Ipv4Address("10.0.0.2"), 1, uint64_t(n) * 1024, 1024);
+    auto sink = AddSink(link.b);
+    Simulator::Run();
+    EXPECT_EQ(drops.Total(), drops.Of(FabricDropReason::CORRUPT));
+    EXPECT_EQ(sink->GetReceivedPackets() + drops.Total(), src->GetSentPackets());
+    // Binomial(50000, 0.01): mean 500, sd 22.2; 5 sd bounds.
+    EXPECT_NEAR(double(drops.Total()), 500.0, 5 * 22.25);
+}
+
+TEST_F(FabricTest, LinkDownDropsWithReason)
+{
+    DirectLink link(DataRate("400Gbps"), 1.0);
+    DropCounter drops;
+    drops.ConnectAll();
+    auto src = AddSource(link.a, Ipv4Address("10.0.0.2"), 1, 100 * 4096, 4096);
+    auto sink = AddSink(link.b);
+    Simulator::Schedule(NanoSeconds(1000), &FabricNetDevice::SetLinkUp, link.db, false);
+    Simulator::Run();
+    EXPECT_GT(drops.Of(FabricDropReason::LINK_DOWN), 0u);
+    EXPECT_EQ(drops.Total(), drops.Of(FabricDropReason::LINK_DOWN));
+    EXPECT_EQ(sink->GetReceivedPackets() + drops.Total(), src->GetSentPackets());
+}
+
+TEST_F(FabricTest, PacedSourceKeepsItsRate)
+{
+    DirectLink link(DataRate("400Gbps"), 1.0);
+    auto src = AddSource(link.a, Ipv4Address("10.0.0.2"), 1, 0, 4096);
+    src->SetAttribute("DataRate", DataRateValue(DataRate("100Gbps")));
+    auto sink = AddSink(link.b);
+    Simulator::Stop(MicroSeconds(200));
+    Simulator::Run();
+    const double wireRate = double(sink->GetReceivedPackets() - 1) * (4096 + kPerFrameOverhead) *
+                            8 / (sink->GetLastRxTime() - sink->GetFirstRxTime()).GetSeconds();
+    EXPECT_NEAR(wireRate / 100e9, 1.0, 0.01);
+}
