@@ -18,10 +18,7 @@ template <typename T>
 class FabricRing
 {
   public:
-    FabricRing()
-        : m_buf(8)
-    {
-    }
+    FabricRing() = default; // no storage until the first push: idle ports cost nothing
 
     bool Empty() const
     {
@@ -91,7 +88,7 @@ class FabricRing
   private:
     void Grow()
     {
-        std::vector<T> bigger(m_buf.size() * 2);
+        std::vector<T> bigger(m_buf.empty() ? 8 : m_buf.size() * 2);
         for (size_t i = 0; i < m_count; ++i)
         {
             bigger[i] = std::move(m_buf[(m_head + i) & (m_buf.size() - 1)]);
