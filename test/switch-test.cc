@@ -309,3 +309,100 @@ TEST_F(FabricTest, SameSeedSameCounters)
     EXPECT_EQ(a, b);
     EXPECT_GT(a[1], 0u);
 }
+
+TEST_F(FabricTest, LosslessBucketsDrainHeadroomFirst)
+{
+    Ptr<SwitchBufferManager> bm = CreateObject<SwitchBufferManager>();
+    bm->SetAttribute("BufferSize", UintegerValue(10000000));
+    bm->SetAttribute("PfcDynamicThreshold", BooleanValue(false));
+    bm->SetAttribute("PfcStaticXoff", UintegerValue(8000));
+    bm->SetAttribute("XonDelta", UintegerValue(2000));
+    bm->SetAttribute("ReservedPerQueue", UintegerValue(4000));
+    bm->Configure(2, {5000, 5000});
+    // 4 KB reserved, then 8 KB shared -> XOFF on the frame that reaches 8 KB shared.
+    int i = 0;
+    bool paused = false;
+    for (; !paused; ++i)
+    {
+        auto a = bm->Admit(0, 1, 3, 1000, true, false);
+        ASSERT_TRUE(a.admitted);
+        paused = a.pause;
+    }
+    EXPECT_EQ(i, 12);
+    // After XOFF everything goes to headroom (5 KB), then HEADROOM_FULL.
+    for (int k = 0; k < 5; ++k)
+    {
+        auto a = bm->Admit(0, 1, 3, 1000, true, false);
+        ASSERT_TRUE(a.admitted);
+        EXPECT_EQ(a.headroom, 1000u);
+    }
+    auto full = bm->Admit(0, 1, 3, 1000, true, false);
+    EXPECT_FALSE(full.admitted);
+    EXPECT_EQ(full.reason, FabricDropReason::HEADROOM_FULL);
+    EXPECT_EQ(bm->GetPeakIngressBytes(0, 3), 4000u + 8000u + 5000u);
+    // Releases empty headroom (5 frames) first, then shared down to 8000 - 2000: XON on the
+    // 7th release, whatever bucket the released frames were charged to.
+    int released = 0;
+    bool resumed = false;
+    while (!resumed)
+    {
+        resumed = bm->Release(0, 1, 3, 1000, 0, 0, true);
+        ++released;
+    }
+    EXPECT_EQ(released, 7);
+    EXPECT_FALSE(bm->IsIngressPaused(0, 3));
+}
+
+TEST_F(FabricTest, PcapFramesAreRealEthernet)
+{
+    Ptr<StarTopologyHelper> star;
+    Ptr<FabricTopology> topo = BuildStar(3, &star);
+    const std::string prefix = ::testing::TempDir() + "aif-pcap";
+    star->GetLinkHelper().EnablePcap(prefix, topo->GetHostDevice(0), false, true);
+    AddSource(topo->GetHostNode(1), topo->GetHostAddress(0), 1, 4 * 1024 * 1024);
+    AddSource(topo->GetHostNode(2), topo->GetHostAddress(0), 2, 4 * 1024 * 1024);
+    AddSink(topo->GetHostNode(0));
+    // Force PAUSE frames towards host 0's NIC by holding XOFF on its switch port briefly.
+    Ptr<PfcFlowControl> fc = DynamicCast<PfcFlowControl>(topo->GetSwitch(0)->GetPort(0)->GetFlowControl());
+    Simulator::Schedule(MicroSeconds(5), &PfcFlowControl::SetIngressCongested, fc, 3, true);
+    Simulator::Schedule(MicroSeconds(6), &PfcFlowControl::SetIngressCongested, fc, 3, false);
+    Simulator::Run();
+    Simulator::Destroy();
+    PcapFile f;
+    f.Open(prefix, std::ios::in);
+    ASSERT_FALSE(f.Fail());
+    EXPECT_EQ(f.GetDataLinkType(), 1u); // DLT_EN10MB
+    uint8_t buf[9000];
+    uint32_t sec, usec, incl, orig, read;
+    uint32_t data = 0;
+    uint32_t pfc = 0;
+    while (true)
+    {
+        f.Read(buf, sizeof(buf), sec, usec, incl, orig, read);
+        if (f.Eof() || f.Fail())
+        {
+            break;
+        }
+        const uint16_t type = uint16_t(buf[12] << 8 | buf[13]);
+        if (type == 0x8100)
+        {
+            ++data;
+            EXPECT_EQ(buf[14] >> 5, 3) << "802.1Q PCP = priority 3";
+            EXPECT_EQ(uint16_t(buf[16] << 8 | buf[17]), 0x0800) << "IPv4 inside the tag";
+            EXPECT_EQ(buf[18] >> 4, 4) << "IPv4 version";
+            EXPECT_EQ(buf[18 + 9], 17) << "UDP";
+            EXPECT_EQ(orig, 18u + 20 + 8 + 4096) << "frame without FCS";
+        }
+        else if (type == 0x8808)
+        {
+            ++pfc;
+            EXPECT_EQ(uint16_t(buf[14] << 8 | buf[15]), 0x0101) << "PFC opcode";
+            EXPECT_EQ(uint16_t(buf[16] << 8 | buf[17]), 0x0008) << "class-enable vector: C3";
+            EXPECT_EQ(buf[0], 0x01);
+            EXPECT_EQ(buf[5], 0x01) << "01-80-C2-00-00-01";
+            EXPECT_EQ(orig, 60u) << "64-byte frame without FCS";
+        }
+    }
+    EXPECT_GT(data, 0u);
+    EXPECT_EQ(pfc, 2u) << "one PAUSE, one resume";
+}

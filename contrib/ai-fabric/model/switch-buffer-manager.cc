@@ -266,15 +266,30 @@ SwitchBufferManager::Release(uint32_t inPort,
     IngressState& in = m_ingress[size_t(inPort) * 8 + prio];
     EgressState& eg = m_egress[size_t(outPort) * 8 + prio];
     in.bytes -= bytes;
-    in.reservedUsed -= bytes - shared - headroom;
-    in.sharedUsed -= shared;
-    in.headroomUsed -= headroom;
     eg.bytes -= bytes;
-    if (!lossless)
+    if (lossless)
     {
-        eg.sharedUsed -= shared;
+        // A lossless ingress priority drains its buckets headroom first, then shared, then
+        // reserved, whatever bucket each frame was charged to: headroom is a safety margin
+        // that must empty before the port is allowed to resume (as in shared-buffer ASICs).
+        uint32_t b = bytes;
+        const uint32_t h = std::min(b, in.headroomUsed);
+        b -= h;
+        in.headroomUsed -= h;
+        const uint32_t s = std::min(b, in.sharedUsed);
+        b -= s;
+        in.sharedUsed -= s;
+        m_sharedUsed -= s;
+        in.reservedUsed -= b;
     }
-    m_sharedUsed -= shared;
+    else
+    {
+        in.reservedUsed -= bytes - shared - headroom;
+        in.sharedUsed -= shared;
+        in.headroomUsed -= headroom;
+        eg.sharedUsed -= shared;
+        m_sharedUsed -= shared;
+    }
     m_used = m_used.Get() - bytes;
     if (in.paused)
     {

@@ -25,7 +25,9 @@ class UniformRandomVariable;
  * from the link's rate, cable and MTU, or fixed by the Headroom attribute), and a shared pool.
  * Each admitted frame is charged first to its ingress port×priority reserved space, then to the
  * shared pool, and — for a lossless priority that has sent XOFF, or when the pool is full — to
- * headroom. The charge split travels with the frame, so release is exact.
+ * headroom. A lossless ingress priority releases bytes from its headroom bucket first, then
+ * shared, then reserved; a lossy frame releases exactly what it was charged (the split travels
+ * with the frame), so the egress dynamic threshold stays exact.
  *
  * - Lossless priorities (PFC enabled on the ingress port): XOFF when the ingress shared use
  *   reaches the threshold, static (PfcStaticXoff) or dynamic α·(free shared bytes) (PfcAlpha,
@@ -75,7 +77,8 @@ class SwitchBufferManager : public Object
                     bool ecnCapable);
 
     /**
-     * A frame admitted with `shared`/`headroom` charges leaves the buffer.
+     * A frame admitted with `shared`/`headroom` charges leaves the buffer (for a lossless
+     * priority the charges are ignored: buckets drain headroom first).
      * \return true if `inPort`×`prio` just fell below XON: send resume
      */
     bool Release(uint32_t inPort,
