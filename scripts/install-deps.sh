@@ -10,6 +10,7 @@ PKGS=(
   nlohmann-json3-dev      # scenario files
   libgtest-dev            # tests
   gnuplot-nox             # figures
+  tshark                  # tests decode our pcap files (RoCEv2 BTH, PFC)
 )
 
 missing=()

@@ -34,6 +34,13 @@ class CsvTraceWriter : public SimpleRefCount<CsvTraceWriter>
         ++m_rows;
     }
 
+    /// Write a pre-formatted line (fields already separated by commas, no quoting).
+    void RawRow(const std::string& line)
+    {
+        m_out << line << '\n';
+        ++m_rows;
+    }
+
     uint64_t GetRows() const;
     const std::string& GetPath() const;
     void Flush();

@@ -194,6 +194,7 @@ FabricNetDevice::DoDispose()
     m_peer = nullptr;
     m_receiver = nullptr;
     m_udpHandlers.clear();
+    m_rxFilter = Callback<bool, const FabricFrame&>();
     m_rxCallback = NetDevice::ReceiveCallback();
     m_promiscCallback = NetDevice::PromiscReceiveCallback();
     m_linkChangeCallbacks.clear();
@@ -336,6 +337,12 @@ Ipv4Address
 FabricNetDevice::GetIpv4Address() const
 {
     return m_ipv4;
+}
+
+void
+FabricNetDevice::SetReceiveFilter(Callback<bool, const FabricFrame&> filter)
+{
+    m_rxFilter = filter;
 }
 
 void
@@ -689,7 +696,8 @@ FabricNetDevice::Receive(FabricFrame& frame)
         m_flowControl->ReceiveControl(frame);
         return;
     }
-    if (m_errorRate > 0.0 && m_errorRng->GetValue() < m_errorRate)
+    if ((m_errorRate > 0.0 && m_errorRng->GetValue() < m_errorRate) ||
+        (!m_rxFilter.IsNull() && m_rxFilter(frame)))
     {
         DropFrame(frame, FabricDropReason::CORRUPT);
         return;

@@ -166,6 +166,13 @@ class FabricNetDevice : public NetDevice
     void SetScheduler(Ptr<FabricEgressScheduler> s);
     Ptr<FabricEgressScheduler> GetScheduler() const;
 
+    /**
+     * Drop chosen received data frames (reason 'corrupt'): `filter` returns true for a frame
+     * that must be lost. For targeted loss experiments (e.g. the last packet of a message);
+     * random loss is ReceiveErrorRate. A null callback removes the filter.
+     */
+    void SetReceiveFilter(Callback<bool, const FabricFrame&> filter);
+
     /// Bring the link end down or up (frames sent or arriving while down drop as link-down).
     void SetLinkUp(bool up);
 
@@ -285,6 +292,7 @@ class FabricNetDevice : public NetDevice
     // receive side
     FabricFrameReceiver* m_receiver{nullptr};
     double m_errorRate{0.0};
+    Callback<bool, const FabricFrame&> m_rxFilter;
     Ptr<UniformRandomVariable> m_errorRng;
     bool m_cutThrough{false};
     Time m_rxLatency;

@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "rdma-helper.h"
+
+#include "fabric-topology.h"
+
+#include "ns3/abort.h"
+#include "ns3/fabric-net-device.h"
+#include "ns3/node.h"
+#include "ns3/rdma-nic.h"
+#include "ns3/rdma-queue-pair.h"
+
+namespace ns3
+{
+
+RdmaHelper::RdmaHelper()
+{
+    m_nicFactory.SetTypeId("ns3::RdmaNic");
+    m_ccFactory.SetTypeId("ns3::RdmaDcqcn");
+    m_recoveryFactory.SetTypeId("ns3::RdmaGoBackN");
+}
+
+void
+RdmaHelper::SetNicAttribute(std::string name, const AttributeValue& value)
+{
+    m_nicFactory.Set(name, value);
+}
+
+void
+RdmaHelper::SetCongestionControl(std::string typeId)
+{
+    m_ccFactory = ObjectFactory();
+    m_ccFactory.SetTypeId(typeId);
+}
+
+void
+RdmaHelper::SetCongestionControlAttribute(std::string name, const AttributeValue& value)
+{
+    m_ccFactory.Set(name, value);
+}
+
+void
+RdmaHelper::SetLossRecovery(std::string typeId)
+{
+    m_recoveryFactory = ObjectFactory();
+    m_recoveryFactory.SetTypeId(typeId);
+}
+
+void
+RdmaHelper::SetLossRecoveryAttribute(std::string name, const AttributeValue& value)
+{
+    m_recoveryFactory.Set(name, value);
+}
+
+Ptr<RdmaNic>
+RdmaHelper::Install(Ptr<Node> host) const
+{
+    Ptr<FabricNetDevice> dev;
+    for (uint32_t i = 0; i < host->GetNDevices() && !dev; ++i)
+    {
+        dev = DynamicCast<FabricNetDevice>(host->GetDevice(i));
+    }
+    NS_ABORT_MSG_IF(!dev, "RdmaHelper: node " << host->GetId() << " has no FabricNetDevice");
+    NS_ABORT_MSG_IF(host->GetObject<RdmaNic>(), "RdmaHelper: node already has an RdmaNic");
+    Ptr<RdmaNic> nic = m_nicFactory.Create<RdmaNic>();
+    nic->SetCongestionControl(m_ccFactory);
+    nic->SetLossRecovery(m_recoveryFactory);
+    host->AggregateObject(nic);
+    nic->Attach(dev);
+    return nic;
+}
+
+std::vector<Ptr<RdmaNic>>
+RdmaHelper::Install(Ptr<FabricTopology> topo) const
+{
+    std::vector<Ptr<RdmaNic>> nics;
+    for (uint32_t i = 0; i < topo->GetNHosts(); ++i)
+    {
+        nics.push_back(Install(topo->GetHostNode(i)));
+    }
+    return nics;
+}
+
+std::pair<Ptr<RdmaQueuePair>, Ptr<RdmaQueuePair>>
+RdmaHelper::Connect(Ptr<Node> a, Ptr<Node> b, uint8_t dscp)
+{
+    Ptr<RdmaNic> na = a->GetObject<RdmaNic>();
+    Ptr<RdmaNic> nb = b->GetObject<RdmaNic>();
+    NS_ABORT_MSG_IF(!na || !nb, "RdmaHelper::Connect: install NICs on both nodes first");
+    Ptr<RdmaQueuePair> qa = na->CreateQueuePair(nb->GetDevice()->GetIpv4Address(), dscp);
+    Ptr<RdmaQueuePair> qb = nb->CreateQueuePair(na->GetDevice()->GetIpv4Address(), dscp);
+    RdmaNic::Connect(qa, qb);
+    return {qa, qb};
+}
+
+} // namespace ns3

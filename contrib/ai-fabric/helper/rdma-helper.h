@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#ifndef RDMA_HELPER_H
+#define RDMA_HELPER_H
+
+#include "ns3/object-factory.h"
+#include "ns3/ptr.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ns3
+{
+
+class FabricTopology;
+class Node;
+class RdmaNic;
+class RdmaQueuePair;
+
+/**
+ * \ingroup ai-fabric
+ * Installs RDMA NICs (RdmaNic) on hosts and connects queue pairs, with one ObjectFactory per
+ * pluggable part: the NIC itself, its congestion control (default ns3::RdmaDcqcn) and its loss
+ * recovery (default ns3::RdmaGoBackN).
+ *
+ *   RdmaHelper rdma;
+ *   rdma.SetCongestionControl("ns3::RdmaDcqcn", "Preset", StringValue("paper"));
+ *   rdma.SetLossRecovery("ns3::RdmaSelectiveRepeat");
+ *   rdma.Install(topo);
+ *   auto [a, b] = rdma.Connect(topo->GetHostNode(0), topo->GetHostNode(1));
+ *   a->PostWrite(1 << 20);
+ */
+class RdmaHelper
+{
+  public:
+    RdmaHelper();
+
+    void SetNicAttribute(std::string name, const AttributeValue& value);
+    void SetCongestionControl(std::string typeId);
+    void SetCongestionControlAttribute(std::string name, const AttributeValue& value);
+    void SetLossRecovery(std::string typeId);
+    void SetLossRecoveryAttribute(std::string name, const AttributeValue& value);
+
+    /// Install a NIC on a host node (on its first FabricNetDevice). \return the NIC
+    Ptr<RdmaNic> Install(Ptr<Node> host) const;
+    /// Install a NIC on every host of a topology.
+    std::vector<Ptr<RdmaNic>> Install(Ptr<FabricTopology> topo) const;
+
+    /**
+     * Create a connected pair of queue pairs between two hosts with NICs installed.
+     * \param dscp DSCP of the pair's data and ACKs (0 = the NIC's DataDscp)
+     * \return (queue pair on a, queue pair on b)
+     */
+    static std::pair<Ptr<RdmaQueuePair>, Ptr<RdmaQueuePair>> Connect(Ptr<Node> a,
+                                                                     Ptr<Node> b,
+                                                                     uint8_t dscp = 0);
+
+  private:
+    ObjectFactory m_nicFactory;
+    ObjectFactory m_ccFactory;
+    ObjectFactory m_recoveryFactory;
+};
+
+} // namespace ns3
+
+#endif // RDMA_HELPER_H

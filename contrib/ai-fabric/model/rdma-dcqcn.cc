@@ -1,0 +1,353 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "rdma-dcqcn.h"
+
+#include "rdma-queue-pair.h"
+
+#include "ns3/abort.h"
+#include "ns3/double.h"
+#include "ns3/log.h"
+#include "ns3/simulator.h"
+#include "ns3/string.h"
+#include "ns3/trace-source-accessor.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("RdmaDcqcn");
+NS_OBJECT_ENSURE_REGISTERED(RdmaDcqcn);
+
+TypeId
+RdmaDcqcn::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::RdmaDcqcn")
+            .SetParent<RdmaCongestionOps>()
+            .SetGroupName("AiFabric")
+            .AddConstructor<RdmaDcqcn>()
+            .AddAttribute("Preset",
+                          "Default parameter set: 'nvidia' (ConnectX firmware) or 'paper' "
+                          "(SIGCOMM'15). Parameters left at 0 take the preset's value.",
+                          StringValue("nvidia"),
+                          MakeStringAccessor(&RdmaDcqcn::m_preset),
+                          MakeStringChecker())
+            .AddAttribute("G",
+                          "Alpha gain g (0 = preset: 1/256 paper, 1019/1024-complement nvidia).",
+                          DoubleValue(0),
+                          MakeDoubleAccessor(&RdmaDcqcn::m_g),
+                          MakeDoubleChecker<double>(0, 1))
+            .AddAttribute("AlphaUpdatePeriod",
+                          "Alpha decay period without CNPs (0 = preset: 55 us / 1 us).",
+                          TimeValue(Time(0)),
+                          MakeTimeAccessor(&RdmaDcqcn::m_alphaPeriod),
+                          MakeTimeChecker(Time(0)))
+            .AddAttribute("RateReduceMonitorPeriod",
+                          "At most one rate decrease per period (0 = preset: per CNP / 4 us).",
+                          TimeValue(Time(0)),
+                          MakeTimeAccessor(&RdmaDcqcn::m_reduceMonitor),
+                          MakeTimeChecker(Time(0)))
+            .AddAttribute("RateIncreaseTimer",
+                          "Rate increase timer (0 = preset: 55 us / 300 us).",
+                          TimeValue(Time(0)),
+                          MakeTimeAccessor(&RdmaDcqcn::m_increaseTimer),
+                          MakeTimeChecker(Time(0)))
+            .AddAttribute("ByteCounter",
+                          "Bytes per byte-counter stage (0 = preset: 10 MB / 32767 B).",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&RdmaDcqcn::m_byteCounter),
+                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute("FastRecoverySteps",
+                          "F, fast-recovery stages (0 = preset: 5 / 1).",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&RdmaDcqcn::m_fastRecoverySteps),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("RateAI",
+                          "Additive increase step (0 = preset: 40 Mb/s / 5 Mb/s).",
+                          DataRateValue(DataRate(0)),
+                          MakeDataRateAccessor(&RdmaDcqcn::m_rai),
+                          MakeDataRateChecker())
+            .AddAttribute("RateHAI",
+                          "Hyper increase step (0 = preset: 200 Mb/s / 50 Mb/s).",
+                          DataRateValue(DataRate(0)),
+                          MakeDataRateAccessor(&RdmaDcqcn::m_rhai),
+                          MakeDataRateChecker())
+            .AddAttribute("MinRate",
+                          "Floor of the current rate (0 = preset: 100 Mb/s / 1 Mb/s).",
+                          DataRateValue(DataRate(0)),
+                          MakeDataRateAccessor(&RdmaDcqcn::m_minRate),
+                          MakeDataRateChecker())
+            .AddAttribute("MaxRateDecrease",
+                          "Largest fraction cut per decrease event (0 = preset: 1 / 0.5).",
+                          DoubleValue(0),
+                          MakeDoubleAccessor(&RdmaDcqcn::m_maxDecrease),
+                          MakeDoubleChecker<double>(0, 1))
+            .AddAttribute("InitialAlpha",
+                          "Alpha at start (0 = preset: 1).",
+                          DoubleValue(0),
+                          MakeDoubleAccessor(&RdmaDcqcn::m_initialAlpha),
+                          MakeDoubleChecker<double>(0, 1))
+            .AddTraceSource("Alpha",
+                            "DCQCN alpha.",
+                            MakeTraceSourceAccessor(&RdmaDcqcn::m_alpha),
+                            "ns3::TracedValueCallback::Double")
+            .AddTraceSource("TargetRate",
+                            "DCQCN target rate Rt (bit/s).",
+                            MakeTraceSourceAccessor(&RdmaDcqcn::m_targetBps),
+                            "ns3::TracedValueCallback::Uint64");
+    return tid;
+}
+
+RdmaDcqcn::RdmaDcqcn() = default;
+RdmaDcqcn::~RdmaDcqcn() = default;
+
+std::string
+RdmaDcqcn::GetName() const
+{
+    return "dcqcn";
+}
+
+RdmaDcqcn::Params
+RdmaDcqcn::GetParams() const
+{
+    Params p;
+    if (m_preset == "paper")
+    {
+        p.g = 1.0 / 256;
+        p.alphaPeriod = MicroSeconds(55);
+        p.reduceMonitor = Time(0);
+        p.increaseTimer = MicroSeconds(55);
+        p.byteCounter = 10ULL * 1000 * 1000;
+        p.fastRecoverySteps = 5;
+        p.rai = DataRate("40Mbps");
+        p.rhai = DataRate("200Mbps");
+        p.minRate = DataRate("100Mbps");
+        p.maxDecrease = 1.0;
+        p.initialAlpha = 1.0;
+    }
+    else
+    {
+        NS_ABORT_MSG_UNLESS(m_preset == "nvidia",
+                            "RdmaDcqcn::Preset must be 'nvidia' or 'paper' (got '" << m_preset
+                                                                                  << "')");
+        p.g = 5.0 / 1024; // DCE_TCP_G = 1019: alpha keeps 1019/1024 per update
+        p.alphaPeriod = MicroSeconds(1);
+        p.reduceMonitor = MicroSeconds(4);
+        p.increaseTimer = MicroSeconds(300);
+        p.byteCounter = 32767;
+        p.fastRecoverySteps = 1;
+        p.rai = DataRate("5Mbps");
+        p.rhai = DataRate("50Mbps");
+        p.minRate = DataRate("1Mbps");
+        p.maxDecrease = 0.5;
+        p.initialAlpha = 1.0;
+    }
+    if (m_g > 0)
+    {
+        p.g = m_g;
+    }
+    if (m_alphaPeriod.IsStrictlyPositive())
+    {
+        p.alphaPeriod = m_alphaPeriod;
+    }
+    if (m_reduceMonitor.IsStrictlyPositive())
+    {
+        p.reduceMonitor = m_reduceMonitor;
+    }
+    if (m_increaseTimer.IsStrictlyPositive())
+    {
+        p.increaseTimer = m_increaseTimer;
+    }
+    if (m_byteCounter > 0)
+    {
+        p.byteCounter = m_byteCounter;
+    }
+    if (m_fastRecoverySteps > 0)
+    {
+        p.fastRecoverySteps = m_fastRecoverySteps;
+    }
+    if (m_rai.GetBitRate() > 0)
+    {
+        p.rai = m_rai;
+    }
+    if (m_rhai.GetBitRate() > 0)
+    {
+        p.rhai = m_rhai;
+    }
+    if (m_minRate.GetBitRate() > 0)
+    {
+        p.minRate = m_minRate;
+    }
+    if (m_maxDecrease > 0)
+    {
+        p.maxDecrease = m_maxDecrease;
+    }
+    if (m_initialAlpha > 0)
+    {
+        p.initialAlpha = m_initialAlpha;
+    }
+    return p;
+}
+
+Ptr<RdmaCongestionOps>
+RdmaDcqcn::Fork() const
+{
+    Ptr<RdmaDcqcn> c = CreateObject<RdmaDcqcn>();
+    c->m_preset = m_preset;
+    c->m_g = m_g;
+    c->m_alphaPeriod = m_alphaPeriod;
+    c->m_reduceMonitor = m_reduceMonitor;
+    c->m_increaseTimer = m_increaseTimer;
+    c->m_byteCounter = m_byteCounter;
+    c->m_fastRecoverySteps = m_fastRecoverySteps;
+    c->m_rai = m_rai;
+    c->m_rhai = m_rhai;
+    c->m_minRate = m_minRate;
+    c->m_maxDecrease = m_maxDecrease;
+    c->m_initialAlpha = m_initialAlpha;
+    return c;
+}
+
+void
+RdmaDcqcn::Init(Ptr<RdmaQueuePair> qp)
+{
+    m_qp = qp;
+    m_p = GetParams();
+    m_alpha = m_p.initialAlpha;
+    qp->SetRate(qp->GetLineRate());
+    m_targetBps = qp->GetLineRate().GetBitRate();
+}
+
+void
+RdmaDcqcn::Stop()
+{
+    m_alphaEvent.Cancel();
+    m_increaseEvent.Cancel();
+    m_qp = nullptr;
+}
+
+double
+RdmaDcqcn::GetAlpha() const
+{
+    return m_alpha;
+}
+
+DataRate
+RdmaDcqcn::GetTargetRate() const
+{
+    return DataRate(m_targetBps.Get());
+}
+
+void
+RdmaDcqcn::EnsureTimers()
+{
+    if (!m_alphaEvent.IsRunning())
+    {
+        m_alphaEvent = Simulator::Schedule(m_p.alphaPeriod, &RdmaDcqcn::AlphaTimer, this);
+    }
+    if (!m_increaseEvent.IsRunning())
+    {
+        m_increaseEvent = Simulator::Schedule(m_p.increaseTimer, &RdmaDcqcn::IncreaseTimer, this);
+    }
+}
+
+void
+RdmaDcqcn::CnpReceived(Ptr<RdmaQueuePair> qp)
+{
+    m_cnpSinceAlphaUpdate = true;
+    const int64_t now = Simulator::Now().GetTimeStep();
+    if (now - m_lastDecreaseStep < m_p.reduceMonitor.GetTimeStep())
+    {
+        EnsureTimers();
+        return;
+    }
+    m_lastDecreaseStep = now;
+    const double rc = double(qp->GetRate().GetBitRate());
+    const double cut = std::min(m_alpha.Get() / 2.0, m_p.maxDecrease);
+    m_targetBps = static_cast<uint64_t>(rc);
+    const double next = std::max(rc * (1.0 - cut), double(m_p.minRate.GetBitRate()));
+    qp->SetRate(DataRate(static_cast<uint64_t>(next)));
+    m_timerStage = 0;
+    m_byteStage = 0;
+    m_bytesSinceStage = 0;
+    // Restart the increase timer from this decrease.
+    m_increaseEvent.Cancel();
+    EnsureTimers();
+}
+
+void
+RdmaDcqcn::AlphaTimer()
+{
+    if (!m_qp)
+    {
+        return;
+    }
+    // alpha = (1 - g) alpha + g if a CNP arrived in the last period, else (1 - g) alpha.
+    m_alpha = (1.0 - m_p.g) * m_alpha + (m_cnpSinceAlphaUpdate ? m_p.g : 0.0);
+    m_cnpSinceAlphaUpdate = false;
+    const bool atLine = m_qp->GetRate() == m_qp->GetLineRate();
+    if (!atLine || m_alpha > 1e-3)
+    {
+        m_alphaEvent = Simulator::Schedule(m_p.alphaPeriod, &RdmaDcqcn::AlphaTimer, this);
+    }
+}
+
+void
+RdmaDcqcn::IncreaseTimer()
+{
+    if (!m_qp)
+    {
+        return;
+    }
+    ++m_timerStage;
+    Increase();
+    if (m_qp->GetRate() < m_qp->GetLineRate())
+    {
+        m_increaseEvent = Simulator::Schedule(m_p.increaseTimer, &RdmaDcqcn::IncreaseTimer, this);
+    }
+}
+
+void
+RdmaDcqcn::PacketSent(Ptr<RdmaQueuePair> qp, uint32_t wireBytes)
+{
+    if (qp->GetRate() >= qp->GetLineRate())
+    {
+        return;
+    }
+    m_bytesSinceStage += wireBytes;
+    if (m_bytesSinceStage >= m_p.byteCounter)
+    {
+        m_bytesSinceStage = 0;
+        ++m_byteStage;
+        Increase();
+    }
+}
+
+void
+RdmaDcqcn::Increase()
+{
+    const double line = double(m_qp->GetLineRate().GetBitRate());
+    double rt = double(m_targetBps.Get());
+    const double rc = double(m_qp->GetRate().GetBitRate());
+    const uint32_t f = m_p.fastRecoverySteps;
+    const uint32_t hi = std::max(m_timerStage, m_byteStage);
+    const uint32_t lo = std::min(m_timerStage, m_byteStage);
+    if (hi < f)
+    {
+        // fast recovery: move halfway back to the target
+    }
+    else if (lo > f)
+    {
+        rt += double(lo - f) * double(m_p.rhai.GetBitRate());
+    }
+    else
+    {
+        rt += double(m_p.rai.GetBitRate());
+    }
+    rt = std::min(rt, line);
+    m_targetBps = static_cast<uint64_t>(rt);
+    m_qp->SetRate(DataRate(static_cast<uint64_t>(std::min(line, (rt + rc) / 2.0 + 0.5))));
+}
+
+} // namespace ns3

@@ -1,0 +1,861 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "rdma-nic.h"
+
+#include "rdma-congestion-ops.h"
+#include "rdma-dcqcn.h"
+#include "rdma-go-back-n.h"
+#include "rdma-loss-recovery.h"
+#include "roce-bth-header.h"
+#include "roce-extended-headers.h"
+
+#include "ns3/abort.h"
+#include "ns3/boolean.h"
+#include "ns3/log.h"
+#include "ns3/node.h"
+#include "ns3/simulator.h"
+#include "ns3/trace-source-accessor.h"
+#include "ns3/type-id.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("RdmaNic");
+NS_OBJECT_ENSURE_REGISTERED(RdmaNic);
+
+namespace
+{
+
+constexpr uint32_t kIpUdp = 20 + 8;
+constexpr uint32_t kBth = 12;
+constexpr uint32_t kReth = 16;
+constexpr uint32_t kAeth = 4;
+constexpr uint32_t kIcrc = 4;
+constexpr uint32_t kCnpPad = 16;
+constexpr uint32_t kAckReqFlag = 1;
+
+/// Rebuild the RoCEv2 transport headers of a frame for pcap/ascii (L4_ROCE materializer).
+Ptr<Packet>
+MaterializeRoce(const FabricFrame& f)
+{
+    const uint8_t op = static_cast<uint8_t>(f.aux[0]);
+    Ptr<Packet> p = Create<Packet>(f.payloadBytes + kIcrc);
+    if (op == RoceBthHeader::ACKNOWLEDGE)
+    {
+        RoceAethHeader aeth;
+        aeth.m_syndrome = static_cast<uint8_t>(f.aux[2]);
+        aeth.m_msn = f.aux[3] & 0xffffff;
+        p->AddHeader(aeth);
+    }
+    else if (op == RoceBthHeader::CNP)
+    {
+        p->AddPaddingAtEnd(0);
+        Ptr<Packet> pad = Create<Packet>(kCnpPad);
+        p->AddAtEnd(pad);
+    }
+    else if (RoceBthHeader::HasReth(op))
+    {
+        RoceRethHeader reth;
+        reth.m_length = f.aux[3];
+        p->AddHeader(reth);
+    }
+    RoceBthHeader bth;
+    bth.SetOpcode(op);
+    bth.SetDestQp(f.aux[1]);
+    bth.SetPsn(f.seq);
+    bth.SetAckRequest(f.aux[2] & kAckReqFlag && RoceBthHeader::IsData(op));
+    bth.SetBecn(op == RoceBthHeader::CNP);
+    p->AddHeader(bth);
+    return p;
+}
+
+int64_t
+FsPerStep()
+{
+    static const int64_t v = 1000000000000000LL / Seconds(1).GetTimeStep();
+    return v;
+}
+
+} // namespace
+
+TypeId
+RdmaNic::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::RdmaNic")
+            .SetParent<Object>()
+            .SetGroupName("AiFabric")
+            .AddConstructor<RdmaNic>()
+            .AddAttribute("PathMtu",
+                          "RoCE path MTU: payload bytes per packet (256, 512, 1024, 2048, 4096).",
+                          UintegerValue(4096),
+                          MakeUintegerAccessor(&RdmaNic::m_pathMtu),
+                          MakeUintegerChecker<uint32_t>(256, 4096))
+            .AddAttribute("DataDscp",
+                          "DSCP of data and ACKs (26 = AF31, priority 3, the RoCE default).",
+                          UintegerValue(26),
+                          MakeUintegerAccessor(&RdmaNic::m_dataDscp),
+                          MakeUintegerChecker<uint8_t>(0, 63))
+            .AddAttribute("CnpDscp",
+                          "DSCP of CNPs (48 = CS6, priority 6: NVIDIA default).",
+                          UintegerValue(48),
+                          MakeUintegerAccessor(&RdmaNic::m_cnpDscp),
+                          MakeUintegerChecker<uint8_t>(0, 63))
+            .AddAttribute("AckInterval",
+                          "ACK coalescing: at most this long after an in-order packet before it "
+                          "is acknowledged (0 = acknowledge every packet).",
+                          TimeValue(MicroSeconds(2)),
+                          MakeTimeAccessor(&RdmaNic::m_ackInterval),
+                          MakeTimeChecker(Time(0)))
+            .AddAttribute("CnpInterval",
+                          "Minimum time between CNPs of one queue pair (NVIDIA 4 us; DCQCN "
+                          "paper 50 us).",
+                          TimeValue(MicroSeconds(4)),
+                          MakeTimeAccessor(&RdmaNic::m_cnpInterval),
+                          MakeTimeChecker(Time(0)))
+            .AddAttribute("RetransmitTimeout",
+                          "Retransmission timeout: 4.096 us x 2^14 = 67.1 ms is the common "
+                          "ibverbs QP timeout (IRN uses ~100 us).",
+                          TimeValue(NanoSeconds(4096ULL << 14)),
+                          MakeTimeAccessor(&RdmaNic::m_rto),
+                          MakeTimeChecker(NanoSeconds(1)))
+            .AddAttribute("RetryCount",
+                          "Retransmission timeouts tolerated before the QP enters error (7 is "
+                          "the ibverbs maximum).",
+                          UintegerValue(7),
+                          MakeUintegerAccessor(&RdmaNic::m_retryCount),
+                          MakeUintegerChecker<uint32_t>(0, 1000))
+            .AddAttribute("TimeoutBackoff",
+                          "Double the timeout after each expiry (InfiniBand: no).",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&RdmaNic::m_backoff),
+                          MakeBooleanChecker())
+            .AddAttribute("NicTxLatency",
+                          "NIC processing before a message's first packet (UNCONFIRMED).",
+                          TimeValue(NanoSeconds(300)),
+                          MakeTimeAccessor(&RdmaNic::m_nicTxLatency),
+                          MakeTimeChecker(Time(0)))
+            .AddAttribute("NicRxLatency",
+                          "NIC receive processing per packet (UNCONFIRMED).",
+                          TimeValue(NanoSeconds(300)),
+                          MakeTimeAccessor(&RdmaNic::m_nicRxLatency),
+                          MakeTimeChecker(Time(0)))
+            .AddAttribute("PcieLatency",
+                          "One-way PCIe latency NIC <-> GPU/host memory (UNCONFIRMED).",
+                          TimeValue(NanoSeconds(250)),
+                          MakeTimeAccessor(&RdmaNic::m_pcieLatency),
+                          MakeTimeChecker(Time(0)))
+            .AddAttribute("PcieBandwidth",
+                          "PCIe bandwidth per direction (Gen5 x16: 63 GB/s raw).",
+                          DataRateValue(DataRate("504Gbps")),
+                          MakeDataRateAccessor(&RdmaNic::m_pcieBandwidth),
+                          MakeDataRateChecker())
+            .AddAttribute("GpuDirect",
+                          "GPUDirect RDMA: the NIC reads/writes GPU memory over PCIe P2P; off: "
+                          "an extra host bounce copy on each side.",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&RdmaNic::m_gpuDirect),
+                          MakeBooleanChecker())
+            .AddAttribute("CongestionControl",
+                          "Congestion control of new queue pairs (an RdmaCongestionOps TypeId).",
+                          TypeIdValue(RdmaDcqcn::GetTypeId()),
+                          MakeTypeIdAccessor(&RdmaNic::m_ccType),
+                          MakeTypeIdChecker())
+            .AddAttribute("LossRecovery",
+                          "Loss recovery of new queue pairs (an RdmaLossRecovery TypeId).",
+                          TypeIdValue(RdmaGoBackN::GetTypeId()),
+                          MakeTypeIdAccessor(&RdmaNic::m_recoveryType),
+                          MakeTypeIdChecker())
+            .AddTraceSource("QpError",
+                            "A queue pair exhausted its retries and entered the error state.",
+                            MakeTraceSourceAccessor(&RdmaNic::m_qpErrorTrace),
+                            "ns3::RdmaNic::QpErrorTracedCallback")
+            .AddTraceSource("Completion",
+                            "A request of any queue pair of this NIC completed (requester).",
+                            MakeTraceSourceAccessor(&RdmaNic::m_completionTrace),
+                            "ns3::RdmaQueuePair::CompletionTracedCallback");
+    return tid;
+}
+
+RdmaNic::RdmaNic()
+{
+    FabricFrame::RegisterL4Materializer(FabricFrame::L4_ROCE, &MaterializeRoce);
+}
+
+RdmaNic::~RdmaNic() = default;
+
+void
+RdmaNic::DoDispose()
+{
+    m_wakeEvent.Cancel();
+    for (auto& qp : m_qps)
+    {
+        qp->Dispose();
+    }
+    m_qps.clear();
+    m_active.clear();
+    if (m_device)
+    {
+        m_device->RemoveFrameSource(this);
+    }
+    m_device = nullptr;
+    m_dev = nullptr;
+    Object::DoDispose();
+}
+
+void
+RdmaNic::Attach(Ptr<FabricNetDevice> device)
+{
+    m_device = device;
+    m_dev = PeekPointer(device);
+    device->RegisterUdpHandler(RoceBthHeader::UDP_PORT, MakeCallback(&RdmaNic::Receive, this));
+    device->SetReceiveLatency(m_nicRxLatency);
+}
+
+Ptr<FabricNetDevice>
+RdmaNic::GetDevice() const
+{
+    return m_device;
+}
+
+void
+RdmaNic::SetCongestionControl(ObjectFactory factory)
+{
+    m_ccFactory = factory;
+}
+
+void
+RdmaNic::SetLossRecovery(ObjectFactory factory)
+{
+    m_recoveryFactory = factory;
+}
+
+uint32_t
+RdmaNic::GetPathMtu() const
+{
+    return m_pathMtu;
+}
+
+Time
+RdmaNic::GetRequesterDelay(uint64_t bytes) const
+{
+    Time d = m_nicTxLatency + m_pcieLatency;
+    if (!m_gpuDirect)
+    {
+        d += m_pcieLatency + m_pcieBandwidth.CalculateBytesTxTime(bytes);
+    }
+    return d;
+}
+
+Time
+RdmaNic::GetResponderDelay(uint64_t bytes) const
+{
+    Time d = m_pcieLatency;
+    if (!m_gpuDirect)
+    {
+        d += m_pcieLatency + m_pcieBandwidth.CalculateBytesTxTime(bytes);
+    }
+    return d;
+}
+
+const RdmaNicCounters&
+RdmaNic::GetCounters() const
+{
+    return m_counters;
+}
+
+Ptr<RdmaQueuePair>
+RdmaNic::CreateQueuePair(Ipv4Address remote, uint8_t dscp)
+{
+    NS_ABORT_MSG_IF(!m_dev, "RdmaNic: attach to a FabricNetDevice first");
+    NS_ABORT_MSG_IF(m_qps.size() >= 0xfffffe, "RdmaNic: out of queue pair numbers");
+    Ptr<RdmaQueuePair> qp = CreateObject<RdmaQueuePair>();
+    qp->m_nic = this;
+    qp->m_qpn = static_cast<uint32_t>(m_qps.size() + 1);
+    qp->m_local = m_dev->GetIpv4Address();
+    qp->m_remote = remote;
+    qp->m_dscp = dscp ? dscp : m_dataDscp;
+    qp->m_priority = static_cast<uint8_t>(qp->m_dscp >> 3);
+    const uint32_t nodeId = m_dev->GetNode() ? m_dev->GetNode()->GetId() : 0;
+    // Per-QP UDP source port: RoCEv2's ECMP entropy (49152..65535).
+    qp->m_udpSport =
+        static_cast<uint16_t>(49152 + FabricMix32((nodeId << 12) ^ qp->m_qpn ^ 0x40c3) % 16384);
+    const uint64_t line = std::min(m_dev->GetDataRate().GetBitRate(), m_pcieBandwidth.GetBitRate());
+    qp->m_lineRate = DataRate(line);
+    qp->m_rateBps = line;
+    ObjectFactory cc = m_ccFactory;
+    if (cc.GetTypeId() == TypeId())
+    {
+        cc.SetTypeId(m_ccType);
+    }
+    ObjectFactory rec = m_recoveryFactory;
+    if (rec.GetTypeId() == TypeId())
+    {
+        rec.SetTypeId(m_recoveryType);
+    }
+    qp->m_cc = cc.Create<RdmaCongestionOps>();
+    qp->m_recovery = rec.Create<RdmaLossRecovery>();
+    qp->m_cc->Init(qp);
+    m_qps.push_back(qp);
+    if (!((m_prioMask >> qp->m_priority) & 1U))
+    {
+        m_prioMask |= static_cast<uint8_t>(1U << qp->m_priority);
+        m_dev->AddFrameSource(this, qp->m_priority);
+    }
+    return qp;
+}
+
+void
+RdmaNic::Connect(Ptr<RdmaQueuePair> a, Ptr<RdmaQueuePair> b)
+{
+    a->m_peerQpn = b->m_qpn;
+    b->m_peerQpn = a->m_qpn;
+}
+
+uint32_t
+RdmaNic::GetNQueuePairs() const
+{
+    return static_cast<uint32_t>(m_qps.size());
+}
+
+Ptr<RdmaQueuePair>
+RdmaNic::GetQueuePair(uint32_t qpn) const
+{
+    return qpn >= 1 && qpn <= m_qps.size() ? m_qps[qpn - 1] : nullptr;
+}
+
+void
+RdmaNic::Activate(RdmaQueuePair* qp)
+{
+    if (!qp->m_active && !qp->m_error)
+    {
+        qp->m_active = true;
+        m_active.push_back(qp);
+    }
+    m_dev->WakeSource(qp->m_priority);
+}
+
+void
+RdmaNic::ScheduleWake(int64_t step)
+{
+    if (m_wakeEvent.IsRunning() && m_wakeStep <= step)
+    {
+        return;
+    }
+    m_wakeEvent.Cancel();
+    m_wakeStep = step;
+    m_wakeEvent = Simulator::Schedule(TimeStep(step - Simulator::Now().GetTimeStep()), &RdmaNic::Wake, this);
+}
+
+void
+RdmaNic::Wake()
+{
+    for (uint8_t p = 0; p < 8; ++p)
+    {
+        if ((m_prioMask >> p) & 1U)
+        {
+            m_dev->WakeSource(p);
+        }
+    }
+}
+
+const RdmaQueuePair::Message*
+RdmaNic::FindMessage(const RdmaQueuePair* qp, uint32_t psn) const
+{
+    const auto& q = qp->m_sendQueue;
+    auto it = std::upper_bound(q.begin(), q.end(), psn, [](uint32_t v, const RdmaQueuePair::Message& m) {
+        return v < m.firstPsn;
+    });
+    if (it == q.begin())
+    {
+        return nullptr;
+    }
+    --it;
+    return psn <= it->lastPsn ? &*it : nullptr;
+}
+
+bool
+RdmaNic::PullFrame(uint8_t prio, FabricFrame& out)
+{
+    const int64_t now = Simulator::Now().GetTimeStep();
+    int64_t earliest = INT64_MAX;
+    bool sawInactive = false;
+    const size_t n = m_active.size();
+    for (size_t i = 0; i < n; ++i)
+    {
+        size_t idx = m_rr + i;
+        idx = idx >= n ? idx - n : idx;
+        RdmaQueuePair* qp = m_active[idx];
+        if (qp->m_priority != prio)
+        {
+            continue;
+        }
+        if (qp->m_error || !qp->m_recovery->HasPending(*qp))
+        {
+            qp->m_active = false;
+            sawInactive = true;
+            continue;
+        }
+        if (qp->m_nextTxStep > now)
+        {
+            earliest = std::min(earliest, qp->m_nextTxStep);
+            continue;
+        }
+        if (!qp->m_recovery->HasQueuedRetransmission())
+        {
+            const RdmaQueuePair::Message* m = FindMessage(qp, qp->m_sndNxt);
+            if (m && m->readyStep > now)
+            {
+                earliest = std::min(earliest, m->readyStep);
+                continue;
+            }
+        }
+        bool retx = false;
+        const uint32_t psn = qp->m_recovery->NextPsn(*qp, retx);
+        qp->m_sndMax = std::max(qp->m_sndMax, psn + 1);
+        const RdmaQueuePair::Message* m = FindMessage(qp, psn);
+        NS_ABORT_MSG_IF(!m, "RdmaNic: PSN " << psn << " belongs to no posted message");
+        const uint32_t npkts = m->lastPsn - m->firstPsn + 1;
+        const uint64_t offset = uint64_t(psn - m->firstPsn) * m_pathMtu;
+        const uint32_t payload = static_cast<uint32_t>(std::min<uint64_t>(m_pathMtu, m->bytes - offset));
+        const bool write = m->verb == RdmaQueuePair::WRITE;
+        uint8_t op;
+        if (npkts == 1)
+        {
+            op = write ? RoceBthHeader::WRITE_ONLY : RoceBthHeader::SEND_ONLY;
+        }
+        else if (psn == m->firstPsn)
+        {
+            op = write ? RoceBthHeader::WRITE_FIRST : RoceBthHeader::SEND_FIRST;
+        }
+        else if (psn == m->lastPsn)
+        {
+            op = write ? RoceBthHeader::WRITE_LAST : RoceBthHeader::SEND_LAST;
+        }
+        else
+        {
+            op = write ? RoceBthHeader::WRITE_MIDDLE : RoceBthHeader::SEND_MIDDLE;
+        }
+        out = FabricFrame();
+        FillHeaderFields(qp, out, op, qp->m_dscp);
+        out.ecn = FabricFrame::ECN_ECT0;
+        out.seq = psn;
+        out.payloadBytes = payload;
+        out.l3Bytes = kIpUdp + kBth + (RoceBthHeader::HasReth(op) ? kReth : 0) + payload + kIcrc;
+        out.aux[2] = psn == m->lastPsn ? kAckReqFlag : 0;
+        out.aux[3] = RoceBthHeader::HasReth(op) ? static_cast<uint32_t>(std::min<uint64_t>(m->bytes, UINT32_MAX)) : 0;
+        out.ComputeFlowHash();
+
+        const uint32_t wire = m_dev->WireBytes(out);
+        ++qp->m_stats.dataPackets;
+        ++m_counters.dataPacketsSent;
+        if (retx)
+        {
+            ++qp->m_stats.retransmittedPackets;
+            ++m_counters.retransmittedPackets;
+        }
+        else if (!qp->m_rttProbeActive)
+        {
+            qp->m_rttProbeActive = true;
+            qp->m_rttProbePsn = psn;
+            qp->m_rttProbeStep = now;
+        }
+        // Pacing at the congestion-controlled rate, with femtosecond carry (no drift).
+        const uint64_t rate = qp->m_rateBps.Get();
+        if (rate < qp->m_lineRate.GetBitRate())
+        {
+            if (qp->m_nextTxStep < now)
+            {
+                qp->m_nextTxStep = now;
+                qp->m_nextTxFs = 0;
+            }
+            const unsigned __int128 fs = (unsigned __int128)wire * 8 * 1000000000000000ULL / rate;
+            qp->m_nextTxFs += static_cast<int64_t>(fs);
+            const int64_t whole = qp->m_nextTxFs / FsPerStep();
+            qp->m_nextTxStep += whole;
+            qp->m_nextTxFs -= whole * FsPerStep();
+        }
+        else
+        {
+            qp->m_nextTxStep = now;
+            qp->m_nextTxFs = 0;
+        }
+        qp->m_cc->PacketSent(qp, wire);
+        ArmRto(qp, false);
+        // Weighted round robin: stay on this queue pair for `weight` consecutive packets.
+        if (++m_rrBurst >= qp->m_weight)
+        {
+            m_rrBurst = 0;
+            m_rr = idx + 1 >= n ? 0 : idx + 1;
+        }
+        else
+        {
+            m_rr = idx;
+        }
+        return true;
+    }
+    if (sawInactive)
+    {
+        m_active.erase(std::remove_if(m_active.begin(),
+                                      m_active.end(),
+                                      [](RdmaQueuePair* q) { return !q->m_active; }),
+                       m_active.end());
+        m_rr = 0;
+        m_rrBurst = 0;
+    }
+    if (earliest != INT64_MAX)
+    {
+        ScheduleWake(earliest);
+    }
+    return false;
+}
+
+void
+RdmaNic::FillHeaderFields(RdmaQueuePair* qp, FabricFrame& f, uint8_t opcode, uint8_t dscp) const
+{
+    f.kind = FabricFrame::DATA;
+    f.l4Format = FabricFrame::L4_ROCE;
+    f.protocol = 17;
+    f.src = qp->m_local.Get();
+    f.dst = qp->m_remote.Get();
+    f.srcPort = qp->m_udpSport;
+    f.dstPort = RoceBthHeader::UDP_PORT;
+    f.dscp = dscp;
+    f.priority = static_cast<uint8_t>(dscp >> 3);
+    f.ecn = FabricFrame::ECN_NOT_ECT;
+    f.flowId = (m_dev->GetNode() ? m_dev->GetNode()->GetId() << 16 : 0) | (qp->m_qpn & 0xffff);
+    f.txTimeStep = Simulator::Now().GetTimeStep();
+    f.aux[0] = opcode;
+    f.aux[1] = qp->m_peerQpn;
+}
+
+// ------------------------------------------------------------------ receive side
+
+void
+RdmaNic::Receive(FabricNetDevice*, const FabricFrame& f)
+{
+    RdmaQueuePair* qp = PeekPointer(GetQueuePair(f.aux[1]));
+    if (!qp)
+    {
+        ++m_counters.unknownQp;
+        return;
+    }
+    const uint8_t op = static_cast<uint8_t>(f.aux[0]);
+    if (op == RoceBthHeader::CNP)
+    {
+        ++qp->m_stats.cnpsReceived;
+        ++m_counters.cnpsReceived;
+        if (!qp->m_error)
+        {
+            qp->m_cc->CnpReceived(qp);
+        }
+    }
+    else if (op == RoceBthHeader::ACKNOWLEDGE)
+    {
+        HandleAck(qp, f);
+    }
+    else if (RoceBthHeader::IsData(op))
+    {
+        HandleData(qp, f);
+    }
+}
+
+void
+RdmaNic::HandleData(RdmaQueuePair* qp, const FabricFrame& f)
+{
+    const uint8_t op = static_cast<uint8_t>(f.aux[0]);
+    if (f.ecn == FabricFrame::ECN_CE)
+    {
+        ++qp->m_stats.ecnMarkedReceived;
+        const int64_t now = Simulator::Now().GetTimeStep();
+        if (now - qp->m_lastCnpStep >= m_cnpInterval.GetTimeStep())
+        {
+            qp->m_lastCnpStep = now;
+            SendCnp(qp);
+        }
+    }
+    const uint32_t psn = f.seq;
+    if (psn == qp->m_epsn)
+    {
+        Consume(qp, f.payloadBytes, op);
+        ++qp->m_epsn;
+        bool filled = false;
+        while (!qp->m_ooo.empty() && qp->m_ooo.begin()->first == qp->m_epsn)
+        {
+            Consume(qp, qp->m_ooo.begin()->second.payload, qp->m_ooo.begin()->second.opcode);
+            qp->m_ooo.erase(qp->m_ooo.begin());
+            ++qp->m_epsn;
+            filled = true;
+        }
+        qp->m_nackSent = false;
+        if ((f.aux[2] & kAckReqFlag) || filled || !qp->m_ooo.empty() || m_ackInterval.IsZero())
+        {
+            SendAckNow(qp);
+        }
+        else if (!qp->m_ackTimer.IsRunning())
+        {
+            qp->m_ackTimer = Simulator::Schedule(m_ackInterval, &RdmaNic::AckTimer, this, qp);
+        }
+    }
+    else if (psn > qp->m_epsn)
+    {
+        if (qp->m_recovery->KeepsOutOfOrder())
+        {
+            qp->m_ooo.emplace(psn, RdmaQueuePair::OooPacket{f.payloadBytes, op});
+            SendAck(qp, true, qp->m_epsn, psn);
+        }
+        else if (!qp->m_nackSent)
+        {
+            qp->m_nackSent = true;
+            SendAck(qp, true, qp->m_epsn, 0);
+        }
+    }
+    else
+    {
+        SendAckNow(qp); // duplicate: our ACK may have been lost
+    }
+}
+
+void
+RdmaNic::Consume(RdmaQueuePair* qp, uint32_t payload, uint8_t opcode)
+{
+    if (RoceBthHeader::IsFirst(opcode))
+    {
+        qp->m_rxMsgBytes = 0;
+        qp->m_rxMsgFirst = Simulator::Now();
+    }
+    qp->m_rxMsgBytes += payload;
+    qp->m_stats.bytesReceived += payload;
+    if (RoceBthHeader::IsLast(opcode))
+    {
+        ++qp->m_msn;
+        ++qp->m_stats.messagesReceived;
+        RdmaCompletion c;
+        c.qpn = qp->m_qpn;
+        c.wrId = qp->m_msn;
+        c.bytes = qp->m_rxMsgBytes;
+        c.posted = qp->m_rxMsgFirst;
+        const Time delay = GetResponderDelay(qp->m_rxMsgBytes);
+        c.completed = Simulator::Now() + delay;
+        Simulator::Schedule(delay, &RdmaNic::DeliverReceive, this, Ptr<RdmaQueuePair>(qp), c);
+    }
+}
+
+void
+RdmaNic::DeliverReceive(Ptr<RdmaQueuePair> qp, RdmaCompletion c)
+{
+    qp->m_receiveTrace(c);
+    if (!qp->m_receiveCb.IsNull())
+    {
+        qp->m_receiveCb(c);
+    }
+}
+
+void
+RdmaNic::AckTimer(RdmaQueuePair* qp)
+{
+    SendAckNow(qp);
+}
+
+void
+RdmaNic::SendAckNow(RdmaQueuePair* qp)
+{
+    qp->m_ackTimer.Cancel();
+    SendAck(qp, false, qp->m_epsn - 1, 0);
+}
+
+void
+RdmaNic::SendAck(RdmaQueuePair* qp, bool nak, uint32_t psn, uint32_t sack)
+{
+    FabricFrame f;
+    FillHeaderFields(qp, f, RoceBthHeader::ACKNOWLEDGE, qp->m_dscp);
+    f.seq = psn;
+    f.aux[2] = nak ? RoceAethHeader::SYNDROME_NAK_PSN : RoceAethHeader::SYNDROME_ACK;
+    f.aux[3] = sack;
+    f.l3Bytes = kIpUdp + kBth + kAeth + kIcrc;
+    f.ComputeFlowHash();
+    if (nak)
+    {
+        ++qp->m_stats.nacksSent;
+        ++m_counters.nacksSent;
+    }
+    else
+    {
+        ++qp->m_stats.acksSent;
+        ++m_counters.acksSent;
+    }
+    m_dev->Enqueue(std::move(f));
+}
+
+void
+RdmaNic::SendCnp(RdmaQueuePair* qp)
+{
+    FabricFrame f;
+    FillHeaderFields(qp, f, RoceBthHeader::CNP, m_cnpDscp);
+    f.seq = 0;
+    f.l3Bytes = kIpUdp + kBth + kCnpPad + kIcrc;
+    f.ComputeFlowHash();
+    ++qp->m_stats.cnpsSent;
+    ++m_counters.cnpsSent;
+    m_dev->Enqueue(std::move(f));
+}
+
+void
+RdmaNic::HandleAck(RdmaQueuePair* qp, const FabricFrame& f)
+{
+    if (qp->m_error)
+    {
+        return;
+    }
+    const bool nak = (f.aux[2] & 0xe0) == 0x60;
+    if (nak)
+    {
+        ++qp->m_stats.nacksReceived;
+        const uint32_t epsn = f.seq;
+        if (epsn < qp->m_sndUna)
+        {
+            return; // stale
+        }
+        AdvanceUna(qp, epsn);
+        qp->m_recovery->OnNack(*qp, epsn, f.aux[3]);
+        Activate(qp);
+        return;
+    }
+    const uint32_t cumulative = f.seq + 1;
+    if (AdvanceUna(qp, cumulative))
+    {
+        qp->m_recovery->OnAck(*qp, cumulative);
+        if (qp->m_recovery->HasPending(*qp))
+        {
+            Activate(qp);
+        }
+    }
+}
+
+bool
+RdmaNic::AdvanceUna(RdmaQueuePair* qp, uint32_t cumulative)
+{
+    if (cumulative <= qp->m_sndUna || cumulative > qp->m_sndMax)
+    {
+        return false;
+    }
+    const uint32_t newly = cumulative - qp->m_sndUna;
+    qp->m_sndUna = cumulative;
+    qp->m_retries = 0;
+    Time rtt(0);
+    if (qp->m_rttProbeActive && qp->m_rttProbePsn < cumulative)
+    {
+        rtt = TimeStep(Simulator::Now().GetTimeStep() - qp->m_rttProbeStep);
+        qp->m_rttProbeActive = false;
+    }
+    qp->m_cc->AckReceived(qp, newly, rtt);
+    while (!qp->m_sendQueue.empty() && qp->m_sendQueue.front().lastPsn < cumulative)
+    {
+        const RdmaQueuePair::Message m = qp->m_sendQueue.front();
+        qp->m_sendQueue.pop_front();
+        Complete(qp, m.wrId, m.bytes, m.posted, RdmaCompletion::SUCCESS);
+    }
+    ArmRto(qp, true);
+    return true;
+}
+
+void
+RdmaNic::Complete(RdmaQueuePair* qp, uint64_t wrId, uint64_t bytes, Time posted, RdmaCompletion::Status st)
+{
+    RdmaCompletion c;
+    c.qpn = qp->m_qpn;
+    c.wrId = wrId;
+    c.bytes = bytes;
+    c.status = st;
+    c.posted = posted;
+    c.completed = Simulator::Now();
+    if (st == RdmaCompletion::SUCCESS)
+    {
+        qp->m_stats.bytesCompleted += bytes;
+        ++qp->m_stats.messagesCompleted;
+    }
+    qp->m_completionTrace(c);
+    m_completionTrace(c);
+    if (!qp->m_completionCb.IsNull())
+    {
+        qp->m_completionCb(c);
+    }
+}
+
+// ------------------------------------------------------------------ timers and errors
+
+void
+RdmaNic::ArmRto(RdmaQueuePair* qp, bool restart)
+{
+    if (qp->m_sndUna >= qp->m_sndMax)
+    {
+        qp->m_rto.Cancel();
+        return;
+    }
+    if (qp->m_rto.IsRunning())
+    {
+        if (!restart)
+        {
+            return;
+        }
+        qp->m_rto.Cancel();
+    }
+    Time t = m_rto;
+    if (m_backoff)
+    {
+        t = t * double(uint64_t(1) << std::min<uint32_t>(qp->m_retries, 20));
+    }
+    qp->m_rto = Simulator::Schedule(t, &RdmaNic::OnRto, this, qp);
+}
+
+void
+RdmaNic::OnRto(RdmaQueuePair* qp)
+{
+    if (qp->m_error || qp->m_sndUna >= qp->m_sndMax)
+    {
+        return;
+    }
+    if (qp->m_retries >= m_retryCount)
+    {
+        EnterError(qp);
+        return;
+    }
+    ++qp->m_retries;
+    ++qp->m_stats.timeouts;
+    ++m_counters.timeouts;
+    qp->m_rttProbeActive = false;
+    qp->m_recovery->OnTimeout(*qp);
+    ArmRto(qp, true);
+    Activate(qp);
+}
+
+void
+RdmaNic::EnterError(RdmaQueuePair* qp)
+{
+    qp->m_error = true;
+    qp->m_rto.Cancel();
+    qp->m_ackTimer.Cancel();
+    qp->m_cc->Stop();
+    ++m_counters.qpErrors;
+    m_qpErrorTrace(qp->m_qpn);
+    FlushQueuePair(qp);
+}
+
+void
+RdmaNic::FlushQueuePair(RdmaQueuePair* qp)
+{
+    while (!qp->m_sendQueue.empty())
+    {
+        const RdmaQueuePair::Message m = qp->m_sendQueue.front();
+        qp->m_sendQueue.pop_front();
+        Complete(qp,
+                 m.wrId,
+                 m.bytes,
+                 m.posted,
+                 m.firstPsn < qp->m_sndMax ? RdmaCompletion::RETRY_EXCEEDED : RdmaCompletion::FLUSHED);
+    }
+}
+
+} // namespace ns3

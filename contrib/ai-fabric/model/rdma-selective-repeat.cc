@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "rdma-selective-repeat.h"
+
+#include "rdma-queue-pair.h"
+
+#include <algorithm>
+
+namespace ns3
+{
+
+NS_OBJECT_ENSURE_REGISTERED(RdmaSelectiveRepeat);
+
+TypeId
+RdmaSelectiveRepeat::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::RdmaSelectiveRepeat")
+                            .SetParent<RdmaLossRecovery>()
+                            .SetGroupName("AiFabric")
+                            .AddConstructor<RdmaSelectiveRepeat>();
+    return tid;
+}
+
+std::string
+RdmaSelectiveRepeat::GetName() const
+{
+    return "selective-repeat";
+}
+
+bool
+RdmaSelectiveRepeat::HasPending(const RdmaQueuePair& qp) const
+{
+    return !m_retx.empty() || qp.GetSndNxt() < qp.GetPsnEnd();
+}
+
+bool
+RdmaSelectiveRepeat::HasQueuedRetransmission() const
+{
+    return !m_retx.empty();
+}
+
+uint32_t
+RdmaSelectiveRepeat::NextPsn(RdmaQueuePair& qp, bool& retransmission)
+{
+    while (!m_retx.empty())
+    {
+        const uint32_t psn = m_retx.front();
+        m_retx.pop_front();
+        if (psn >= qp.GetSndUna() && m_sacked.count(psn) == 0)
+        {
+            retransmission = true;
+            return psn;
+        }
+    }
+    return TakeNew(qp, retransmission);
+}
+
+void
+RdmaSelectiveRepeat::Prune(uint32_t cumulative)
+{
+    m_sacked.erase(m_sacked.begin(), m_sacked.lower_bound(cumulative));
+    while (!m_retx.empty() && m_retx.front() < cumulative)
+    {
+        m_retx.pop_front();
+    }
+    m_queuedUpTo = std::max(m_queuedUpTo, cumulative);
+}
+
+void
+RdmaSelectiveRepeat::OnAck(RdmaQueuePair&, uint32_t cumulative)
+{
+    Prune(cumulative);
+}
+
+void
+RdmaSelectiveRepeat::OnNack(RdmaQueuePair& qp, uint32_t epsn, uint32_t sackPsn)
+{
+    Prune(epsn);
+    if (sackPsn > epsn)
+    {
+        m_sacked.insert(sackPsn);
+    }
+    const uint32_t high = m_sacked.empty() ? epsn + 1 : *m_sacked.rbegin();
+    for (uint32_t psn = std::max(epsn, m_queuedUpTo); psn < high && psn < qp.GetSndMax(); ++psn)
+    {
+        if (m_sacked.count(psn) == 0)
+        {
+            m_retx.push_back(psn);
+        }
+    }
+    m_queuedUpTo = std::max(m_queuedUpTo, high);
+}
+
+void
+RdmaSelectiveRepeat::OnTimeout(RdmaQueuePair& qp)
+{
+    m_retx.clear();
+    for (uint32_t psn = qp.GetSndUna(); psn < qp.GetSndMax(); ++psn)
+    {
+        if (m_sacked.count(psn) == 0)
+        {
+            m_retx.push_back(psn);
+        }
+    }
+    m_queuedUpTo = qp.GetSndMax();
+}
+
+bool
+RdmaSelectiveRepeat::KeepsOutOfOrder() const
+{
+    return true;
+}
+
+Ptr<RdmaLossRecovery>
+RdmaSelectiveRepeat::Fork() const
+{
+    return CreateObject<RdmaSelectiveRepeat>();
+}
+
+} // namespace ns3

@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#ifndef RDMA_SELECTIVE_REPEAT_H
+#define RDMA_SELECTIVE_REPEAT_H
+
+#include "rdma-loss-recovery.h"
+
+#include <deque>
+#include <set>
+
+namespace ns3
+{
+
+/**
+ * \ingroup ai-fabric
+ * Selective repeat in the style of IRN (Mittal et al., SIGCOMM'18): the responder keeps
+ * out-of-order packets (an out-of-order bitmap) and answers each with a NAK carrying the
+ * expected PSN and the PSN that arrived (a selective ACK); the requester resends only the holes
+ * below the highest selectively acknowledged PSN, each once per NAK episode, and on a timeout
+ * every outstanding packet not yet selectively acknowledged.
+ */
+class RdmaSelectiveRepeat : public RdmaLossRecovery
+{
+  public:
+    static TypeId GetTypeId();
+    std::string GetName() const override;
+    bool HasPending(const RdmaQueuePair& qp) const override;
+    bool HasQueuedRetransmission() const override;
+    uint32_t NextPsn(RdmaQueuePair& qp, bool& retransmission) override;
+    void OnAck(RdmaQueuePair& qp, uint32_t cumulative) override;
+    void OnNack(RdmaQueuePair& qp, uint32_t epsn, uint32_t sackPsn) override;
+    void OnTimeout(RdmaQueuePair& qp) override;
+    bool KeepsOutOfOrder() const override;
+    Ptr<RdmaLossRecovery> Fork() const override;
+
+  private:
+    void Prune(uint32_t cumulative);
+
+    std::set<uint32_t> m_sacked;
+    std::deque<uint32_t> m_retx;
+    uint32_t m_queuedUpTo{0}; //!< holes below this PSN were already queued once
+};
+
+} // namespace ns3
+
+#endif // RDMA_SELECTIVE_REPEAT_H
