@@ -223,6 +223,7 @@ TEST_F(FabricTest, DcqcnReactionPointArithmetic)
     Ptr<RdmaDcqcn> dcqcn = CreateObject<RdmaDcqcn>();
     dcqcn->SetAttribute("Preset", StringValue("paper"));
     dcqcn->Init(h.qa);
+    h.qa->PostWrite(1ULL << 30); // keep the queue pair busy: DCQCN timers stop when it idles
     const double line = 400e9;
     EXPECT_EQ(h.qa->GetRate().GetBitRate(), line);
     const double g = 1.0 / 256;

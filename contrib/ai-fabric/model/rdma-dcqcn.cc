@@ -12,6 +12,7 @@
 #include "ns3/uinteger.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace ns3
 {
@@ -222,8 +223,9 @@ RdmaDcqcn::Init(Ptr<RdmaQueuePair> qp)
 void
 RdmaDcqcn::Stop()
 {
-    m_alphaEvent.Cancel();
-    m_increaseEvent.Cancel();
+    // Remove (not just cancel) so a finished simulation does not run on to dead timers.
+    Simulator::Remove(m_alphaEvent);
+    Simulator::Remove(m_increaseEvent);
     m_qp = nullptr;
 }
 
@@ -242,12 +244,22 @@ RdmaDcqcn::GetTargetRate() const
 void
 RdmaDcqcn::EnsureTimers()
 {
+    const int64_t now = Simulator::Now().GetTimeStep();
     if (!m_alphaEvent.IsRunning())
     {
+        // Apply the decay of the periods that passed while the timer was stopped.
+        const int64_t period = m_p.alphaPeriod.GetTimeStep();
+        const int64_t missed = period > 0 ? (now - m_alphaStampStep) / period : 0;
+        if (missed > 0 && m_alphaStampStep > 0)
+        {
+            m_alpha = m_alpha * std::pow(1.0 - m_p.g, double(std::min<int64_t>(missed, 100000)));
+        }
+        m_alphaStampStep = now;
         m_alphaEvent = Simulator::Schedule(m_p.alphaPeriod, &RdmaDcqcn::AlphaTimer, this);
     }
     if (!m_increaseEvent.IsRunning())
     {
+        m_increaseDeadline = now + m_p.increaseTimer.GetTimeStep();
         m_increaseEvent = Simulator::Schedule(m_p.increaseTimer, &RdmaDcqcn::IncreaseTimer, this);
     }
 }
@@ -255,6 +267,7 @@ RdmaDcqcn::EnsureTimers()
 void
 RdmaDcqcn::CnpReceived(Ptr<RdmaQueuePair> qp)
 {
+    EnsureTimers(); // first: brings alpha up to date if its timer was stopped
     m_cnpSinceAlphaUpdate = true;
     const int64_t now = Simulator::Now().GetTimeStep();
     if (now - m_lastDecreaseStep < m_p.reduceMonitor.GetTimeStep())
@@ -271,23 +284,31 @@ RdmaDcqcn::CnpReceived(Ptr<RdmaQueuePair> qp)
     m_timerStage = 0;
     m_byteStage = 0;
     m_bytesSinceStage = 0;
-    // Restart the increase timer from this decrease.
-    m_increaseEvent.Cancel();
+    // Restart the increase timer from this decrease (lazily: the pending event re-arms itself).
     EnsureTimers();
+    m_increaseDeadline = now + m_p.increaseTimer.GetTimeStep();
+}
+
+bool
+RdmaDcqcn::Idle() const
+{
+    // Everything posted has been acknowledged: stop the timers (PacketSent restarts them).
+    return m_qp->GetSndUna() == m_qp->GetPsnEnd();
 }
 
 void
 RdmaDcqcn::AlphaTimer()
 {
-    if (!m_qp)
+    if (!m_qp || Idle())
     {
         return;
     }
     // alpha = (1 - g) alpha + g if a CNP arrived in the last period, else (1 - g) alpha.
     m_alpha = (1.0 - m_p.g) * m_alpha + (m_cnpSinceAlphaUpdate ? m_p.g : 0.0);
     m_cnpSinceAlphaUpdate = false;
-    const bool atLine = m_qp->GetRate() == m_qp->GetLineRate();
-    if (!atLine || m_alpha > 1e-3)
+    m_alphaStampStep = Simulator::Now().GetTimeStep();
+    // At line rate the decay continues analytically (EnsureTimers) without events.
+    if (m_qp->GetRate() < m_qp->GetLineRate())
     {
         m_alphaEvent = Simulator::Schedule(m_p.alphaPeriod, &RdmaDcqcn::AlphaTimer, this);
     }
@@ -296,15 +317,27 @@ RdmaDcqcn::AlphaTimer()
 void
 RdmaDcqcn::IncreaseTimer()
 {
-    if (!m_qp)
+    if (!m_qp || Idle())
     {
+        return;
+    }
+    const int64_t now = Simulator::Now().GetTimeStep();
+    if (now < m_increaseDeadline)
+    {
+        m_increaseEvent = Simulator::Schedule(TimeStep(m_increaseDeadline - now), &RdmaDcqcn::IncreaseTimer, this);
         return;
     }
     ++m_timerStage;
     Increase();
     if (m_qp->GetRate() < m_qp->GetLineRate())
     {
+        m_increaseDeadline = now + m_p.increaseTimer.GetTimeStep();
         m_increaseEvent = Simulator::Schedule(m_p.increaseTimer, &RdmaDcqcn::IncreaseTimer, this);
+    }
+    else
+    {
+        m_timerStage = 0;
+        m_byteStage = 0;
     }
 }
 
@@ -314,6 +347,10 @@ RdmaDcqcn::PacketSent(Ptr<RdmaQueuePair> qp, uint32_t wireBytes)
     if (qp->GetRate() >= qp->GetLineRate())
     {
         return;
+    }
+    if (!m_increaseEvent.IsRunning() || !m_alphaEvent.IsRunning())
+    {
+        EnsureTimers(); // resume after an idle period
     }
     m_bytesSinceStage += wireBytes;
     if (m_bytesSinceStage >= m_p.byteCounter)

@@ -31,8 +31,9 @@ namespace ns3
  * R_AI 5 Mb/s, R_HAI 50 Mb/s, min rate 1 Mb/s, at most 50% cut per event. A parameter left at 0
  * takes the preset's value.
  *
- * Timers run only while the queue pair is below line rate or α has not decayed, so an
- * uncongested queue pair costs no events.
+ * Timers run only while the queue pair has unacknowledged data and is below line rate or α has
+ * not decayed, so uncongested and idle queue pairs cost no events; the rate state is kept
+ * across idle periods and the timers resume with the next packet.
  */
 class RdmaDcqcn : public RdmaCongestionOps
 {
@@ -75,6 +76,7 @@ class RdmaDcqcn : public RdmaCongestionOps
     void IncreaseTimer();
     void Increase();
     void EnsureTimers();
+    bool Idle() const;
 
     // configuration (0 = preset value)
     std::string m_preset{"nvidia"};
@@ -99,6 +101,8 @@ class RdmaDcqcn : public RdmaCongestionOps
     uint64_t m_bytesSinceStage{0};
     bool m_cnpSinceAlphaUpdate{false};
     int64_t m_lastDecreaseStep{INT64_MIN / 2};
+    int64_t m_alphaStampStep{0};   //!< time of the last alpha update
+    int64_t m_increaseDeadline{0}; //!< the increase timer fires at this step (lazy re-arm)
     EventId m_alphaEvent;
     EventId m_increaseEvent;
 };

@@ -791,23 +791,23 @@ RdmaNic::ArmRto(RdmaQueuePair* qp, bool restart)
 {
     if (qp->m_sndUna >= qp->m_sndMax)
     {
-        qp->m_rto.Cancel();
-        return;
+        return; // nothing outstanding: a pending timer event will find nothing to do
     }
-    if (qp->m_rto.IsRunning())
+    if (qp->m_rto.IsRunning() && !restart)
     {
-        if (!restart)
-        {
-            return;
-        }
-        qp->m_rto.Cancel();
+        return;
     }
     Time t = m_rto;
     if (m_backoff)
     {
         t = t * double(uint64_t(1) << std::min<uint32_t>(qp->m_retries, 20));
     }
-    qp->m_rto = Simulator::Schedule(t, &RdmaNic::OnRto, this, qp);
+    // Lazy timer: moving the deadline never reschedules; the pending event re-arms itself.
+    qp->m_rtoDeadline = Simulator::Now().GetTimeStep() + t.GetTimeStep();
+    if (!qp->m_rto.IsRunning())
+    {
+        qp->m_rto = Simulator::Schedule(t, &RdmaNic::OnRto, this, qp);
+    }
 }
 
 void
@@ -815,6 +815,12 @@ RdmaNic::OnRto(RdmaQueuePair* qp)
 {
     if (qp->m_error || qp->m_sndUna >= qp->m_sndMax)
     {
+        return;
+    }
+    const int64_t now = Simulator::Now().GetTimeStep();
+    if (now < qp->m_rtoDeadline)
+    {
+        qp->m_rto = Simulator::Schedule(TimeStep(qp->m_rtoDeadline - now), &RdmaNic::OnRto, this, qp);
         return;
     }
     if (qp->m_retries >= m_retryCount)
@@ -835,8 +841,8 @@ void
 RdmaNic::EnterError(RdmaQueuePair* qp)
 {
     qp->m_error = true;
-    qp->m_rto.Cancel();
-    qp->m_ackTimer.Cancel();
+    Simulator::Remove(qp->m_rto);
+    Simulator::Remove(qp->m_ackTimer);
     qp->m_cc->Stop();
     ++m_counters.qpErrors;
     m_qpErrorTrace(qp->m_qpn);
