@@ -153,7 +153,7 @@ FabricTrafficSource::PullFrame(uint8_t, FabricFrame& out)
     const int64_t now = Simulator::Now().GetTimeStep();
     if (m_rate.GetBitRate() > 0 && now < m_nextSend)
     {
-        if (!m_wakeEvent.IsRunning())
+        if (m_wakeEvent.IsExpired())
         {
             m_wakeEvent =
                 Simulator::Schedule(TimeStep(m_nextSend - now), &FabricTrafficSource::Wake, this);

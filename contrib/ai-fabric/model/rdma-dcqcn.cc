@@ -245,7 +245,7 @@ void
 RdmaDcqcn::EnsureTimers()
 {
     const int64_t now = Simulator::Now().GetTimeStep();
-    if (!m_alphaEvent.IsRunning())
+    if (m_alphaEvent.IsExpired())
     {
         // Apply the decay of the periods that passed while the timer was stopped.
         const int64_t period = m_p.alphaPeriod.GetTimeStep();
@@ -257,7 +257,7 @@ RdmaDcqcn::EnsureTimers()
         m_alphaStampStep = now;
         m_alphaEvent = Simulator::Schedule(m_p.alphaPeriod, &RdmaDcqcn::AlphaTimer, this);
     }
-    if (!m_increaseEvent.IsRunning())
+    if (m_increaseEvent.IsExpired())
     {
         m_increaseDeadline = now + m_p.increaseTimer.GetTimeStep();
         m_increaseEvent = Simulator::Schedule(m_p.increaseTimer, &RdmaDcqcn::IncreaseTimer, this);
@@ -348,7 +348,7 @@ RdmaDcqcn::PacketSent(Ptr<RdmaQueuePair> qp, uint32_t wireBytes)
     {
         return;
     }
-    if (!m_increaseEvent.IsRunning() || !m_alphaEvent.IsRunning())
+    if (m_increaseEvent.IsExpired() || m_alphaEvent.IsExpired())
     {
         EnsureTimers(); // resume after an idle period
     }

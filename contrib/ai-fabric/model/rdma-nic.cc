@@ -340,7 +340,7 @@ RdmaNic::Activate(RdmaQueuePair* qp)
 void
 RdmaNic::ScheduleWake(int64_t step)
 {
-    if (m_wakeEvent.IsRunning() && m_wakeStep <= step)
+    if (!m_wakeEvent.IsExpired() && m_wakeStep <= step)
     {
         return;
     }
@@ -594,7 +594,7 @@ RdmaNic::HandleData(RdmaQueuePair* qp, const FabricFrame& f)
         {
             SendAckNow(qp);
         }
-        else if (!qp->m_ackTimer.IsRunning())
+        else if (qp->m_ackTimer.IsExpired())
         {
             qp->m_ackTimer = Simulator::Schedule(m_ackInterval, &RdmaNic::AckTimer, this, qp);
         }
@@ -793,7 +793,7 @@ RdmaNic::ArmRto(RdmaQueuePair* qp, bool restart)
     {
         return; // nothing outstanding: a pending timer event will find nothing to do
     }
-    if (qp->m_rto.IsRunning() && !restart)
+    if (!qp->m_rto.IsExpired() && !restart)
     {
         return;
     }
@@ -804,7 +804,7 @@ RdmaNic::ArmRto(RdmaQueuePair* qp, bool restart)
     }
     // Lazy timer: moving the deadline never reschedules; the pending event re-arms itself.
     qp->m_rtoDeadline = Simulator::Now().GetTimeStep() + t.GetTimeStep();
-    if (!qp->m_rto.IsRunning())
+    if (qp->m_rto.IsExpired())
     {
         qp->m_rto = Simulator::Schedule(t, &RdmaNic::OnRto, this, qp);
     }

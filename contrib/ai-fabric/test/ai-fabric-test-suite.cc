@@ -96,10 +96,10 @@ class AiFabricTestSuite : public TestSuite
 {
   public:
     AiFabricTestSuite()
-        : TestSuite("ai-fabric", UNIT)
+        : TestSuite("ai-fabric") // default type and duration: the enums moved in ns-3.4x
     {
-        AddTestCase(new FabricSmokeTestCase, TestCase::QUICK);
-        AddTestCase(new BufferManagerPfcTestCase, TestCase::QUICK);
+        AddTestCase(new FabricSmokeTestCase);
+        AddTestCase(new BufferManagerPfcTestCase);
     }
 };
 
