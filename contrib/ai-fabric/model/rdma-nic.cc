@@ -202,6 +202,7 @@ RdmaNic::DoDispose()
     }
     m_device = nullptr;
     m_dev = nullptr;
+    m_latency = nullptr;
     Object::DoDispose();
 }
 
@@ -563,9 +564,19 @@ RdmaNic::Receive(FabricNetDevice*, const FabricFrame& f)
 }
 
 void
+RdmaNic::SetLatencyHistogram(Ptr<LatencyHistogram> h)
+{
+    m_latency = h;
+}
+
+void
 RdmaNic::HandleData(RdmaQueuePair* qp, const FabricFrame& f)
 {
     const uint8_t op = static_cast<uint8_t>(f.aux[0]);
+    if (m_latency)
+    {
+        m_latency->Add(Simulator::Now().GetTimeStep() - f.txTimeStep);
+    }
     if (f.ecn == FabricFrame::ECN_CE)
     {
         ++qp->m_stats.ecnMarkedReceived;

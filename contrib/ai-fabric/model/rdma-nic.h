@@ -3,6 +3,7 @@
 #define RDMA_NIC_H
 
 #include "fabric-net-device.h"
+#include "latency-histogram.h"
 #include "rdma-queue-pair.h"
 
 #include "ns3/data-rate.h"
@@ -88,6 +89,9 @@ class RdmaNic : public Object, public FabricFrameSource
     Time GetResponderDelay(uint64_t bytes) const;
     const RdmaNicCounters& GetCounters() const;
 
+    /// Record the one-way latency (send to NIC arrival) of every data packet received.
+    void SetLatencyHistogram(Ptr<LatencyHistogram> h);
+
     // Used by RdmaQueuePair.
     void Activate(RdmaQueuePair* qp);
     void FlushQueuePair(RdmaQueuePair* qp);
@@ -121,6 +125,7 @@ class RdmaNic : public Object, public FabricFrameSource
     const RdmaQueuePair::Message* FindMessage(const RdmaQueuePair* qp, uint32_t psn) const;
 
     Ptr<FabricNetDevice> m_device;
+    Ptr<LatencyHistogram> m_latency;
     FabricNetDevice* m_dev{nullptr};
     std::vector<Ptr<RdmaQueuePair>> m_qps; //!< index = qpn - 1
     std::vector<RdmaQueuePair*> m_active;

@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "collective-algorithm.h"
+
+#include "ns3/abort.h"
+
+namespace ns3
+{
+
+NS_OBJECT_ENSURE_REGISTERED(CollectiveAlgorithm);
+
+const char*
+CollectiveSpec::OpName(Op op)
+{
+    switch (op)
+    {
+    case ALLREDUCE:
+        return "allreduce";
+    case REDUCESCATTER:
+        return "reducescatter";
+    case ALLGATHER:
+        return "allgather";
+    case ALLTOALL:
+        return "alltoall";
+    }
+    return "unknown";
+}
+
+double
+CollectiveSpec::BusBwFactor(Op op, uint32_t n)
+{
+    if (n <= 1)
+    {
+        return 0.0;
+    }
+    return op == ALLREDUCE ? 2.0 * (n - 1) / n : double(n - 1) / n;
+}
+
+uint32_t
+CollectiveSchedule::Add(uint32_t src, uint32_t dst, uint64_t bytes, const uint32_t* dep, uint32_t nDeps)
+{
+    CollectiveTransfer t;
+    t.src = src;
+    t.dst = dst;
+    t.bytes = bytes;
+    t.depBegin = static_cast<uint32_t>(deps.size());
+    for (uint32_t i = 0; i < nDeps; ++i)
+    {
+        if (dep[i] != UINT32_MAX)
+        {
+            deps.push_back(dep[i]);
+        }
+    }
+    t.depCount = static_cast<uint32_t>(deps.size()) - t.depBegin;
+    transfers.push_back(t);
+    return static_cast<uint32_t>(transfers.size() - 1);
+}
+
+std::vector<uint64_t>
+CollectiveSchedule::BytesSentPerRank(uint32_t ranks) const
+{
+    std::vector<uint64_t> v(ranks, 0);
+    for (const auto& t : transfers)
+    {
+        v[t.src] += t.bytes;
+    }
+    return v;
+}
+
+TypeId
+CollectiveAlgorithm::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::CollectiveAlgorithm").SetParent<Object>().SetGroupName("AiFabric");
+    return tid;
+}
+
+CollectiveAlgorithm::~CollectiveAlgorithm() = default;
+
+std::string
+CollectiveAlgorithm::Check(const CollectiveSpec& spec) const
+{
+    if (spec.ranks < 1)
+    {
+        return "ranks must be >= 1";
+    }
+    if (spec.bytes < 1)
+    {
+        return "bytes must be >= 1";
+    }
+    if (spec.chunks < 1)
+    {
+        return "chunks must be >= 1";
+    }
+    return "";
+}
+
+uint64_t
+CollectiveAlgorithm::Part(uint64_t bytes, uint32_t n, uint32_t i)
+{
+    return bytes / n + (i < bytes % n ? 1 : 0);
+}
+
+CollectiveSchedule
+CollectiveAlgorithm::Build(const CollectiveSpec& spec) const
+{
+    const std::string err = Check(spec);
+    NS_ABORT_MSG_UNLESS(err.empty(), GetName() << ": " << err);
+    CollectiveSchedule s;
+    if (spec.ranks < 2)
+    {
+        return s;
+    }
+    if (spec.op == CollectiveSpec::ALLTOALL)
+    {
+        // Direct pairwise exchange: rank i sends its block for j at round (j - i) mod N, all
+        // rounds posted at once (the transport queues them).
+        const uint32_t n = spec.ranks;
+        for (uint32_t r = 1; r < n; ++r)
+        {
+            for (uint32_t i = 0; i < n; ++i)
+            {
+                const uint64_t block = Part(spec.bytes, n, (i + r) % n);
+                for (uint32_t c = 0; c < spec.chunks; ++c)
+                {
+                    s.Add(i, (i + r) % n, Part(block, spec.chunks, c), nullptr, 0);
+                }
+            }
+        }
+        return s;
+    }
+    DoBuild(spec, s);
+    return s;
+}
+
+void
+CollectiveAlgorithm::AppendRing(CollectiveSchedule& s,
+                                const std::vector<uint32_t>& order,
+                                uint32_t steps,
+                                uint64_t total,
+                                uint32_t chunks,
+                                const std::vector<std::vector<uint32_t>>& first,
+                                std::vector<std::vector<uint32_t>>& lastArrival)
+{
+    const uint32_t n = static_cast<uint32_t>(order.size());
+    lastArrival.assign(n, std::vector<uint32_t>(chunks, UINT32_MAX));
+    if (n < 2)
+    {
+        lastArrival = first;
+        return;
+    }
+    // prev[p][c]: the transfer of chunk c that arrived at position p in the previous step.
+    std::vector<std::vector<uint32_t>> prev = first;
+    std::vector<std::vector<uint32_t>> cur(n, std::vector<uint32_t>(chunks, UINT32_MAX));
+    for (uint32_t k = 0; k < steps; ++k)
+    {
+        for (uint32_t p = 0; p < n; ++p)
+        {
+            const uint32_t next = (p + 1) % n;
+            const uint32_t seg = (p + n - (k % n)) % n;
+            const uint64_t segBytes = Part(total, n, seg);
+            for (uint32_t c = 0; c < chunks; ++c)
+            {
+                const uint32_t dep = prev[p][c];
+                cur[next][c] = s.Add(order[p], order[next], Part(segBytes, chunks, c), &dep, 1);
+            }
+        }
+        std::swap(prev, cur);
+    }
+    lastArrival = prev;
+}
+
+} // namespace ns3

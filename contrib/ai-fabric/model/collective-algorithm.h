@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#ifndef COLLECTIVE_ALGORITHM_H
+#define COLLECTIVE_ALGORITHM_H
+
+#include "ns3/object.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/// What a collective computes and over whom.
+struct CollectiveSpec
+{
+    enum Op : uint8_t
+    {
+        ALLREDUCE = 0,
+        REDUCESCATTER = 1,
+        ALLGATHER = 2,
+        ALLTOALL = 3,
+    };
+
+    Op op{ALLREDUCE};
+    uint64_t bytes{0};         //!< S: the buffer size per rank (AllGather: the output size)
+    uint32_t ranks{0};         //!< N
+    uint32_t gpusPerServer{1}; //!< G: ranks s*G .. s*G+G-1 share a server (NVLink)
+    uint32_t chunks{1};        //!< pipelining: each transfer is split in this many chunks
+
+    static const char* OpName(Op op);
+    /// \return the nccl-tests bus-bandwidth factor: 2(n-1)/n for AllReduce, (n-1)/n otherwise
+    static double BusBwFactor(Op op, uint32_t n);
+};
+
+/**
+ * One point-to-point transfer of a collective schedule: `src` sends `bytes` to `dst` once every
+ * transfer listed in its dependencies has arrived (at `src`). Dependencies are indices into the
+ * schedule's transfer vector and always point backwards.
+ */
+struct CollectiveTransfer
+{
+    uint32_t src{0};
+    uint32_t dst{0};
+    uint64_t bytes{0};
+    uint32_t depBegin{0}; //!< into CollectiveSchedule::deps
+    uint32_t depCount{0};
+};
+
+/// A collective as a DAG of transfers (compact: dependencies in one flat array).
+struct CollectiveSchedule
+{
+    std::vector<CollectiveTransfer> transfers;
+    std::vector<uint32_t> deps;
+
+    /// Append a transfer. \return its index
+    uint32_t Add(uint32_t src, uint32_t dst, uint64_t bytes, const uint32_t* dep, uint32_t nDeps);
+    /// Total bytes each rank sends.
+    std::vector<uint64_t> BytesSentPerRank(uint32_t ranks) const;
+};
+
+/**
+ * \ingroup ai-fabric
+ * A collective algorithm: turns a CollectiveSpec into a schedule of transfers with data
+ * dependencies ("a rank forwards data only after it has received what it depends on"). It knows
+ * nothing of the transport that will carry the transfers. One subclass per file pair:
+ * RingCollective, DoubleBinaryTreeCollective, HalvingDoublingCollective,
+ * HierarchicalCollective. All-to-All is always the direct pairwise exchange.
+ */
+class CollectiveAlgorithm : public Object
+{
+  public:
+    static TypeId GetTypeId();
+    ~CollectiveAlgorithm() override;
+
+    virtual std::string GetName() const = 0;
+    /// \return empty if the algorithm can run `spec`, else why not (one line)
+    virtual std::string Check(const CollectiveSpec& spec) const;
+    /// Build the schedule (call Check first).
+    CollectiveSchedule Build(const CollectiveSpec& spec) const;
+
+    /**
+     * Append a ring collective over `order` (ranks in ring order) to `s`.
+     * \param steps N-1 for ReduceScatter / AllGather, 2(N-1) for AllReduce
+     * \param total bytes of the whole buffer (split in N segments)
+     * \param first per-position dependency of the first step (transfer index or UINT32_MAX)
+     * \param lastArrival filled with, per position, the index of the last transfer that arrived
+     */
+    static void AppendRing(CollectiveSchedule& s,
+                           const std::vector<uint32_t>& order,
+                           uint32_t steps,
+                           uint64_t total,
+                           uint32_t chunks,
+                           const std::vector<std::vector<uint32_t>>& first,
+                           std::vector<std::vector<uint32_t>>& lastArrival);
+
+  protected:
+    virtual void DoBuild(const CollectiveSpec& spec, CollectiveSchedule& s) const = 0;
+    /// Split `bytes` into `n` near-equal parts; part i.
+    static uint64_t Part(uint64_t bytes, uint32_t n, uint32_t i);
+};
+
+} // namespace ns3
+
+#endif // COLLECTIVE_ALGORITHM_H

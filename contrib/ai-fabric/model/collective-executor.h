@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#ifndef COLLECTIVE_EXECUTOR_H
+#define COLLECTIVE_EXECUTOR_H
+
+#include "collective-algorithm.h"
+#include "collective-transport.h"
+
+#include "ns3/callback.h"
+#include "ns3/nstime.h"
+#include "ns3/object.h"
+
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup ai-fabric
+ * Runs a CollectiveSchedule over transports: a transfer is sent when its source rank is ready
+ * (MarkReady: its compute phase is over) and every transfer it depends on has arrived. Transfers
+ * between GPUs of the same server go over the NVLink transport when one is set, all others over
+ * the network transport. Records, per rank, when its last transfer arrived and which one it was.
+ */
+class CollectiveExecutor : public Object
+{
+  public:
+    static TypeId GetTypeId();
+    CollectiveExecutor();
+    ~CollectiveExecutor() override;
+
+    void SetNetworkTransport(Ptr<CollectiveTransport> t);
+    /// Route same-server transfers (rank / gpusPerServer equal) over `t`.
+    void SetNvlinkTransport(Ptr<CollectiveTransport> t, uint32_t gpusPerServer);
+
+    /// Start executing `s` for `ranks` ranks; `done` is called when every transfer arrived.
+    void Start(CollectiveSchedule s, uint32_t ranks, Callback<void> done);
+    /// Rank `r` may start sending (its compute phase ended).
+    void MarkReady(uint32_t r);
+
+    bool IsDone() const;
+    /// When rank r had everything (its last arrival, or its ready time if it receives nothing).
+    Time GetRankEnd(uint32_t r) const;
+    /// Source rank of the transfer that arrived last at r (r itself if none).
+    uint32_t GetLastSender(uint32_t r) const;
+    uint64_t GetBytesSent(uint32_t r) const;
+    uint64_t GetNetworkBytes() const;
+    uint64_t GetNvlinkBytes() const;
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    void Issue(uint32_t t);
+    void Arrived(uint32_t t);
+
+    Ptr<CollectiveTransport> m_network;
+    Ptr<CollectiveTransport> m_nvlink;
+    uint32_t m_gpusPerServer{1};
+    CollectiveSchedule m_s;
+    std::vector<uint32_t> m_remaining;
+    std::vector<uint32_t> m_dependentBegin;
+    std::vector<uint32_t> m_dependents;
+    std::vector<uint32_t> m_bySrcBegin;
+    std::vector<uint32_t> m_bySrc;
+    std::vector<uint8_t> m_ready;
+    std::vector<Time> m_rankEnd;
+    std::vector<uint32_t> m_lastSender;
+    std::vector<uint64_t> m_bytesSent;
+    uint64_t m_networkBytes{0};
+    uint64_t m_nvlinkBytes{0};
+    uint64_t m_arrived{0};
+    Callback<void> m_done;
+};
+
+} // namespace ns3
+
+#endif // COLLECTIVE_EXECUTOR_H

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#ifndef GPU_TRAINING_APP_H
+#define GPU_TRAINING_APP_H
+
+#include "ns3/application.h"
+#include "ns3/callback.h"
+#include "ns3/event-id.h"
+#include "ns3/nstime.h"
+#include "ns3/random-variable-stream.h"
+
+#include <set>
+#include <string>
+
+namespace ns3
+{
+
+/**
+ * \ingroup ai-fabric
+ * The compute side of one GPU (rank) in data-parallel training, installed on the GPU's node.
+ * A TrainingJob asks it to run the compute phase (forward + backward) of each step; it reports
+ * when that phase ends. The phase lasts ComputeTime — or, with ModelParameters > 0,
+ * 6 · parameters · tokens / (peak FLOP/s · MFU inside compute) — times (1 + jitter), times
+ * SlowdownFactor plus ExtraDelay on the steps listed in SlowSteps (a straggler).
+ *
+ * Not modelled: overlap of gradient buckets with the backward pass, kernels, memory.
+ */
+class GpuTrainingApp : public Application
+{
+  public:
+    static TypeId GetTypeId();
+    GpuTrainingApp();
+    ~GpuTrainingApp() override;
+
+    /// Run the compute phase of `step`; call `done(rank)` when it ends.
+    void StartCompute(uint32_t step, Callback<void, uint32_t> done);
+    /// The compute time this rank will take on `step` (draws the jitter once per step).
+    Time GetComputeTime(uint32_t step);
+    /// The nominal compute time (no jitter, no straggling).
+    Time GetNominalComputeTime() const;
+    double GetMfuInsideCompute() const;
+    uint32_t GetRank() const;
+    int64_t AssignStreams(int64_t stream);
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    void StartApplication() override;
+    void StopApplication() override;
+    void Done(uint32_t step);
+    bool IsSlowStep(uint32_t step) const;
+
+    uint32_t m_rank{0};
+    Time m_computeTime;
+    double m_params{0};
+    double m_tokens{0};
+    double m_peakTflops{989.4};
+    double m_mfu{0.45};
+    Ptr<RandomVariableStream> m_jitter;
+    double m_slowdown{1.0};
+    Time m_extraDelay;
+    std::string m_slowSteps;
+    std::set<uint32_t> m_slowSet;
+    uint32_t m_drawnStep{UINT32_MAX};
+    Time m_drawn;
+    Callback<void, uint32_t> m_done;
+    EventId m_event;
+};
+
+} // namespace ns3
+
+#endif // GPU_TRAINING_APP_H

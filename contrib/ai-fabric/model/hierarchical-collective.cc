@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "hierarchical-collective.h"
+
+namespace ns3
+{
+
+NS_OBJECT_ENSURE_REGISTERED(HierarchicalCollective);
+
+TypeId
+HierarchicalCollective::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::HierarchicalCollective")
+                            .SetParent<CollectiveAlgorithm>()
+                            .SetGroupName("AiFabric")
+                            .AddConstructor<HierarchicalCollective>();
+    return tid;
+}
+
+std::string
+HierarchicalCollective::GetName() const
+{
+    return "hierarchical";
+}
+
+std::string
+HierarchicalCollective::Check(const CollectiveSpec& spec) const
+{
+    std::string e = CollectiveAlgorithm::Check(spec);
+    if (!e.empty())
+    {
+        return e;
+    }
+    if (spec.op != CollectiveSpec::ALLREDUCE)
+    {
+        return "the hierarchical algorithm implements AllReduce only";
+    }
+    if (spec.gpusPerServer < 1 || spec.ranks % spec.gpusPerServer != 0)
+    {
+        return "ranks must be a multiple of GPUs per server";
+    }
+    return "";
+}
+
+void
+HierarchicalCollective::DoBuild(const CollectiveSpec& spec, CollectiveSchedule& s) const
+{
+    const uint32_t g = spec.gpusPerServer;
+    const uint32_t m = spec.ranks / g;
+    const uint32_t c = spec.chunks;
+    std::vector<std::vector<uint32_t>> none(g, std::vector<uint32_t>(c, UINT32_MAX));
+    // arrived[rank][k]: last transfer of chunk k that arrived at the rank.
+    std::vector<std::vector<uint32_t>> arrived(spec.ranks, std::vector<uint32_t>(c, UINT32_MAX));
+    std::vector<std::vector<uint32_t>> last;
+    // (1) intra-server reduce-scatter
+    for (uint32_t srv = 0; srv < m && g > 1; ++srv)
+    {
+        std::vector<uint32_t> order(g);
+        for (uint32_t i = 0; i < g; ++i)
+        {
+            order[i] = srv * g + i;
+        }
+        AppendRing(s, order, g - 1, spec.bytes, c, none, last);
+        for (uint32_t i = 0; i < g; ++i)
+        {
+            arrived[order[i]] = last[i];
+        }
+    }
+    // (2) one inter-server ring per rail on the S/G slice
+    for (uint32_t rail = 0; rail < g && m > 1; ++rail)
+    {
+        std::vector<uint32_t> order(m);
+        std::vector<std::vector<uint32_t>> first(m);
+        for (uint32_t j = 0; j < m; ++j)
+        {
+            order[j] = j * g + rail;
+            first[j] = arrived[order[j]];
+        }
+        AppendRing(s, order, 2 * (m - 1), Part(spec.bytes, g, rail), c, first, last);
+        for (uint32_t j = 0; j < m; ++j)
+        {
+            arrived[order[j]] = last[j];
+        }
+    }
+    // (3) intra-server all-gather
+    for (uint32_t srv = 0; srv < m && g > 1; ++srv)
+    {
+        std::vector<uint32_t> order(g);
+        std::vector<std::vector<uint32_t>> first(g);
+        for (uint32_t i = 0; i < g; ++i)
+        {
+            order[i] = srv * g + i;
+            first[i] = arrived[order[i]];
+        }
+        AppendRing(s, order, g - 1, spec.bytes, c, first, last);
+    }
+}
+
+} // namespace ns3

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "rdma-collective-transport.h"
+
+#include "rdma-nic.h"
+#include "rdma-queue-pair.h"
+
+#include "ns3/abort.h"
+#include "ns3/node.h"
+#include "ns3/uinteger.h"
+
+namespace ns3
+{
+
+NS_OBJECT_ENSURE_REGISTERED(RdmaCollectiveTransport);
+
+TypeId
+RdmaCollectiveTransport::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::RdmaCollectiveTransport")
+                            .SetParent<CollectiveTransport>()
+                            .SetGroupName("AiFabric")
+                            .AddConstructor<RdmaCollectiveTransport>()
+                            .AddAttribute("Dscp",
+                                          "DSCP of the collective's queue pairs (0 = the NIC's "
+                                          "DataDscp).",
+                                          UintegerValue(0),
+                                          MakeUintegerAccessor(&RdmaCollectiveTransport::m_dscp),
+                                          MakeUintegerChecker<uint8_t>(0, 63));
+    return tid;
+}
+
+RdmaCollectiveTransport::RdmaCollectiveTransport() = default;
+RdmaCollectiveTransport::~RdmaCollectiveTransport() = default;
+
+void
+RdmaCollectiveTransport::DoDispose()
+{
+    m_pairs.clear();
+    m_index.clear();
+    m_nodes = NodeContainer();
+    CollectiveTransport::DoDispose();
+}
+
+void
+RdmaCollectiveTransport::SetRanks(NodeContainer nodes)
+{
+    m_nodes = nodes;
+}
+
+std::string
+RdmaCollectiveTransport::GetName() const
+{
+    return "rdma";
+}
+
+void
+RdmaCollectiveTransport::Send(uint32_t src, uint32_t dst, uint64_t bytes, Callback<void> arrived)
+{
+    const uint64_t key = (uint64_t(src) << 32) | dst;
+    auto it = m_index.find(key);
+    uint32_t idx;
+    if (it == m_index.end())
+    {
+        Ptr<Node> a = m_nodes.Get(src);
+        Ptr<Node> b = m_nodes.Get(dst);
+        Ptr<RdmaNic> na = a->GetObject<RdmaNic>();
+        Ptr<RdmaNic> nb = b->GetObject<RdmaNic>();
+        NS_ABORT_MSG_IF(!na || !nb, "RdmaCollectiveTransport: ranks need an RdmaNic");
+        Pair p;
+        p.requester = na->CreateQueuePair(nb->GetDevice()->GetIpv4Address(), m_dscp);
+        p.responder = nb->CreateQueuePair(na->GetDevice()->GetIpv4Address(), m_dscp);
+        RdmaNic::Connect(p.requester, p.responder);
+        idx = static_cast<uint32_t>(m_pairs.size());
+        p.responder->SetReceiveCallback(
+            MakeCallback(&RdmaCollectiveTransport::Arrived, this).Bind(idx));
+        m_pairs.push_back(p);
+        m_index.emplace(key, idx);
+    }
+    else
+    {
+        idx = it->second;
+    }
+    m_pairs[idx].pending.push_back(arrived);
+    m_pairs[idx].requester->PostWrite(bytes);
+}
+
+void
+RdmaCollectiveTransport::Arrived(uint32_t pair, const RdmaCompletion&)
+{
+    Pair& p = m_pairs[pair];
+    NS_ABORT_MSG_IF(p.pending.empty(), "RdmaCollectiveTransport: unexpected message");
+    Callback<void> cb = p.pending.front();
+    p.pending.pop_front();
+    cb();
+}
+
+Ptr<RdmaQueuePair>
+RdmaCollectiveTransport::GetQueuePair(uint32_t src, uint32_t dst) const
+{
+    auto it = m_index.find((uint64_t(src) << 32) | dst);
+    return it == m_index.end() ? nullptr : m_pairs[it->second].requester;
+}
+
+uint32_t
+RdmaCollectiveTransport::GetNQueuePairs() const
+{
+    return static_cast<uint32_t>(m_pairs.size());
+}
+
+} // namespace ns3

@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#ifndef RDMA_COLLECTIVE_TRANSPORT_H
+#define RDMA_COLLECTIVE_TRANSPORT_H
+
+#include "collective-transport.h"
+
+#include "ns3/node-container.h"
+
+#include <deque>
+#include <unordered_map>
+#include <vector>
+
+namespace ns3
+{
+
+class RdmaQueuePair;
+struct RdmaCompletion;
+
+/**
+ * \ingroup ai-fabric
+ * CollectiveTransport over RoCEv2: one persistent connected queue-pair pair per (src, dst) rank
+ * pair, created on first use on the ranks' RdmaNics; a message is one RDMA WRITE; "arrived" is
+ * the responder's receive completion (data in GPU memory). Ranks are the nodes given, in order.
+ */
+class RdmaCollectiveTransport : public CollectiveTransport
+{
+  public:
+    static TypeId GetTypeId();
+    RdmaCollectiveTransport();
+    ~RdmaCollectiveTransport() override;
+
+    /// The rank -> host node map (each node needs an RdmaNic).
+    void SetRanks(NodeContainer nodes);
+    std::string GetName() const override;
+    void Send(uint32_t src, uint32_t dst, uint64_t bytes, Callback<void> arrived) override;
+
+    /// \return the requester queue pair from src to dst (null before their first message)
+    Ptr<RdmaQueuePair> GetQueuePair(uint32_t src, uint32_t dst) const;
+    uint32_t GetNQueuePairs() const;
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    struct Pair
+    {
+        Ptr<RdmaQueuePair> requester;
+        Ptr<RdmaQueuePair> responder;
+        std::deque<Callback<void>> pending;
+    };
+
+    void Arrived(uint32_t pair, const RdmaCompletion& c);
+
+    NodeContainer m_nodes;
+    std::vector<Pair> m_pairs;
+    std::unordered_map<uint64_t, uint32_t> m_index;
+    uint8_t m_dscp{0};
+};
+
+} // namespace ns3
+
+#endif // RDMA_COLLECTIVE_TRANSPORT_H

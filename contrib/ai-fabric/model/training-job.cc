@@ -1,0 +1,296 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "training-job.h"
+
+#include "gpu-training-app.h"
+#include "rdma-nic.h"
+#include "ring-collective.h"
+
+#include "ns3/abort.h"
+#include "ns3/node.h"
+#include "ns3/simulator.h"
+#include "ns3/string.h"
+#include "ns3/trace-source-accessor.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+
+namespace ns3
+{
+
+NS_OBJECT_ENSURE_REGISTERED(TrainingJob);
+
+TypeId
+TrainingJob::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::TrainingJob")
+            .SetParent<Object>()
+            .SetGroupName("AiFabric")
+            .AddConstructor<TrainingJob>()
+            .AddAttribute("Steps", "Training steps to run (>= 1).", UintegerValue(3),
+                          MakeUintegerAccessor(&TrainingJob::m_steps),
+                          MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("Collective",
+                          "allreduce, reducescatter, allgather or alltoall.",
+                          StringValue("allreduce"),
+                          MakeStringAccessor(&TrainingJob::m_collective),
+                          MakeStringChecker())
+            .AddAttribute("Algorithm",
+                          "The collective algorithm (a CollectiveAlgorithm TypeId).",
+                          TypeIdValue(RingCollective::GetTypeId()),
+                          MakeTypeIdAccessor(&TrainingJob::m_algorithmTid),
+                          MakeTypeIdChecker())
+            .AddAttribute("Bytes",
+                          "Collective buffer per rank in bytes (gradients per step).",
+                          UintegerValue(64 * 1024 * 1024),
+                          MakeUintegerAccessor(&TrainingJob::m_bytes),
+                          MakeUintegerChecker<uint64_t>(1))
+            .AddAttribute("Chunks",
+                          "Pipelining: each transfer is split in this many messages.",
+                          UintegerValue(1),
+                          MakeUintegerAccessor(&TrainingJob::m_chunks),
+                          MakeUintegerChecker<uint32_t>(1, 1024))
+            .AddTraceSource("StepDone",
+                            "A training step ended (its record).",
+                            MakeTraceSourceAccessor(&TrainingJob::m_stepTrace),
+                            "ns3::TrainingJob::StepTracedCallback");
+    return tid;
+}
+
+TrainingJob::TrainingJob() = default;
+TrainingJob::~TrainingJob() = default;
+
+void
+TrainingJob::DoDispose()
+{
+    m_apps.clear();
+    m_exec = nullptr;
+    m_ranks = NodeContainer();
+    Object::DoDispose();
+}
+
+CollectiveSpec
+TrainingJob::GetSpec() const
+{
+    CollectiveSpec spec;
+    spec.op = m_collective == "reducescatter" ? CollectiveSpec::REDUCESCATTER
+              : m_collective == "allgather"   ? CollectiveSpec::ALLGATHER
+              : m_collective == "alltoall"    ? CollectiveSpec::ALLTOALL
+                                              : CollectiveSpec::ALLREDUCE;
+    spec.bytes = m_bytes;
+    spec.ranks = m_ranks.GetN();
+    spec.gpusPerServer = m_gpusPerServer;
+    spec.chunks = m_chunks;
+    return spec;
+}
+
+std::string
+TrainingJob::Check() const
+{
+    if (m_collective != "allreduce" && m_collective != "reducescatter" &&
+        m_collective != "allgather" && m_collective != "alltoall")
+    {
+        return "Collective must be allreduce, reducescatter, allgather or alltoall (got '" +
+               m_collective + "')";
+    }
+    ObjectFactory f;
+    f.SetTypeId(m_algorithmTid);
+    Ptr<CollectiveAlgorithm> alg = f.Create<CollectiveAlgorithm>();
+    return alg->Check(GetSpec());
+}
+
+void
+TrainingJob::Setup(NodeContainer ranks,
+                   uint32_t gpusPerServer,
+                   Ptr<CollectiveTransport> network,
+                   Ptr<CollectiveTransport> nvlink)
+{
+    m_ranks = ranks;
+    m_gpusPerServer = gpusPerServer ? gpusPerServer : 1;
+    m_apps.clear();
+    for (uint32_t r = 0; r < ranks.GetN(); ++r)
+    {
+        Ptr<GpuTrainingApp> app;
+        for (uint32_t a = 0; a < ranks.Get(r)->GetNApplications() && !app; ++a)
+        {
+            app = DynamicCast<GpuTrainingApp>(ranks.Get(r)->GetApplication(a));
+        }
+        NS_ABORT_MSG_IF(!app, "TrainingJob: rank " << r << " has no GpuTrainingApp");
+        app->SetAttribute("Rank", UintegerValue(r));
+        m_apps.push_back(app);
+    }
+    m_exec = CreateObject<CollectiveExecutor>();
+    m_exec->SetNetworkTransport(network);
+    if (nvlink && m_gpusPerServer > 1)
+    {
+        m_exec->SetNvlinkTransport(nvlink, m_gpusPerServer);
+    }
+    const std::string err = Check();
+    NS_ABORT_MSG_UNLESS(err.empty(), "TrainingJob: " << err);
+    ObjectFactory f;
+    f.SetTypeId(m_algorithmTid);
+    m_schedule = f.Create<CollectiveAlgorithm>()->Build(GetSpec());
+}
+
+void
+TrainingJob::Start()
+{
+    NS_ABORT_MSG_IF(!m_exec, "TrainingJob: call Setup first");
+    StartStep(0);
+}
+
+bool
+TrainingJob::IsFinished() const
+{
+    return m_finished;
+}
+
+void
+TrainingJob::CountNetwork(uint64_t& retx, uint64_t& timeouts) const
+{
+    retx = 0;
+    timeouts = 0;
+    for (uint32_t r = 0; r < m_ranks.GetN(); ++r)
+    {
+        Ptr<RdmaNic> nic = m_ranks.Get(r)->GetObject<RdmaNic>();
+        if (nic)
+        {
+            retx += nic->GetCounters().retransmittedPackets;
+            timeouts += nic->GetCounters().timeouts;
+        }
+    }
+}
+
+void
+TrainingJob::StartStep(uint32_t k)
+{
+    TrainingStepRecord rec;
+    rec.step = k;
+    rec.start = Simulator::Now();
+    rec.computeEnd.assign(m_ranks.GetN(), Time(0));
+    m_records.push_back(rec);
+    CountNetwork(m_retx0, m_timeouts0);
+    m_exec->Start(m_schedule, m_ranks.GetN(), MakeCallback(&TrainingJob::CollectiveDone, this));
+    for (auto& app : m_apps)
+    {
+        app->StartCompute(k, MakeCallback(&TrainingJob::ComputeDone, this));
+    }
+}
+
+void
+TrainingJob::ComputeDone(uint32_t rank)
+{
+    m_records.back().computeEnd[rank] = Simulator::Now();
+    m_exec->MarkReady(rank);
+}
+
+void
+TrainingJob::CollectiveDone()
+{
+    // Only complete once every rank has also finished computing (a rank that receives nothing
+    // is done when it is ready).
+    TrainingStepRecord& rec = m_records.back();
+    const uint32_t n = m_ranks.GetN();
+    rec.collectiveEnd.resize(n);
+    rec.barrier = Time(0);
+    rec.lastComputeEnd = Time(0);
+    for (uint32_t r = 0; r < n; ++r)
+    {
+        rec.collectiveEnd[r] = std::max(m_exec->GetRankEnd(r), rec.computeEnd[r]);
+        if (rec.collectiveEnd[r] >= rec.barrier)
+        {
+            rec.barrier = rec.collectiveEnd[r];
+            rec.lastRank = r;
+        }
+        if (rec.computeEnd[r] >= rec.lastComputeEnd)
+        {
+            rec.lastComputeEnd = rec.computeEnd[r];
+            rec.slowestComputeRank = r;
+        }
+    }
+    uint64_t retx = 0;
+    uint64_t timeouts = 0;
+    CountNetwork(retx, timeouts);
+    rec.retransmissions = retx - m_retx0;
+    rec.timeouts = timeouts - m_timeouts0;
+    std::vector<Time> sorted = rec.computeEnd;
+    std::nth_element(sorted.begin(), sorted.begin() + n / 2, sorted.end());
+    const Time spread = rec.lastComputeEnd - sorted[n / 2];
+    if (rec.timeouts > 0)
+    {
+        rec.cause = "timeout";
+        rec.waitedOn = rec.lastRank;
+    }
+    else if (spread > (rec.barrier - rec.start) * 0.05)
+    {
+        rec.cause = "straggler";
+        rec.waitedOn = rec.slowestComputeRank;
+    }
+    else if (rec.retransmissions > 0)
+    {
+        rec.cause = "retransmission";
+        rec.waitedOn = rec.lastRank;
+    }
+    else
+    {
+        rec.cause = "network";
+        rec.waitedOn = rec.lastRank;
+    }
+    m_stepTrace(rec);
+    if (rec.step + 1 < m_steps)
+    {
+        // All ranks resume together after the barrier.
+        Simulator::Schedule(rec.barrier - Simulator::Now(), &TrainingJob::StartStep, this, rec.step + 1);
+    }
+    else
+    {
+        m_finished = true;
+    }
+}
+
+const std::vector<TrainingStepRecord>&
+TrainingJob::GetSteps() const
+{
+    return m_records;
+}
+
+Ptr<CollectiveExecutor>
+TrainingJob::GetExecutor() const
+{
+    return m_exec;
+}
+
+std::vector<uint64_t>
+TrainingJob::GetBytesSentPerRank() const
+{
+    std::vector<uint64_t> v(m_ranks.GetN());
+    for (uint32_t r = 0; r < v.size(); ++r)
+    {
+        v[r] = m_exec->GetBytesSent(r);
+    }
+    return v;
+}
+
+Time
+TrainingJob::GetMeanComputeTime() const
+{
+    double s = 0;
+    for (auto& app : m_apps)
+    {
+        s += app->GetNominalComputeTime().GetSeconds();
+    }
+    return Seconds(s / std::max<size_t>(1, m_apps.size()));
+}
+
+double
+TrainingJob::GetMfuInsideCompute() const
+{
+    double s = 0;
+    for (auto& app : m_apps)
+    {
+        s += app->GetMfuInsideCompute();
+    }
+    return s / std::max<size_t>(1, m_apps.size());
+}
+
+} // namespace ns3

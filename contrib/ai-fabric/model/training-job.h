@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#ifndef TRAINING_JOB_H
+#define TRAINING_JOB_H
+
+#include "collective-algorithm.h"
+#include "collective-executor.h"
+
+#include "ns3/node-container.h"
+#include "ns3/nstime.h"
+#include "ns3/object.h"
+#include "ns3/traced-callback.h"
+#include "ns3/type-id.h"
+
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+class GpuTrainingApp;
+class CollectiveTransport;
+
+/// What happened in one training step.
+struct TrainingStepRecord
+{
+    uint32_t step{0};
+    Time start;                       //!< all ranks start computing
+    std::vector<Time> computeEnd;     //!< per rank
+    std::vector<Time> collectiveEnd;  //!< per rank: its collective is complete
+    Time lastComputeEnd;              //!< the collective can only finish after this
+    Time barrier;                     //!< step end: the last rank's collective end
+    uint32_t lastRank{0};             //!< the rank whose collective ended last
+    uint32_t slowestComputeRank{0};   //!< the rank that computed longest
+    std::string cause;                //!< why the step ended when it did (see TrainingJob)
+    uint32_t waitedOn{0};             //!< the rank everyone waited for
+    uint64_t retransmissions{0};      //!< network retransmissions during the step
+    uint64_t timeouts{0};             //!< retransmission timeouts during the step
+
+    Time StepTime() const
+    {
+        return barrier - start;
+    }
+
+    /// Communication after the last rank finished computing (what nccl-tests would time).
+    Time CollectiveTime() const
+    {
+        return barrier - lastComputeEnd;
+    }
+};
+
+/**
+ * \ingroup ai-fabric
+ * A synchronous data-parallel training job: Steps iterations of compute (each rank's
+ * GpuTrainingApp) then one collective (Collective of Bytes per rank with Algorithm, over the
+ * network transport and, inside servers, NVLink), then a barrier: step k+1 starts for every rank
+ * when the last rank's collective of step k is complete.
+ *
+ * For each step it records per-rank compute and collective end times, the last rank, and why
+ * the step ended when it did: "timeout" (a retransmission timeout fired during the step),
+ * "straggler" (the slowest rank's compute ended more than 5% of the step after the median's),
+ * "retransmission" (packets were resent), or "network" (plain transfer time), with the rank
+ * everyone waited on.
+ */
+class TrainingJob : public Object
+{
+  public:
+    static TypeId GetTypeId();
+    TrainingJob();
+    ~TrainingJob() override;
+
+    /**
+     * \param ranks the GPU nodes in rank order, each with a GpuTrainingApp
+     * \param gpusPerServer consecutive ranks per server (for NVLink and hierarchical)
+     * \param network the transport between servers
+     * \param nvlink the transport inside servers (may be null: then all goes over the network)
+     */
+    void Setup(NodeContainer ranks,
+               uint32_t gpusPerServer,
+               Ptr<CollectiveTransport> network,
+               Ptr<CollectiveTransport> nvlink);
+    /// \return empty if the configuration is valid, else one line naming the problem
+    std::string Check() const;
+    /// Start the first step now.
+    void Start();
+    bool IsFinished() const;
+
+    const std::vector<TrainingStepRecord>& GetSteps() const;
+    CollectiveSpec GetSpec() const;
+    Ptr<CollectiveExecutor> GetExecutor() const;
+    /// Bytes each rank sent in the last step's collective.
+    std::vector<uint64_t> GetBytesSentPerRank() const;
+    /// Mean nominal compute time and MFU inside compute over ranks.
+    Time GetMeanComputeTime() const;
+    double GetMfuInsideCompute() const;
+
+    typedef void (*StepTracedCallback)(const TrainingStepRecord& r);
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    void StartStep(uint32_t k);
+    void ComputeDone(uint32_t rank);
+    void CollectiveDone();
+    void CountNetwork(uint64_t& retx, uint64_t& timeouts) const;
+
+    uint32_t m_steps{3};
+    std::string m_collective{"allreduce"};
+    TypeId m_algorithmTid;
+    uint64_t m_bytes{64 * 1024 * 1024};
+    uint32_t m_chunks{1};
+
+    NodeContainer m_ranks;
+    std::vector<Ptr<GpuTrainingApp>> m_apps;
+    uint32_t m_gpusPerServer{1};
+    Ptr<CollectiveExecutor> m_exec;
+    CollectiveSchedule m_schedule;
+    std::vector<TrainingStepRecord> m_records;
+    uint64_t m_retx0{0};
+    uint64_t m_timeouts0{0};
+    bool m_finished{false};
+    TracedCallback<const TrainingStepRecord&> m_stepTrace;
+};
+
+} // namespace ns3
+
+#endif // TRAINING_JOB_H

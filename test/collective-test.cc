@@ -1,0 +1,358 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// Collectives and training steps: alpha-beta model, bytes per rank, hierarchical vs flat,
+// stragglers, loss, determinism.
+#include "test-util.h"
+
+#include <cmath>
+
+using namespace ns3;
+
+namespace
+{
+
+// Wire overhead of a RoCEv2 packet (IPv4/UDP/BTH/ICRC + Ethernet/802.1Q/FCS + preamble/IFG).
+constexpr double kRoceOverhead = 86;
+
+struct Cluster
+{
+    Ptr<FabricTopology> topo;
+    Ptr<RdmaCollectiveTransport> rdma;
+    Ptr<NvlinkTransport> nvlink;
+    Ptr<TrainingJob> job;
+};
+
+/// Build hosts, RDMA NICs, GPU apps and a training job over `topo`.
+Cluster
+MakeJob(Ptr<FabricTopology> topo,
+        const std::string& algorithm,
+        const std::string& op,
+        uint64_t bytes,
+        uint32_t steps,
+        Time compute,
+        bool useNvlink,
+        RdmaHelper rdmaHelper = RdmaHelper())
+{
+    Cluster c;
+    c.topo = topo;
+    rdmaHelper.Install(topo);
+    c.rdma = CreateObject<RdmaCollectiveTransport>();
+    c.rdma->SetRanks(topo->GetHosts());
+    if (useNvlink)
+    {
+        c.nvlink = CreateObject<NvlinkTransport>();
+        c.nvlink->SetRanks(topo->GetNHosts());
+    }
+    for (uint32_t r = 0; r < topo->GetNHosts(); ++r)
+    {
+        Ptr<GpuTrainingApp> app = CreateObject<GpuTrainingApp>();
+        app->SetAttribute("ComputeTime", TimeValue(compute));
+        topo->GetHostNode(r)->AddApplication(app);
+    }
+    c.job = CreateObject<TrainingJob>();
+    c.job->SetAttribute("Steps", UintegerValue(steps));
+    c.job->SetAttribute("Collective", StringValue(op));
+    c.job->SetAttribute("Algorithm", TypeIdValue(TypeId::LookupByName(algorithm)));
+    c.job->SetAttribute("Bytes", UintegerValue(bytes));
+    c.job->Setup(topo->GetHosts(), topo->GetGpusPerServer(), c.rdma, c.nvlink);
+    return c;
+}
+
+} // namespace
+
+struct AlphaBetaCase
+{
+    uint32_t ranks;
+    uint64_t bytes;
+};
+
+class RingAlphaBetaTest : public FabricTest, public ::testing::WithParamInterface<AlphaBetaCase>
+{
+};
+
+TEST_P(RingAlphaBetaTest, RingAllReduceMatchesAlphaBetaModel)
+{
+    const AlphaBetaCase p = GetParam();
+    Ptr<FabricTopology> topo = BuildStar(p.ranks);
+    Cluster c = MakeJob(topo, "ns3::RingCollective", "allreduce", p.bytes, 1, Time(0), false);
+    c.job->Start();
+    Simulator::Run();
+    ASSERT_TRUE(c.job->IsFinished());
+    const double measured = c.job->GetSteps()[0].CollectiveTime().GetSeconds();
+    // alpha: one message's fixed cost from post to data in remote GPU memory, from the model's
+    // parameters: NIC tx + PCIe read + 2 cables (3 m, 15 ns) + switch (500 ns, cut-through) +
+    // NIC rx + PCIe write + the RETH of the first packet. B: 400G x 4096 / (4096 + 86).
+    const double line = 400e9;
+    const double alpha = 300e-9 + 250e-9 + 2 * 15e-9 + 500e-9 + 300e-9 + 250e-9 + 16 * 8 / line;
+    const double b = line / 8 * 4096 / (4096 + kRoceOverhead);
+    const double n = p.ranks;
+    const double model = 2 * (n - 1) * alpha + 2 * (n - 1) / n * double(p.bytes) / b;
+    EXPECT_NEAR(measured / model, 1.0, 0.02) << "measured " << measured * 1e6 << " us, model "
+                                             << model * 1e6 << " us";
+}
+
+INSTANTIATE_TEST_SUITE_P(Sizes,
+                         RingAlphaBetaTest,
+                         ::testing::Values(AlphaBetaCase{4, 1 << 20},
+                                           AlphaBetaCase{4, 16 << 20},
+                                           AlphaBetaCase{8, 8 << 20},
+                                           AlphaBetaCase{8, 64 << 20},
+                                           AlphaBetaCase{16, 32 << 20}));
+
+TEST_F(FabricTest, BytesPerRankMatchTheory)
+{
+    const uint32_t n = 8;
+    const uint64_t s = 8 << 20; // divisible by 8
+    struct Case
+    {
+        const char* alg;
+        CollectiveSpec::Op op;
+        double factor; // bytes sent per rank / S
+    };
+    for (Case k : {Case{"ns3::RingCollective", CollectiveSpec::ALLREDUCE, 2.0 * (n - 1) / n},
+                   Case{"ns3::RingCollective", CollectiveSpec::REDUCESCATTER, double(n - 1) / n},
+                   Case{"ns3::RingCollective", CollectiveSpec::ALLGATHER, double(n - 1) / n},
+                   Case{"ns3::RingCollective", CollectiveSpec::ALLTOALL, double(n - 1) / n},
+                   Case{"ns3::HalvingDoublingCollective", CollectiveSpec::ALLREDUCE, 2.0 * (n - 1) / n},
+                   Case{"ns3::HalvingDoublingCollective", CollectiveSpec::REDUCESCATTER, double(n - 1) / n}})
+    {
+        ObjectFactory f;
+        f.SetTypeId(k.alg);
+        CollectiveSpec spec;
+        spec.op = k.op;
+        spec.bytes = s;
+        spec.ranks = n;
+        spec.chunks = 4;
+        CollectiveSchedule sched = f.Create<CollectiveAlgorithm>()->Build(spec);
+        for (uint64_t b : sched.BytesSentPerRank(n))
+        {
+            EXPECT_EQ(b, uint64_t(k.factor * s + 0.5)) << k.alg << " " << CollectiveSpec::OpName(k.op);
+        }
+    }
+    // Double binary tree: each half crosses every tree edge twice (up and down), so all ranks
+    // together send 2 trees x 2 (N - 1) edges x S/2 = 2 (N - 1) S.
+    ObjectFactory f;
+    f.SetTypeId("ns3::DoubleBinaryTreeCollective");
+    CollectiveSpec spec;
+    spec.bytes = s;
+    spec.ranks = n;
+    CollectiveSchedule sched = f.Create<CollectiveAlgorithm>()->Build(spec);
+    uint64_t total = 0;
+    for (uint64_t b : sched.BytesSentPerRank(n))
+    {
+        total += b;
+    }
+    EXPECT_EQ(total, 2 * (n - 1) * s);
+    // Hierarchical, 2 servers x 4 GPUs: each NIC sends 2 (M-1)/M S/G over the network.
+    f.SetTypeId("ns3::HierarchicalCollective");
+    spec.gpusPerServer = 4;
+    sched = f.Create<CollectiveAlgorithm>()->Build(spec);
+    std::vector<uint64_t> network(n, 0);
+    for (const auto& t : sched.transfers)
+    {
+        if (t.src / 4 != t.dst / 4)
+        {
+            network[t.src] += t.bytes;
+        }
+    }
+    for (uint64_t b : network)
+    {
+        EXPECT_EQ(b, s / 4);
+    }
+}
+
+TEST_F(FabricTest, ExecutedBytesMatchTheSchedule)
+{
+    Ptr<FabricTopology> topo = BuildStar(6);
+    Cluster c = MakeJob(topo, "ns3::RingCollective", "allreduce", 6 << 20, 1, Time(0), false);
+    c.job->Start();
+    Simulator::Run();
+    for (uint64_t b : c.job->GetBytesSentPerRank())
+    {
+        EXPECT_EQ(b, 2ULL * 5 * (1 << 20));
+    }
+    // The NICs carried exactly that payload.
+    for (uint32_t r = 0; r < 6; ++r)
+    {
+        Ptr<RdmaQueuePair> qp = c.rdma->GetQueuePair(r, (r + 1) % 6);
+        ASSERT_TRUE(qp);
+        EXPECT_EQ(qp->GetStats().bytesCompleted, 2ULL * 5 * (1 << 20));
+    }
+}
+
+TEST_F(FabricTest, EveryAlgorithmCompletesOnARailFabric)
+{
+    for (const char* alg : {"ns3::RingCollective",
+                            "ns3::DoubleBinaryTreeCollective",
+                            "ns3::HalvingDoublingCollective",
+                            "ns3::HierarchicalCollective"})
+    {
+        Ptr<RailOptimizedFatTreeHelper> rail = CreateObject<RailOptimizedFatTreeHelper>();
+        rail->SetAttribute("Servers", UintegerValue(2));
+        rail->SetAttribute("GpusPerServer", UintegerValue(4));
+        rail->SetAttribute("LeafRadix", UintegerValue(8));
+        Cluster c = MakeJob(rail->Build(), alg, "allreduce", 4 << 20, 2, MicroSeconds(10), true);
+        c.job->Start();
+        Simulator::Run();
+        EXPECT_TRUE(c.job->IsFinished()) << alg;
+        EXPECT_EQ(c.job->GetSteps().size(), 2u) << alg;
+        Simulator::Destroy();
+    }
+    for (const char* op : {"reducescatter", "allgather", "alltoall"})
+    {
+        Ptr<FabricTopology> topo = BuildStar(4);
+        Cluster c = MakeJob(topo, "ns3::RingCollective", op, 4 << 20, 1, Time(0), false);
+        c.job->Start();
+        Simulator::Run();
+        EXPECT_TRUE(c.job->IsFinished()) << op;
+        Simulator::Destroy();
+    }
+}
+
+TEST_F(FabricTest, HierarchicalBeatsFlatRingForLargeMessages)
+{
+    auto run = [](const char* alg) {
+        Ptr<RailOptimizedFatTreeHelper> rail = CreateObject<RailOptimizedFatTreeHelper>();
+        rail->SetAttribute("Servers", UintegerValue(4));
+        rail->SetAttribute("GpusPerServer", UintegerValue(8));
+        Cluster c = MakeJob(rail->Build(), alg, "allreduce", 64 << 20, 1, Time(0), true);
+        c.job->Start();
+        Simulator::Run();
+        const double t = c.job->GetSteps()[0].CollectiveTime().GetSeconds();
+        Simulator::Destroy();
+        return t;
+    };
+    const double flat = run("ns3::RingCollective");
+    const double hier = run("ns3::HierarchicalCollective");
+    // Model: the flat ring's 2 (N-1)/N S crosses a 400G NIC hop (N = 32); hierarchical sends
+    // only 2 (M-1)/M S/G per NIC (M = 4 servers, G = 8) plus two NVLink phases of (G-1)/G S at
+    // 369 GB/s.
+    const double nic = 400e9 / 8 * 4096 / 4182;
+    const double nv = 450e9 * 0.82;
+    const double s = 64 << 20;
+    const double flatModel = 2.0 * 31 / 32 * s / nic;
+    const double hierModel = 2.0 * 7 / 8 * s / nv + 2.0 * 3 / 4 * s / 8 / nic;
+    EXPECT_LT(hier, flat);
+    EXPECT_LT(hier * (flatModel / hierModel) / 2, flat) << "at least half the predicted gain";
+    // The flat ring cannot beat its NIC bound. Its 4 cross-server hops all leave the rail-7 leaf
+    // and enter the rail-0 leaf, so ECMP collisions and DCQCN make it slower still (measured
+    // ~3.7x the collision-free bound): the reason rail-aware algorithms exist.
+    EXPECT_GE(flat, 0.95 * flatModel) << flat * 1e3 << " ms";
+    EXPECT_NEAR(hier / hierModel, 1.0, 0.15) << hier * 1e3 << " ms";
+}
+
+TEST_F(FabricTest, StragglerLengthensEveryStepAndIsNamed)
+{
+    auto run = [](Time extra) {
+        Ptr<FabricTopology> topo = BuildStar(8);
+        Cluster c = MakeJob(topo, "ns3::RingCollective", "allreduce", 8 << 20, 3, MilliSeconds(5), false);
+        Ptr<GpuTrainingApp> app = DynamicCast<GpuTrainingApp>(topo->GetHostNode(3)->GetApplication(0));
+        app->SetAttribute("ExtraDelay", TimeValue(extra));
+        c.job->Start();
+        Simulator::Run();
+        std::vector<TrainingStepRecord> steps = c.job->GetSteps();
+        Simulator::Destroy();
+        return steps;
+    };
+    auto base = run(Time(0));
+    auto slow = run(MilliSeconds(10));
+    ASSERT_EQ(base.size(), 3u);
+    ASSERT_EQ(slow.size(), 3u);
+    for (uint32_t k = 0; k < 3; ++k)
+    {
+        const double d = (slow[k].StepTime() - base[k].StepTime()).GetSeconds();
+        EXPECT_NEAR(d, 10e-3, 0.02e-3) << "step " << k;
+        EXPECT_EQ(slow[k].cause, "straggler");
+        EXPECT_EQ(slow[k].waitedOn, 3u);
+        EXPECT_EQ(base[k].cause, "network");
+        // Every rank's step got longer: the barrier is common.
+        for (uint32_t r = 0; r < 8; ++r)
+        {
+            EXPECT_GE(slow[k].collectiveEnd[r] - slow[k].start, MilliSeconds(15));
+        }
+    }
+}
+
+TEST_F(FabricTest, LossLengthensTheStepAndNamesTheWaitingRank)
+{
+    auto run = [](double loss) {
+        Ptr<StarTopologyHelper> star = CreateObject<StarTopologyHelper>();
+        star->SetAttribute("Servers", UintegerValue(8));
+        star->SetAttribute("GpusPerServer", UintegerValue(1));
+        star->GetLinkHelper().SetFlowControlAttribute("EnabledPriorities", UintegerValue(0));
+        Ptr<FabricTopology> topo = star->Build();
+        topo->GetHostDevice(5)->SetAttribute("ReceiveErrorRate", DoubleValue(loss));
+        topo->AssignStreams(3);
+        RdmaHelper rdma;
+        rdma.SetNicAttribute("RetransmitTimeout", TimeValue(MicroSeconds(200)));
+        Cluster c = MakeJob(topo, "ns3::RingCollective", "allreduce", 16 << 20, 2, MicroSeconds(100), false, rdma);
+        c.job->Start();
+        Simulator::Run();
+        EXPECT_TRUE(c.job->IsFinished());
+        std::vector<TrainingStepRecord> steps = c.job->GetSteps();
+        Simulator::Destroy();
+        return steps;
+    };
+    auto clean = run(0);
+    auto lossy = run(2e-3);
+    ASSERT_EQ(lossy.size(), 2u);
+    uint64_t retx = 0;
+    for (uint32_t k = 0; k < 2; ++k)
+    {
+        EXPECT_GT(lossy[k].StepTime(), clean[k].StepTime());
+        EXPECT_EQ(clean[k].cause, "network");
+        retx += lossy[k].retransmissions;
+        if (lossy[k].retransmissions > 0)
+        {
+            EXPECT_TRUE(lossy[k].cause == "retransmission" || lossy[k].cause == "timeout");
+        }
+    }
+    EXPECT_GT(retx, 0u);
+}
+
+TEST_F(FabricTest, SameSeedSamePerStepResults)
+{
+    auto run = [] {
+        RngSeedManager::SetSeed(7);
+        Ptr<FabricTopology> topo = BuildStar(6);
+        topo->AssignStreams(0);
+        Cluster c = MakeJob(topo, "ns3::RingCollective", "allreduce", 4 << 20, 3, MilliSeconds(1), false);
+        for (uint32_t r = 0; r < 6; ++r)
+        {
+            Ptr<GpuTrainingApp> app = DynamicCast<GpuTrainingApp>(topo->GetHostNode(r)->GetApplication(0));
+            app->SetAttribute("Jitter", StringValue("ns3::NormalRandomVariable[Mean=0|Variance=0.0004]"));
+            app->AssignStreams(100 + r);
+        }
+        c.job->Start();
+        Simulator::Run();
+        std::vector<int64_t> v;
+        for (auto& s : c.job->GetSteps())
+        {
+            v.push_back(s.barrier.GetTimeStep());
+            v.push_back(s.lastRank);
+            for (auto t : s.computeEnd)
+            {
+                v.push_back(t.GetTimeStep());
+            }
+        }
+        Simulator::Destroy();
+        return v;
+    };
+    auto a = run();
+    auto b = run();
+    EXPECT_EQ(a, b);
+}
+
+TEST_F(FabricTest, LatencyHistogramQuantilesWithinOnePercent)
+{
+    LatencyHistogram h;
+    for (int64_t i = 1; i <= 100000; ++i)
+    {
+        h.Add(i);
+    }
+    EXPECT_EQ(h.GetCount(), 100000u);
+    EXPECT_EQ(h.GetMax(), 100000);
+    EXPECT_EQ(h.GetMin(), 1);
+    EXPECT_NEAR(h.Quantile(0.5) / 50000.0, 1.0, 0.01);
+    EXPECT_NEAR(h.Quantile(0.99) / 99000.0, 1.0, 0.01);
+    EXPECT_DOUBLE_EQ(h.Quantile(1.0), 100000.0);
+}
