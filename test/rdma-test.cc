@@ -257,6 +257,7 @@ TEST_F(FabricTest, DcqcnReactionPointArithmetic)
     dcqcn->Stop();
     // Presets resolve as documented.
     Ptr<RdmaDcqcn> nv = CreateObject<RdmaDcqcn>();
+    nv->SetAttribute("Preset", StringValue("nvidia"));
     RdmaDcqcn::Params p = nv->GetParams();
     EXPECT_EQ(p.increaseTimer, MicroSeconds(300));
     EXPECT_EQ(p.byteCounter, 32767u);

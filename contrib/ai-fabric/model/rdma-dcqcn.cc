@@ -29,9 +29,9 @@ RdmaDcqcn::GetTypeId()
             .SetGroupName("AiFabric")
             .AddConstructor<RdmaDcqcn>()
             .AddAttribute("Preset",
-                          "Default parameter set: 'nvidia' (ConnectX firmware) or 'paper' "
-                          "(SIGCOMM'15). Parameters left at 0 take the preset's value.",
-                          StringValue("nvidia"),
+                          "Default parameter set: 'paper' (SIGCOMM'15) or 'nvidia' (ConnectX "
+                          "firmware). Parameters left at 0 take the preset's value.",
+                          StringValue("paper"),
                           MakeStringAccessor(&RdmaDcqcn::m_preset),
                           MakeStringChecker())
             .AddAttribute("G",

@@ -79,7 +79,7 @@ class RdmaDcqcn : public RdmaCongestionOps
     bool Idle() const;
 
     // configuration (0 = preset value)
-    std::string m_preset{"nvidia"};
+    std::string m_preset{"paper"};
     double m_g{0};
     Time m_alphaPeriod;
     Time m_reduceMonitor;

@@ -110,9 +110,9 @@ RdmaNic::GetTypeId()
                           MakeTimeAccessor(&RdmaNic::m_ackInterval),
                           MakeTimeChecker(Time(0)))
             .AddAttribute("CnpInterval",
-                          "Minimum time between CNPs of one queue pair (NVIDIA 4 us; DCQCN "
-                          "paper 50 us).",
-                          TimeValue(MicroSeconds(4)),
+                          "Minimum time between CNPs of one queue pair (DCQCN paper 50 us; "
+                          "NVIDIA firmware 4 us).",
+                          TimeValue(MicroSeconds(50)),
                           MakeTimeAccessor(&RdmaNic::m_cnpInterval),
                           MakeTimeChecker(Time(0)))
             .AddAttribute("RetransmitTimeout",

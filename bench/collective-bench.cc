@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//
+// Packet-level AllReduce benchmark: S servers x 8 GPUs on the rail-optimized fat-tree at
+// 400 Gb/s, RoCEv2 with PFC and DCQCN, no trace sinks, one AllReduce step.
+// Prints CPU time, events, events/s, CPU ns per packet-hop and peak RSS.
+//
+// Usage: collective-bench [--servers=16] [--mib=64] [--algorithm=ring|hierarchical|tree|hd]
+#include "ns3/ai-fabric-module.h"
+#include "ns3/core-module.h"
+#include "ns3/network-module.h"
+
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <string>
+
+using namespace ns3;
+
+namespace
+{
+
+double
+CpuSeconds()
+{
+    timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+double
+PeakRssMb()
+{
+    std::ifstream f("/proc/self/status");
+    std::string line;
+    while (std::getline(f, line))
+    {
+        if (line.rfind("VmHWM:", 0) == 0)
+        {
+            return std::stod(line.substr(6)) / 1024.0;
+        }
+    }
+    return 0;
+}
+
+} // namespace
+
+int
+main(int argc, char** argv)
+{
+    uint32_t servers = 16;
+    uint32_t mib = 64;
+    std::string algorithm = "ring";
+    std::string cc = "ns3::RdmaDcqcn";
+    CommandLine cmd(__FILE__);
+    cmd.AddValue("servers", "servers of 8 GPUs", servers);
+    cmd.AddValue("mib", "AllReduce size per GPU in MiB", mib);
+    cmd.AddValue("algorithm", "ring, hierarchical, tree or hd", algorithm);
+    cmd.AddValue("cc", "congestion control TypeId", cc);
+    cmd.Parse(argc, argv);
+    const std::string tid = algorithm == "hierarchical" ? "ns3::HierarchicalCollective"
+                            : algorithm == "tree"       ? "ns3::DoubleBinaryTreeCollective"
+                            : algorithm == "hd"         ? "ns3::HalvingDoublingCollective"
+                                                        : "ns3::RingCollective";
+    ObjectFactory sched;
+    sched.SetTypeId("ns3::PriorityQueueScheduler");
+    Simulator::SetScheduler(sched);
+
+    const double cpu0 = CpuSeconds();
+    Ptr<RailOptimizedFatTreeHelper> rail = CreateObject<RailOptimizedFatTreeHelper>();
+    rail->SetAttribute("Servers", UintegerValue(servers));
+    rail->SetAttribute("GpusPerServer", UintegerValue(8));
+    Ptr<FabricTopology> topo = rail->Build();
+    topo->AssignStreams(0);
+    RdmaHelper rdma;
+    rdma.SetCongestionControl(cc);
+    rdma.Install(topo);
+    Ptr<RdmaCollectiveTransport> net = CreateObject<RdmaCollectiveTransport>();
+    net->SetRanks(topo->GetHosts());
+    Ptr<NvlinkTransport> nvlink = CreateObject<NvlinkTransport>();
+    nvlink->SetRanks(topo->GetNHosts());
+    for (uint32_t r = 0; r < topo->GetNHosts(); ++r)
+    {
+        Ptr<GpuTrainingApp> app = CreateObject<GpuTrainingApp>();
+        app->SetAttribute("ComputeTime", TimeValue(Time(0)));
+        topo->GetHostNode(r)->AddApplication(app);
+    }
+    Ptr<TrainingJob> job = CreateObject<TrainingJob>();
+    job->SetAttribute("Steps", UintegerValue(1));
+    job->SetAttribute("Algorithm", TypeIdValue(TypeId::LookupByName(tid)));
+    job->SetAttribute("Bytes", UintegerValue(uint64_t(mib) << 20));
+    job->Setup(topo->GetHosts(), 8, net, nvlink);
+    const double setup = CpuSeconds() - cpu0;
+
+    job->Start();
+    const uint64_t ev0 = Simulator::GetEventCount();
+    const double t0 = CpuSeconds();
+    Simulator::Run();
+    const double cpu = CpuSeconds() - t0;
+    const uint64_t events = Simulator::GetEventCount() - ev0;
+    uint64_t hops = 0;
+    for (const auto& l : topo->GetLinks())
+    {
+        hops += l.devA->GetCounters().txDataFrames + l.devB->GetCounters().txDataFrames;
+    }
+    uint64_t packets = 0;
+    uint64_t retx = 0;
+    for (uint32_t h = 0; h < topo->GetNHosts(); ++h)
+    {
+        packets += topo->GetHostNode(h)->GetObject<RdmaNic>()->GetCounters().dataPacketsSent;
+        retx += topo->GetHostNode(h)->GetObject<RdmaNic>()->GetCounters().retransmittedPackets;
+    }
+    const TrainingStepRecord& rec = job->GetSteps().at(0);
+    const double t = rec.CollectiveTime().GetSeconds();
+    const double busbw = double(uint64_t(mib) << 20) / t * CollectiveSpec::BusBwFactor(CollectiveSpec::ALLREDUCE, topo->GetNHosts());
+    std::printf("%u GPUs (%u x 8, rail-optimized 1:1, 400G), %s AllReduce of %u MiB, RoCEv2 PFC + %s\n",
+                topo->GetNHosts(), servers, algorithm.c_str(), mib, cc.c_str());
+    std::printf("  simulated AllReduce %.3f ms, busbw %.1f GB/s, retransmissions %llu\n",
+                t * 1e3, busbw / 1e9, (unsigned long long)retx);
+    std::printf("  setup cpu %.2f s; run cpu %.2f s, %llu events (%.2f M/s), %llu data packets, "
+                "%llu packet-hops, %.1f ns/packet-hop, %.2f events/packet-hop, peak RSS %.0f MB\n",
+                setup, cpu, (unsigned long long)events, events / cpu / 1e6,
+                (unsigned long long)packets, (unsigned long long)hops, cpu * 1e9 / double(hops),
+                double(events) / double(hops), PeakRssMb());
+    Simulator::Destroy();
+    return 0;
+}
