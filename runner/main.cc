@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//
+// ai-fabric-runner: scenario JSON -> simulation -> results directory.
+//
+//   ai-fabric-runner [SCENARIO.json] [--set key.path=value]... [--out DIR] [--quiet]
+//
+// Exit status: 0 success, 2 bad input (one line on stderr naming the key), 1 internal error.
+#include "runner.h"
+#include "scenario.h"
+
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <iostream>
+#include <unistd.h>
+
+using namespace aifabric;
+
+namespace
+{
+
+void
+Usage()
+{
+    std::cout << "usage: ai-fabric run [SCENARIO.json] [--set key.path=value]... [--out DIR] [--quiet]\n\n"
+                 "Runs a scenario (default: scenarios/default.json) and writes summary.json, config.json,\n"
+                 "CSV traces and gnuplot figures to DIR (default results/<name>-<time>).\n\n"
+              << SchemaHelp();
+}
+
+} // namespace
+
+int
+main(int argc, char** argv)
+{
+    std::string file;
+    std::string out;
+    std::vector<std::string> sets;
+    bool quiet = false;
+    try
+    {
+        for (int i = 1; i < argc; ++i)
+        {
+            std::string a = argv[i];
+            auto value = [&](const std::string& flag) {
+                if (a.size() > flag.size() && a[flag.size()] == '=')
+                {
+                    return a.substr(flag.size() + 1);
+                }
+                if (i + 1 >= argc)
+                {
+                    throw ScenarioError(flag + ": needs a value");
+                }
+                return std::string(argv[++i]);
+            };
+            if (a == "--help" || a == "-h")
+            {
+                Usage();
+                return 0;
+            }
+            else if (a == "--quiet" || a == "-q")
+            {
+                quiet = true;
+            }
+            else if (a.rfind("--set", 0) == 0)
+            {
+                sets.push_back(value("--set"));
+            }
+            else if (a.rfind("--out", 0) == 0)
+            {
+                out = value("--out");
+            }
+            else if (a.rfind("--", 0) == 0)
+            {
+                throw ScenarioError(a + ": unknown option (allowed: --set, --out, --quiet, --help)");
+            }
+            else if (file.empty())
+            {
+                file = a;
+            }
+            else
+            {
+                throw ScenarioError(a + ": only one scenario file may be given");
+            }
+        }
+        nlohmann::json scenario = file.empty() ? nlohmann::json::object() : LoadScenarioFile(file);
+        for (const auto& s : sets)
+        {
+            ApplySet(scenario, s);
+        }
+        std::vector<RunConfig> runs = ResolveScenario(scenario);
+        std::string name = scenario.value("name", std::string());
+        if (name.empty())
+        {
+            name = file.empty() ? "run" : std::filesystem::path(file).stem().string();
+        }
+        if (out.empty())
+        {
+            char stamp[32];
+            std::time_t t = std::time(nullptr);
+            std::strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", std::localtime(&t));
+            out = "results/" + name + "-" + stamp;
+        }
+        namespace fs = std::filesystem;
+        const fs::path final = fs::absolute(out);
+        if (fs::exists(final))
+        {
+            throw ScenarioError("--out: '" + out + "' already exists (choose a new directory)");
+        }
+        std::error_code ec;
+        fs::create_directories(final.parent_path(), ec);
+        if (ec || ::access(final.parent_path().c_str(), W_OK) != 0)
+        {
+            throw ScenarioError("--out: cannot write into '" + final.parent_path().string() + "'");
+        }
+        const bool progress = !quiet && ::isatty(STDERR_FILENO);
+        std::vector<RunOutput> results;
+        for (size_t i = 0; i < runs.size(); ++i)
+        {
+            if (!quiet)
+            {
+                std::cerr << "[" << i + 1 << "/" << runs.size() << "] " << runs[i].name << ": "
+                          << runs[i].Gpus() << " GPUs, " << runs[i].fabric
+                          << (runs[i].pfc ? " PFC" : " no-PFC") << ", " << runs[i].congestionControl
+                          << ", drop rate " << runs[i].dropRate << std::endl;
+            }
+            results.push_back(ExecuteRun(runs[i], progress, i, runs.size()));
+            if (!results.back().summary["completed"].get<bool>())
+            {
+                std::cerr << "ai-fabric: run '" << runs[i].name << "' hit limits.max_sim_seconds after "
+                          << results.back().summary["steps_completed"] << " of " << runs[i].steps
+                          << " steps; its summary covers the completed steps" << std::endl;
+            }
+        }
+        WriteResults(out, name, results);
+        if (!quiet)
+        {
+            std::cout << Dashboard(results) << "\nresults in " << final.string() << std::endl;
+        }
+        return 0;
+    }
+    catch (const ScenarioError& e)
+    {
+        std::cerr << "ai-fabric: error: " << e.what() << std::endl;
+        return 2;
+    }
+    catch (const std::exception& e)
+    {
+        std::cerr << "ai-fabric: internal error: " << e.what() << std::endl;
+        return 1;
+    }
+}

@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#ifndef AI_FABRIC_SCENARIO_H
+#define AI_FABRIC_SCENARIO_H
+
+#include <nlohmann/json.hpp>
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace aifabric
+{
+
+/// Bad input: what() is one line naming the key and the allowed values. Exit status 2.
+class ScenarioError : public std::runtime_error
+{
+  public:
+    explicit ScenarioError(const std::string& msg)
+        : std::runtime_error(msg)
+    {
+    }
+};
+
+/// One fully resolved run of a scenario (defaults + file + --set + one compare entry).
+struct RunConfig
+{
+    std::string name;
+    uint32_t seed{1};
+    std::string topologyKind{"rail-fat-tree"};
+    uint32_t servers{16};
+    uint32_t gpusPerServer{8};
+    double linkGbps{400};
+    double oversubscription{1};
+    uint32_t leafRadix{64};
+    double hostCableM{3};
+    double fabricCableM{50};
+    std::string fabric{"rocev2"};
+    bool pfc{true};
+    std::string congestionControl{"dcqcn"};
+    std::string lossRecovery{"go-back-n"};
+    double dropRate{0};
+    uint32_t steps{3};
+    double computeMs{82};
+    std::string collective{"allreduce"};
+    std::string algorithm{"hierarchical"};
+    uint64_t bytes{64ULL << 20};
+    uint32_t chunks{1};
+    double gpuHourUsd{12.29};
+    double retransmitTimeoutMs{67.108864};
+    uint32_t pathMtu{4096};
+    double maxSimSeconds{60};
+    std::vector<std::pair<std::string, std::string>> attributes;
+    nlohmann::json resolved; //!< the run's full configuration as JSON
+
+    uint32_t Gpus() const
+    {
+        return servers * gpusPerServer;
+    }
+};
+
+/// The JSON of every default value (what a scenario file overrides).
+nlohmann::json DefaultScenario();
+
+/**
+ * Apply "--set key.path=value": the value is parsed as JSON when it is valid JSON (numbers,
+ * true/false, quoted strings, objects), else taken as a string.
+ */
+void ApplySet(nlohmann::json& scenario, const std::string& assignment);
+
+/// Validate a scenario and resolve it into its runs (one, or one per `compare` entry).
+std::vector<RunConfig> ResolveScenario(const nlohmann::json& scenario);
+
+/// Load a scenario file. Throws ScenarioError on a missing, unreadable or malformed file.
+nlohmann::json LoadScenarioFile(const std::string& path);
+
+/// The documented schema, printed by --help.
+std::string SchemaHelp();
+
+} // namespace aifabric
+
+#endif

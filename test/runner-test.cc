@@ -1,0 +1,307 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// The scenario runner: schema errors, overrides, compare, results directory, determinism.
+#include "runner.h"
+#include "scenario.h"
+
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <sys/wait.h>
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace
+{
+
+struct Result
+{
+    int status{-1};
+    std::string err;
+    std::string out;
+};
+
+/// Run the runner binary with `args`; capture stdout, stderr and the exit status.
+Result
+Runner(const std::string& args)
+{
+    const std::string errFile = ::testing::TempDir() + "runner-stderr.txt";
+    const std::string cmd = std::string(AIFABRIC_RUNNER) + " --quiet " + args + " 2>" + errFile;
+    Result r;
+    FILE* p = popen(cmd.c_str(), "r");
+    std::array<char, 4096> buf{};
+    while (p && fgets(buf.data(), buf.size(), p))
+    {
+        r.out += buf.data();
+    }
+    const int st = p ? pclose(p) : -1;
+    r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    std::ifstream e(errFile);
+    std::stringstream ss;
+    ss << e.rdbuf();
+    r.err = ss.str();
+    return r;
+}
+
+std::string
+TempDir(const std::string& name)
+{
+    const fs::path d = fs::path(::testing::TempDir()) / ("aif-" + name + "-" + std::to_string(::getpid()));
+    fs::remove_all(d);
+    return d.string();
+}
+
+std::string
+WriteScenario(const std::string& name, const std::string& text)
+{
+    const std::string p = ::testing::TempDir() + "aif-" + name + ".json";
+    std::ofstream(p) << text;
+    return p;
+}
+
+// A tiny, fast scenario: 8 GPUs on a star.
+const char* kSmall = R"({"name": "small", "topology": {"kind": "star", "servers": 4, "gpus_per_server": 2},
+  "workload": {"steps": 2, "compute_ms": 1, "bytes": 1048576, "algorithm": "ring"}})";
+
+json
+ReadJson(const fs::path& p)
+{
+    std::ifstream f(p);
+    return json::parse(f);
+}
+
+} // namespace
+
+struct BadInput
+{
+    const char* name;
+    const char* scenario;
+    const char* extra;
+    const char* mustMention;
+};
+
+class RunnerBadInputTest : public ::testing::TestWithParam<BadInput>
+{
+};
+
+TEST_P(RunnerBadInputTest, OneLineExitTwoNoResults)
+{
+    const BadInput b = GetParam();
+    const std::string out = TempDir(std::string("bad-") + b.name);
+    std::string args;
+    if (b.scenario[0] != '\0')
+    {
+        args = WriteScenario(b.name, b.scenario);
+    }
+    args += std::string(" ") + b.extra;
+    if (std::string(b.extra).find("--out") == std::string::npos)
+    {
+        args += " --out " + out;
+    }
+    Result r = Runner(args);
+    EXPECT_EQ(r.status, 2) << r.err;
+    EXPECT_NE(r.err.find(b.mustMention), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << "one line: " << r.err;
+    EXPECT_FALSE(fs::exists(out));
+    // No temporary directory left behind either.
+    for (const auto& e : fs::directory_iterator(fs::path(out).parent_path()))
+    {
+        EXPECT_EQ(e.path().filename().string().find(".tmp-aif-bad-"), std::string::npos);
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases,
+    RunnerBadInputTest,
+    ::testing::Values(
+        BadInput{"unknown", R"({"topolgy": {}})", "", "did you mean 'topology'"},
+        BadInput{"unknownNested", R"({"topology": {"server": 4}})", "", "did you mean 'topology.servers'"},
+        BadInput{"type", R"({"pfc": "yes"})", "", "pfc: must be true or false"},
+        BadInput{"zeroRate", R"({"topology": {"link_gbps": 0}})", "", "topology.link_gbps: must be a number > 0"},
+        BadInput{"negRate", R"({"topology": {"link_gbps": -400}})", "", "topology.link_gbps"},
+        BadInput{"gpus", R"({"topology": {"gpus_per_server": 65}})", "", "topology.gpus_per_server: must be an integer >= 1 and <= 64"},
+        BadInput{"dropOne", R"({"faults": {"drop_rate": 1.0}})", "", "faults.drop_rate: must be a number >= 0 and < 1"},
+        BadInput{"dropNeg", "", "--set faults.drop_rate=-0.1", "faults.drop_rate"},
+        BadInput{"enum", R"({"workload": {"collective": "allsum"}})", "", "workload.collective: must be one of allreduce"},
+        BadInput{"servers", "", "--set topology.servers=0", "topology.servers: must be an integer >= 1"},
+        BadInput{"oversub", "", "--set topology.oversubscription=0.5", "topology.oversubscription"},
+        BadInput{"tooBig", "", "--set topology.servers=300", "topology.servers"},
+        BadInput{"treeRs", "", "--set workload.algorithm=tree --set workload.collective=allgather", "workload.algorithm"},
+        BadInput{"badJson", "{ \"seed\": 1, }x", "", "not valid JSON"},
+        BadInput{"attr", R"({"attributes": {"ns3::NoSuchThing::X": "1"}})", "", "attributes.ns3::NoSuchThing::X"},
+        BadInput{"compareKey", R"({"compare": [{"fabrc": "rocev2"}]})", "", "did you mean 'fabric'"},
+        BadInput{"missingFile", "", "/nonexistent/scenario.json", "cannot be read"},
+        BadInput{"unwritable", "", "--out /proc/aif-results", "--out"},
+        BadInput{"notYet", "", "--set fabric=tcp", "fabric: 'tcp'"}));
+
+TEST(RunnerTest, ExistingOutputDirectoryIsRefused)
+{
+    const std::string out = TempDir("exists");
+    fs::create_directories(out);
+    Result r = Runner(WriteScenario("small", kSmall) + " --out " + out);
+    EXPECT_EQ(r.status, 2);
+    EXPECT_NE(r.err.find("already exists"), std::string::npos);
+    EXPECT_TRUE(fs::is_empty(out));
+}
+
+TEST(RunnerTest, ResultsDirectoryHoldsParsableSummaryTracesAndFigures)
+{
+    const std::string out = TempDir("results");
+    Result r = Runner(WriteScenario("small", kSmall) + " --out " + out);
+    ASSERT_EQ(r.status, 0) << r.err;
+    json s = ReadJson(fs::path(out) / "summary.json");
+    for (const char* k : {"fabric", "gpus", "drop_rate", "steps", "compute_ms", "step_ms", "collective_ms",
+                          "mfu_effective", "idle_cost_usd_per_hr", "network_latency_us",
+                          "algbw_gbytes_per_s", "busbw_gbytes_per_s", "counters", "sim", "runs"})
+    {
+        EXPECT_TRUE(s.contains(k)) << k;
+    }
+    for (const char* k : {"mean", "p50", "p99", "max"})
+    {
+        EXPECT_TRUE(s["step_ms"].contains(k));
+        EXPECT_TRUE(s["collective_ms"].contains(k));
+    }
+    for (const char* k : {"data_packets", "drops_buffer", "drops_corrupt", "pfc_pause_frames", "ecn_marks",
+                          "cnps", "retransmitted_packets", "timeouts"})
+    {
+        EXPECT_TRUE(s["counters"].contains(k)) << k;
+    }
+    for (const char* k : {"events", "wall_s", "sim_time_s", "peak_rss_mb"})
+    {
+        EXPECT_TRUE(s["sim"].contains(k)) << k;
+    }
+    EXPECT_EQ(s["gpus"], 8);
+    EXPECT_EQ(s["steps"], 2);
+    EXPECT_GT(s["mfu_effective"].get<double>(), 0.0);
+    EXPECT_LE(s["mfu_effective"].get<double>(), 1.0);
+    EXPECT_GT(s["counters"]["data_packets"].get<uint64_t>(), 0u);
+    // Step time = compute + collective: 1 ms compute.
+    EXPECT_NEAR(s["step_ms"]["mean"].get<double>(), 1.0 + s["collective_ms"]["mean"].get<double>(), 1e-6);
+    json cfg = ReadJson(fs::path(out) / "config.json");
+    EXPECT_TRUE(cfg["runs"][0].contains("ns3_attributes"));
+    EXPECT_TRUE(cfg["runs"][0]["ns3_attributes"]["RdmaNic(host 0)"].contains("ns3::RdmaNic::PathMtu"));
+    const fs::path run = fs::path(out) / "small";
+    for (const char* f : {"steps.csv", "steps_summary.csv", "latency_cdf.csv", "queue.csv", "rate.csv", "plots.gp"})
+    {
+        ASSERT_TRUE(fs::exists(run / f)) << f;
+    }
+    // CSVs parse: a header, then rows with the same number of fields.
+    for (const char* f : {"steps.csv", "steps_summary.csv", "latency_cdf.csv", "queue.csv"})
+    {
+        std::ifstream in(run / f);
+        std::string line;
+        std::getline(in, line);
+        const auto cols = std::count(line.begin(), line.end(), ',');
+        size_t rows = 0;
+        while (std::getline(in, line))
+        {
+            EXPECT_EQ(std::count(line.begin(), line.end(), ','), cols) << f << ": " << line;
+            ++rows;
+        }
+        EXPECT_GT(rows, 0u) << f;
+    }
+    std::ifstream st(run / "steps.csv");
+    std::string line;
+    size_t rows = 0;
+    while (std::getline(st, line))
+    {
+        ++rows;
+    }
+    EXPECT_EQ(rows, 1u + 2 * 8) << "one row per step per rank";
+    if (std::system("command -v gnuplot >/dev/null 2>&1") == 0)
+    {
+        EXPECT_TRUE(fs::exists(run / "timeline.png"));
+        EXPECT_TRUE(fs::exists(fs::path(out) / "compare.png"));
+    }
+    fs::remove_all(out);
+}
+
+TEST(RunnerTest, OverridesAndCompareRunsSideBySide)
+{
+    const std::string out = TempDir("compare");
+    const std::string scen = R"({"name": "cmp", "topology": {"kind": "star", "servers": 4, "gpus_per_server": 1},
+      "workload": {"steps": 1, "compute_ms": 0.5, "bytes": 1048576, "algorithm": "ring"},
+      "compare": [{"name": "a"}, {"name": "b", "workload": {"bytes": 2097152}}, {"name": "c", "pfc": false}]})";
+    Result r = Runner(WriteScenario("cmp", scen) + " --set workload.steps=2 --out " + out);
+    ASSERT_EQ(r.status, 0) << r.err;
+    json s = ReadJson(fs::path(out) / "summary.json");
+    ASSERT_EQ(s["runs"].size(), 3u);
+    std::set<std::string> keys;
+    for (auto it = s["runs"][0].begin(); it != s["runs"][0].end(); ++it)
+    {
+        keys.insert(it.key());
+    }
+    for (const auto& run : s["runs"])
+    {
+        std::set<std::string> k;
+        for (auto it = run.begin(); it != run.end(); ++it)
+        {
+            k.insert(it.key());
+        }
+        EXPECT_EQ(k, keys) << "every run has the same keys";
+        EXPECT_EQ(run["steps"], 2) << "--set applies to every compare entry";
+    }
+    EXPECT_EQ(s["runs"][1]["bytes"], 2097152);
+    EXPECT_GT(s["runs"][1]["collective_ms"]["mean"].get<double>(), s["runs"][0]["collective_ms"]["mean"].get<double>());
+    EXPECT_EQ(s["runs"][2]["pfc"], false);
+    for (const char* d : {"a", "b", "c"})
+    {
+        EXPECT_TRUE(fs::exists(fs::path(out) / d / "steps.csv")) << d;
+    }
+    fs::remove_all(out);
+}
+
+TEST(RunnerTest, SameSeedSameSummary)
+{
+    const std::string scen = R"({"name": "det", "topology": {"kind": "rail-fat-tree", "servers": 2, "gpus_per_server": 4, "leaf_radix": 8},
+      "faults": {"drop_rate": 0.001}, "workload": {"steps": 2, "compute_ms": 0.2, "bytes": 4194304}})";
+    const std::string file = WriteScenario("det", scen);
+    json s[2];
+    for (int i = 0; i < 2; ++i)
+    {
+        const std::string out = TempDir("det" + std::to_string(i));
+        Result r = Runner(file + " --out " + out);
+        ASSERT_EQ(r.status, 0) << r.err;
+        s[i] = ReadJson(fs::path(out) / "summary.json");
+        fs::remove_all(out);
+        for (json* j : {&s[i], &s[i]["runs"][0]})
+        {
+            (*j)["sim"].erase("wall_s");
+            (*j)["sim"].erase("peak_rss_mb");
+        }
+    }
+    EXPECT_EQ(s[0].dump(), s[1].dump());
+    EXPECT_GT(s[0]["counters"]["retransmitted_packets"].get<uint64_t>(), 0u) << "loss was exercised";
+}
+
+TEST(RunnerTest, EndToEndRocev2OnEveryTopologyKind)
+{
+    for (const char* kind : {"rail-fat-tree", "fat-tree", "star"})
+    {
+        const std::string out = TempDir(std::string("e2e-") + kind);
+        Result r = Runner(std::string("--set topology.kind=") + kind +
+                          " --set topology.servers=2 --set topology.gpus_per_server=4 --set topology.leaf_radix=8"
+                          " --set workload.steps=1 --set workload.compute_ms=0.1 --set workload.bytes=1048576 --out " + out);
+        ASSERT_EQ(r.status, 0) << kind << ": " << r.err;
+        json s = ReadJson(fs::path(out) / "summary.json");
+        EXPECT_TRUE(s["completed"].get<bool>()) << kind;
+        EXPECT_EQ(s["fabric"], "rocev2");
+        fs::remove_all(out);
+    }
+}
+
+TEST(RunnerTest, DefaultScenarioFileIsValid)
+{
+    json j = aifabric::LoadScenarioFile(std::string(AIFABRIC_SOURCE_DIR) + "/scenarios/default.json");
+    std::vector<aifabric::RunConfig> runs = aifabric::ResolveScenario(j);
+    EXPECT_GE(runs.size(), 3u);
+    EXPECT_EQ(runs[0].Gpus(), 128u);
+    json seed = aifabric::LoadScenarioFile(std::string(AIFABRIC_SOURCE_DIR) + "/scenarios/seed-1024-h100.json");
+    runs = aifabric::ResolveScenario(seed);
+    EXPECT_EQ(runs[0].Gpus(), 1024u);
+    EXPECT_DOUBLE_EQ(runs[0].computeMs, 82.0);
+}
