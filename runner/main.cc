@@ -109,10 +109,13 @@ main(int argc, char** argv)
         }
         std::error_code ec;
         fs::create_directories(final.parent_path(), ec);
-        if (ec || ::access(final.parent_path().c_str(), W_OK) != 0)
+        // Probe: create (and remove) a directory where the results will go, before running.
+        const fs::path probe = final.parent_path() / (".probe-" + std::to_string(::getpid()));
+        if (ec || !fs::create_directory(probe, ec) || ec)
         {
-            throw ScenarioError("--out: cannot write into '" + final.parent_path().string() + "'");
+            throw ScenarioError("--out: cannot create directories in '" + final.parent_path().string() + "'");
         }
+        fs::remove(probe, ec);
         const bool progress = !quiet && ::isatty(STDERR_FILENO);
         std::vector<RunOutput> results;
         for (size_t i = 0; i < runs.size(); ++i)
