@@ -11,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 #include <sys/wait.h>
+#include <unistd.h>
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -29,7 +30,7 @@ struct Result
 Result
 Runner(const std::string& args)
 {
-    const std::string errFile = ::testing::TempDir() + "runner-stderr.txt";
+    const std::string errFile = ::testing::TempDir() + "aif-runner-stderr-" + std::to_string(::getpid()) + ".txt";
     const std::string cmd = std::string(AIFABRIC_RUNNER) + " --quiet " + args + " 2>" + errFile;
     Result r;
     FILE* p = popen(cmd.c_str(), "r");
@@ -58,7 +59,7 @@ TempDir(const std::string& name)
 std::string
 WriteScenario(const std::string& name, const std::string& text)
 {
-    const std::string p = ::testing::TempDir() + "aif-" + name + ".json";
+    const std::string p = ::testing::TempDir() + "aif-" + name + "-" + std::to_string(::getpid()) + ".json";
     std::ofstream(p) << text;
     return p;
 }
@@ -136,7 +137,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"compareKey", R"({"compare": [{"fabrc": "rocev2"}]})", "", "did you mean 'fabric'"},
         BadInput{"missingFile", "", "/nonexistent/scenario.json", "cannot be read"},
         BadInput{"unwritable", "", "--out /proc/aif-results", "--out"},
-        BadInput{"notYet", "", "--set fabric=tcp", "fabric: 'tcp'"}));
+        BadInput{"notYet", "", "--set fabric=tcp", "fabric: 'tcp'"}),
+    [](const ::testing::TestParamInfo<BadInput>& info) { return std::string(info.param.name); });
 
 TEST(RunnerTest, ExistingOutputDirectoryIsRefused)
 {
