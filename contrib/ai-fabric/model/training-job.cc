@@ -2,7 +2,9 @@
 #include "training-job.h"
 
 #include "gpu-training-app.h"
+#include "fabric-net-device.h"
 #include "rdma-nic.h"
+#include "rdma-queue-pair.h"
 #include "ring-collective.h"
 
 #include "ns3/abort.h"
@@ -118,6 +120,14 @@ TrainingJob::Setup(NodeContainer ranks,
         NS_ABORT_MSG_IF(!app, "TrainingJob: rank " << r << " has no GpuTrainingApp");
         app->SetAttribute("Rank", UintegerValue(r));
         m_apps.push_back(app);
+        for (uint32_t d = 0; d < ranks.Get(r)->GetNDevices(); ++d)
+        {
+            Ptr<FabricNetDevice> dev = DynamicCast<FabricNetDevice>(ranks.Get(r)->GetDevice(d));
+            if (dev)
+            {
+                m_rankOfAddress[dev->GetIpv4Address().Get()] = r;
+            }
+        }
     }
     m_exec = CreateObject<CollectiveExecutor>();
     m_exec->SetNetworkTransport(network);
@@ -161,6 +171,34 @@ TrainingJob::CountNetwork(uint64_t& retx, uint64_t& timeouts) const
     }
 }
 
+int32_t
+TrainingJob::TimedOutReceiver() const
+{
+    size_t i = 0;
+    for (uint32_t r = 0; r < m_ranks.GetN(); ++r)
+    {
+        Ptr<RdmaNic> nic = m_ranks.Get(r)->GetObject<RdmaNic>();
+        if (!nic)
+        {
+            continue;
+        }
+        for (uint32_t q = 1; q <= nic->GetNQueuePairs(); ++q, ++i)
+        {
+            Ptr<RdmaQueuePair> qp = nic->GetQueuePair(q);
+            const uint64_t before = i < m_qpTimeouts0.size() ? m_qpTimeouts0[i] : 0;
+            if (qp->GetStats().timeouts > before)
+            {
+                auto it = m_rankOfAddress.find(qp->GetRemoteAddress().Get());
+                if (it != m_rankOfAddress.end())
+                {
+                    return static_cast<int32_t>(it->second);
+                }
+            }
+        }
+    }
+    return -1;
+}
+
 void
 TrainingJob::StartStep(uint32_t k)
 {
@@ -170,6 +208,15 @@ TrainingJob::StartStep(uint32_t k)
     rec.computeEnd.assign(m_ranks.GetN(), Time(0));
     m_records.push_back(rec);
     CountNetwork(m_retx0, m_timeouts0);
+    m_qpTimeouts0.clear();
+    for (uint32_t r = 0; r < m_ranks.GetN(); ++r)
+    {
+        Ptr<RdmaNic> nic = m_ranks.Get(r)->GetObject<RdmaNic>();
+        for (uint32_t q = 1; nic && q <= nic->GetNQueuePairs(); ++q)
+        {
+            m_qpTimeouts0.push_back(nic->GetQueuePair(q)->GetStats().timeouts);
+        }
+    }
     m_exec->Start(m_schedule, m_ranks.GetN(), MakeCallback(&TrainingJob::CollectiveDone, this));
     for (auto& app : m_apps)
     {
@@ -218,8 +265,10 @@ TrainingJob::CollectiveDone()
     const Time spread = rec.lastComputeEnd - sorted[n / 2];
     if (rec.timeouts > 0)
     {
+        // Everyone waited on the rank whose data needed a retransmission timeout.
         rec.cause = "timeout";
-        rec.waitedOn = rec.lastRank;
+        const int32_t victim = TimedOutReceiver();
+        rec.waitedOn = victim >= 0 ? static_cast<uint32_t>(victim) : rec.lastRank;
     }
     else if (spread > (rec.barrier - rec.start) * 0.05)
     {

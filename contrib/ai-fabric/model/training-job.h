@@ -12,6 +12,7 @@
 #include "ns3/type-id.h"
 
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace ns3
@@ -103,6 +104,8 @@ class TrainingJob : public Object
     void ComputeDone(uint32_t rank);
     void CollectiveDone();
     void CountNetwork(uint64_t& retx, uint64_t& timeouts) const;
+    /// The rank receiving on a queue pair whose timeouts grew during this step, or -1.
+    int32_t TimedOutReceiver() const;
 
     uint32_t m_steps{3};
     std::string m_collective{"allreduce"};
@@ -116,6 +119,8 @@ class TrainingJob : public Object
     Ptr<CollectiveExecutor> m_exec;
     CollectiveSchedule m_schedule;
     std::vector<TrainingStepRecord> m_records;
+    std::vector<uint64_t> m_qpTimeouts0; //!< per NIC x queue pair, at step start (flattened)
+    std::unordered_map<uint32_t, uint32_t> m_rankOfAddress;
     uint64_t m_retx0{0};
     uint64_t m_timeouts0{0};
     bool m_finished{false};
