@@ -9,6 +9,8 @@
 // fat-tree. All simulations use ns3::PriorityQueueScheduler (wrapped to count pending events).
 //
 // Usage: fabric-forwarding-bench [--packets=N] [--repeat=R]
+#include "bench-util.h"
+
 #include "ns3/ai-fabric-module.h"
 #include "ns3/applications-module.h"
 #include "ns3/core-module.h"
@@ -26,6 +28,7 @@
 #include <vector>
 
 using namespace ns3;
+using namespace aifabricbench;
 
 namespace ns3
 {
@@ -73,29 +76,6 @@ NS_OBJECT_ENSURE_REGISTERED(CountingScheduler);
 
 namespace
 {
-
-double
-CpuSeconds()
-{
-    timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-double
-RssMb()
-{
-    std::ifstream f("/proc/self/status");
-    std::string line;
-    while (std::getline(f, line))
-    {
-        if (line.rfind("VmRSS:", 0) == 0)
-        {
-            return std::stod(line.substr(6)) / 1024.0;
-        }
-    }
-    return 0;
-}
 
 struct Result
 {

@@ -6,6 +6,8 @@
 // CPU ns per packet-hop and peak RSS.
 //
 // Usage: rdma-bench [--mib=N] (MiB per sender, default 16)
+#include "bench-util.h"
+
 #include "ns3/ai-fabric-module.h"
 #include "ns3/core-module.h"
 #include "ns3/network-module.h"
@@ -17,32 +19,10 @@
 #include <string>
 
 using namespace ns3;
+using namespace aifabricbench;
 
 namespace
 {
-
-double
-CpuSeconds()
-{
-    timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-double
-PeakRssMb()
-{
-    std::ifstream f("/proc/self/status");
-    std::string line;
-    while (std::getline(f, line))
-    {
-        if (line.rfind("VmHWM:", 0) == 0)
-        {
-            return std::stod(line.substr(6)) / 1024.0;
-        }
-    }
-    return 0;
-}
 
 uint64_t
 DataHops(Ptr<FabricTopology> topo)

@@ -96,26 +96,15 @@ main(int argc, char** argv)
         }
         if (out.empty())
         {
-            char stamp[32];
-            std::time_t t = std::time(nullptr);
-            std::strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", std::localtime(&t));
-            out = "results/" + name + "-" + stamp;
+            out = ns3::ResultsDirectory::DefaultPath(name);
         }
-        namespace fs = std::filesystem;
-        const fs::path final = fs::absolute(out);
-        if (fs::exists(final))
+        // Claim the results location before running: a bad --out costs nothing.
+        ns3::ResultsDirectory dir;
+        const std::string outError = dir.Open(out);
+        if (!outError.empty())
         {
-            throw ScenarioError("--out: '" + out + "' already exists (choose a new directory)");
+            throw ScenarioError("--out: " + outError);
         }
-        std::error_code ec;
-        fs::create_directories(final.parent_path(), ec);
-        // Probe: create (and remove) a directory where the results will go, before running.
-        const fs::path probe = final.parent_path() / (".probe-" + std::to_string(::getpid()));
-        if (ec || !fs::create_directory(probe, ec) || ec)
-        {
-            throw ScenarioError("--out: cannot create directories in '" + final.parent_path().string() + "'");
-        }
-        fs::remove(probe, ec);
         const bool progress = !quiet && ::isatty(STDERR_FILENO);
         std::vector<RunOutput> results;
         for (size_t i = 0; i < runs.size(); ++i)
@@ -135,10 +124,10 @@ main(int argc, char** argv)
                           << " steps; its summary covers the completed steps" << std::endl;
             }
         }
-        WriteResults(out, name, results);
+        WriteResults(dir, name, results);
         if (!quiet)
         {
-            std::cout << Dashboard(results) << "\nresults in " << final.string() << std::endl;
+            std::cout << Dashboard(results) << "\nresults in " << dir.GetFinalPath() << std::endl;
         }
         return 0;
     }

@@ -582,21 +582,16 @@ Dashboard(const std::vector<RunOutput>& runs)
 }
 
 void
-WriteResults(const std::string& outDir, const std::string& scenarioName, const std::vector<RunOutput>& runs)
+WriteResults(ResultsDirectory& dir, const std::string& scenarioName, const std::vector<RunOutput>& runs)
 {
     namespace fs = std::filesystem;
-    const fs::path final = fs::absolute(outDir);
-    const fs::path tmp = final.parent_path() / (".tmp-" + final.filename().string() + "-" + std::to_string(::getpid()));
-    std::error_code ec;
-    fs::remove_all(tmp, ec);
-    fs::create_directories(tmp);
+    const fs::path tmp = dir.GetPath();
     json summary = runs.front().summary;
     summary["scenario"] = scenarioName;
     summary["runs"] = json::array();
     json config;
     config["scenario"] = scenarioName;
     config["runs"] = json::array();
-    const bool gnuplot = std::system("command -v gnuplot >/dev/null 2>&1") == 0;
     for (const auto& r : runs)
     {
         summary["runs"].push_back(r.summary);
@@ -628,13 +623,9 @@ WriteResults(const std::string& outDir, const std::string& scenarioName, const s
            << "set ylabel 'Gb/s'\nset yrange [0:*]\nunset key\n"
            << "plot 'rate.csv' every ::1 using ($1/1000):3 with points pt 7 ps 0.3\n";
         WriteFile(d / "plots.gp", gp.str());
-        if (gnuplot)
+        if (!dir.RenderGnuplot("plots.gp", d.filename().string()))
         {
-            const std::string cmd = "cd '" + d.string() + "' && gnuplot plots.gp >/dev/null 2>&1";
-            if (std::system(cmd.c_str()) != 0)
-            {
-                std::fprintf(stderr, "ai-fabric: gnuplot failed for %s (scripts kept)\n", r.config.name.c_str());
-            }
+            std::fprintf(stderr, "ai-fabric: gnuplot failed for %s (scripts kept)\n", r.config.name.c_str());
         }
     }
     // Side-by-side comparison: mean step = compute + waiting on the network.
@@ -658,22 +649,17 @@ WriteResults(const std::string& outDir, const std::string& scenarioName, const s
        << "plot 'compare.csv' every ::1 using 2:xtic(1) title 'compute' lc rgb '#2e8b57', '' every ::1 using 3 title "
           "'waiting on the collective' lc rgb '#c0392b'\n";
     WriteFile(tmp / "compare.gp", gp.str());
-    if (gnuplot)
+    if (!dir.RenderGnuplot("compare.gp"))
     {
-        const std::string cmd = "cd '" + tmp.string() + "' && gnuplot compare.gp >/dev/null 2>&1";
-        if (std::system(cmd.c_str()) != 0)
-        {
-            std::fprintf(stderr, "ai-fabric: gnuplot failed for compare.gp (script kept)\n");
-        }
+        std::fprintf(stderr, "ai-fabric: gnuplot failed for compare.gp (script kept)\n");
     }
     WriteFile(tmp / "summary.json", summary.dump(2) + "\n");
     WriteFile(tmp / "config.json", config.dump(2) + "\n");
     WriteFile(tmp / "dashboard.txt", Dashboard(runs));
-    fs::rename(tmp, final, ec);
-    if (ec)
+    const std::string err = dir.Commit();
+    if (!err.empty())
     {
-        fs::remove_all(tmp);
-        throw std::runtime_error("cannot create results directory '" + outDir + "': " + ec.message());
+        throw std::runtime_error(err);
     }
 }
 

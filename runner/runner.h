@@ -4,6 +4,8 @@
 
 #include "scenario.h"
 
+#include "ns3/results-directory.h"
+
 #include <nlohmann/json.hpp>
 
 #include <string>
@@ -30,11 +32,10 @@ struct RunOutput
 RunOutput ExecuteRun(const RunConfig& config, bool progress, size_t index, size_t total);
 
 /**
- * Write the results directory: summary.json (runs[]), config.json, per-run CSV traces and
- * gnuplot scripts (rendered to PNG when gnuplot is installed), into a temporary directory that is
- * renamed to `out` only when everything was written.
+ * Write the results: summary.json (runs[]), config.json, per-run CSV traces and gnuplot scripts
+ * (rendered to PNG when gnuplot is installed) into `dir`, then commit it (rename into place).
  */
-void WriteResults(const std::string& out, const std::string& scenarioName, const std::vector<RunOutput>& runs);
+void WriteResults(ns3::ResultsDirectory& dir, const std::string& scenarioName, const std::vector<RunOutput>& runs);
 
 /// The seed's dashboard, one column per run.
 std::string Dashboard(const std::vector<RunOutput>& runs);

@@ -80,22 +80,16 @@ main(int argc, char** argv)
     }
     if (out.empty())
     {
-        out = "results/barrier-story-" + std::to_string(::getpid());
+        out = ResultsDirectory::DefaultPath("barrier-story");
+    }
+    ResultsDirectory results;
+    const std::string outError = results.Open(out);
+    if (!outError.empty())
+    {
+        BadInput("out: " + outError);
     }
     namespace fs = std::filesystem;
-    const fs::path final = fs::absolute(out);
-    std::error_code ec;
-    if (fs::exists(final))
-    {
-        BadInput("out directory '" + out + "' already exists");
-    }
-    fs::create_directories(final.parent_path(), ec);
-    const fs::path tmp = final.parent_path() / (".tmp-" + final.filename().string());
-    fs::remove_all(tmp, ec);
-    if (!fs::create_directories(tmp, ec) || ec)
-    {
-        BadInput("out directory '" + out + "' is not writable");
-    }
+    const fs::path tmp = results.GetPath();
 
     Ptr<RailOptimizedFatTreeHelper> rail = CreateObject<RailOptimizedFatTreeHelper>();
     rail->SetAttribute("Servers", UintegerValue(servers));
@@ -111,7 +105,7 @@ main(int argc, char** argv)
     net->SetRanks(topo->GetHosts());
     Ptr<NvlinkTransport> nvlink = CreateObject<NvlinkTransport>();
     nvlink->SetRanks(topo->GetNHosts());
-    const uint32_t straggler = 13;
+    const uint32_t straggler = 8 + 5; // GPU 5 of server 1
     for (uint32_t r = 0; r < topo->GetNHosts(); ++r)
     {
         Ptr<GpuTrainingApp> app = CreateObject<GpuTrainingApp>();
@@ -128,8 +122,8 @@ main(int argc, char** argv)
     job->SetAttribute("Algorithm", TypeIdValue(HierarchicalCollective::GetTypeId()));
     job->SetAttribute("Bytes", UintegerValue(uint64_t(mib) << 20));
     job->Setup(topo->GetHosts(), 8, net, nvlink);
-    // Step 2: a lossy link into GPU 42 (0.1% random loss plus one lost message tail).
-    const uint32_t victim = 42;
+    // Step 2: a lossy link into one GPU (0.1% random loss plus one lost message tail).
+    const uint32_t victim = (servers / 2) * 8 + 2; // GPU 2 of the middle server
     g_lastTail = 2 * (servers - 1); // messages of the per-rail inter-server ring
     topo->GetHostDevice(victim)->SetAttribute("ReceiveErrorRate", DoubleValue(1e-3));
     topo->GetHostDevice(victim)->SetReceiveFilter(MakeBoundCallback(&TailFilter, job));
@@ -137,11 +131,11 @@ main(int argc, char** argv)
         // Lossless before step 2: the random loss is switched on when step 2 starts.
         topo->GetHostDevice(victim)->SetAttribute("ReceiveErrorRate", DoubleValue(0.0));
     });
-    job->TraceConnectWithoutContext("StepDone", MakeCallback(+[](Ptr<FabricTopology> t, const TrainingStepRecord& r) {
-                                                     t->GetHostDevice(42)->SetAttribute(
-                                                         "ReceiveErrorRate",
-                                                         DoubleValue(r.step == 1 ? 1e-3 : 0.0));
-                                                 }).Bind(topo));
+    job->TraceConnectWithoutContext(
+        "StepDone",
+        MakeCallback(+[](Ptr<FabricNetDevice> dev, const TrainingStepRecord& r) {
+            dev->SetAttribute("ReceiveErrorRate", DoubleValue(r.step == 1 ? 1e-3 : 0.0));
+        }).Bind(topo->GetHostDevice(victim)));
     job->Start();
     Simulator::Run();
 
@@ -174,21 +168,17 @@ main(int argc, char** argv)
            << "plot 'steps.csv' every ::1 using 4:2:3:4:($2-0.4):($2+0.4) with boxxyerror fs solid 0.8 lc rgb '#2e8b57', \\\n"
            << "     '' every ::1 using 5:2:4:5:($2-0.4):($2+0.4) with boxxyerror fs solid 0.8 lc rgb '#c0392b'\n";
     }
-    if (std::system("command -v gnuplot >/dev/null 2>&1") == 0)
+    if (!results.RenderGnuplot("timeline.gp"))
     {
-        std::string c = "cd '" + tmp.string() + "' && gnuplot timeline.gp 2>/dev/null";
-        if (std::system(c.c_str()) != 0)
-        {
-            std::cerr << "barrier-story: gnuplot failed; timeline.gp left for you to run" << std::endl;
-        }
+        std::cerr << "gnuplot failed; timeline.gp left for you to run" << std::endl;
     }
     Simulator::Destroy();
-    fs::rename(tmp, final, ec);
-    if (ec)
+    const std::string commitError = results.Commit();
+    if (!commitError.empty())
     {
-        std::cerr << "barrier-story: cannot write '" << out << "': " << ec.message() << std::endl;
+        std::cerr << commitError << std::endl;
         return 1;
     }
-    std::cout << "results in " << final.string() << std::endl;
+    std::cout << "results in " << results.GetFinalPath() << std::endl;
     return 0;
 }

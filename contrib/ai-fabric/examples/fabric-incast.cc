@@ -106,25 +106,16 @@ main(int argc, char** argv)
     }
     if (out.empty())
     {
-        char stamp[32];
-        std::time_t t = std::time(nullptr);
-        std::strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", std::localtime(&t));
-        out = std::string("results/fabric-incast-") + stamp;
+        out = ResultsDirectory::DefaultPath("fabric-incast");
+    }
+    ResultsDirectory results;
+    const std::string outError = results.Open(out);
+    if (!outError.empty())
+    {
+        BadInput("out: " + outError);
     }
     namespace fs = std::filesystem;
-    std::error_code ec;
-    const fs::path final = fs::absolute(out);
-    if (fs::exists(final))
-    {
-        BadInput("out directory '" + out + "' already exists");
-    }
-    fs::create_directories(final.parent_path(), ec);
-    const fs::path tmp = final.parent_path() / (".tmp-" + final.filename().string() + "-" +
-                                                std::to_string(::getpid()));
-    if (ec || !fs::create_directories(tmp, ec) || ec)
-    {
-        BadInput("out directory '" + out + "' is not writable");
-    }
+    const fs::path tmp = results.GetPath();
 
     RngSeedManager::SetSeed(seed);
     Ptr<StarTopologyHelper> star = CreateObject<StarTopologyHelper>();
@@ -242,22 +233,17 @@ main(int argc, char** argv)
            << (pfc ? "on" : "off") << "'\n"
            << "plot 'queue.csv' every ::1 using 1:($2/1024) with steps lw 2 title 'egress queue (prio 3)'\n";
     }
-    if (std::system("command -v gnuplot >/dev/null 2>&1") == 0)
+    if (!results.RenderGnuplot("queue.gp"))
     {
-        std::string cmdline = "cd '" + tmp.string() + "' && gnuplot queue.gp 2>/dev/null";
-        if (std::system(cmdline.c_str()) != 0)
-        {
-            std::cerr << "fabric-incast: gnuplot failed; queue.gp left for you to run" << std::endl;
-        }
+        std::cerr << "gnuplot failed; queue.gp left for you to run" << std::endl;
     }
     Simulator::Destroy();
-    fs::rename(tmp, final, ec);
-    if (ec)
+    const std::string commitError = results.Commit();
+    if (!commitError.empty())
     {
-        std::cerr << "fabric-incast: cannot rename results into '" << out << "': " << ec.message()
-                  << std::endl;
+        std::cerr << commitError << std::endl;
         return 1;
     }
-    std::cout << "results in " << final.string() << std::endl;
+    std::cout << "results in " << results.GetFinalPath() << std::endl;
     return 0;
 }

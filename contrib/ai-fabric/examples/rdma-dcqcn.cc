@@ -107,22 +107,16 @@ main(int argc, char** argv)
     }
     if (out.empty())
     {
-        out = "results/rdma-dcqcn-" + preset + "-" + std::to_string(::getpid());
+        out = ResultsDirectory::DefaultPath("rdma-dcqcn");
+    }
+    ResultsDirectory results;
+    const std::string outError = results.Open(out);
+    if (!outError.empty())
+    {
+        BadInput("out: " + outError);
     }
     namespace fs = std::filesystem;
-    const fs::path final = fs::absolute(out);
-    std::error_code ec;
-    if (fs::exists(final))
-    {
-        BadInput("out directory '" + out + "' already exists");
-    }
-    fs::create_directories(final.parent_path(), ec);
-    const fs::path tmp = final.parent_path() / (".tmp-" + final.filename().string());
-    fs::remove_all(tmp, ec);
-    if (!fs::create_directories(tmp, ec) || ec)
-    {
-        BadInput("out directory '" + out + "' is not writable");
-    }
+    const fs::path tmp = results.GetPath();
 
     Ptr<StarTopologyHelper> star = CreateObject<StarTopologyHelper>();
     star->SetAttribute("Servers", UintegerValue(senders + 1));
@@ -199,21 +193,17 @@ main(int argc, char** argv)
            << "set output 'queue.png'\nset ylabel 'KB'\nset title 'bottleneck queue'\n"
            << "plot 'queue.csv' every ::1 using 1:($2/1024) with steps title 'queue (prio 3)'\n";
     }
-    if (std::system("command -v gnuplot >/dev/null 2>&1") == 0)
+    if (!results.RenderGnuplot("plots.gp"))
     {
-        std::string c = "cd '" + tmp.string() + "' && gnuplot plots.gp 2>/dev/null";
-        if (std::system(c.c_str()) != 0)
-        {
-            std::cerr << "rdma-dcqcn: gnuplot failed; plots.gp left for you to run" << std::endl;
-        }
+        std::cerr << "gnuplot failed; plots.gp left for you to run" << std::endl;
     }
     Simulator::Destroy();
-    fs::rename(tmp, final, ec);
-    if (ec)
+    const std::string commitError = results.Commit();
+    if (!commitError.empty())
     {
-        std::cerr << "rdma-dcqcn: cannot write '" << out << "': " << ec.message() << std::endl;
+        std::cerr << commitError << std::endl;
         return 1;
     }
-    std::cout << "results in " << final.string() << std::endl;
+    std::cout << "results in " << results.GetFinalPath() << std::endl;
     return 0;
 }

@@ -472,7 +472,7 @@ RdmaNic::PullFrame(uint8_t prio, FabricFrame& out)
                 qp->m_nextTxStep = now;
                 qp->m_nextTxFs = 0;
             }
-            const unsigned __int128 fs = (unsigned __int128)wire * 8 * 1000000000000000ULL / rate;
+            const __uint128_t fs = static_cast<__uint128_t>(wire) * 8 * 1000000000000000ULL / rate;
             qp->m_nextTxFs += static_cast<int64_t>(fs);
             const int64_t whole = qp->m_nextTxFs / FsPerStep();
             qp->m_nextTxStep += whole;

@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "results-directory.h"
+
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+#include <unistd.h>
+
+namespace ns3
+{
+
+namespace fs = std::filesystem;
+
+ResultsDirectory::~ResultsDirectory()
+{
+    if (!m_tmp.empty() && !m_committed)
+    {
+        std::error_code ec;
+        fs::remove_all(m_tmp, ec);
+    }
+}
+
+std::string
+ResultsDirectory::Open(const std::string& path)
+{
+    std::error_code ec;
+    const fs::path final = fs::absolute(path, ec);
+    if (ec || path.empty())
+    {
+        return "'" + path + "' is not a valid directory name";
+    }
+    if (fs::exists(final, ec))
+    {
+        return "'" + path + "' already exists (choose a new directory)";
+    }
+    fs::create_directories(final.parent_path(), ec);
+    const fs::path tmp =
+        final.parent_path() / (".tmp-" + final.filename().string() + "-" + std::to_string(::getpid()));
+    fs::remove_all(tmp, ec);
+    if (!fs::create_directory(tmp, ec) || ec)
+    {
+        return "cannot create directories in '" + final.parent_path().string() + "'";
+    }
+    m_final = final.string();
+    m_tmp = tmp.string();
+    return "";
+}
+
+const std::string&
+ResultsDirectory::GetPath() const
+{
+    return m_tmp;
+}
+
+const std::string&
+ResultsDirectory::GetFinalPath() const
+{
+    return m_final;
+}
+
+bool
+ResultsDirectory::HaveGnuplot()
+{
+    return std::system("command -v gnuplot >/dev/null 2>&1") == 0;
+}
+
+bool
+ResultsDirectory::RenderGnuplot(const std::string& script, const std::string& subdir) const
+{
+    if (!HaveGnuplot())
+    {
+        return true; // scripts stay for the user; nothing failed
+    }
+    const fs::path dir = subdir.empty() ? fs::path(m_tmp) : fs::path(m_tmp) / subdir;
+    const std::string cmd = "cd '" + dir.string() + "' && gnuplot '" + script + "' >/dev/null 2>&1";
+    return std::system(cmd.c_str()) == 0;
+}
+
+std::string
+ResultsDirectory::Commit()
+{
+    std::error_code ec;
+    fs::rename(m_tmp, m_final, ec);
+    if (ec)
+    {
+        return "cannot create '" + m_final + "': " + ec.message();
+    }
+    m_committed = true;
+    return "";
+}
+
+std::string
+ResultsDirectory::DefaultPath(const std::string& prefix)
+{
+    char stamp[32];
+    std::time_t t = std::time(nullptr);
+    std::strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", std::localtime(&t));
+    return "results/" + prefix + "-" + stamp;
+}
+
+} // namespace ns3

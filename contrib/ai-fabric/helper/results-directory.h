@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#ifndef RESULTS_DIRECTORY_H
+#define RESULTS_DIRECTORY_H
+
+#include <string>
+
+namespace ns3
+{
+
+/**
+ * \ingroup ai-fabric
+ * A results directory that appears only when complete: Open() checks the final path (it must
+ * not exist, its parent must be writable) and creates a hidden temporary sibling to write into;
+ * Commit() renames it into place; a directory never committed is removed on destruction, so a
+ * failed or interrupted run leaves nothing half-written.
+ */
+class ResultsDirectory
+{
+  public:
+    ResultsDirectory() = default;
+    ~ResultsDirectory();
+    ResultsDirectory(const ResultsDirectory&) = delete;
+    ResultsDirectory& operator=(const ResultsDirectory&) = delete;
+
+    /// \return empty on success, else one line saying what is wrong with `path`
+    std::string Open(const std::string& path);
+    /// Where to write now (the temporary directory).
+    const std::string& GetPath() const;
+    /// Where the results will be after Commit().
+    const std::string& GetFinalPath() const;
+    /// Run `gnuplot script` in GetPath()/subdir if gnuplot is installed. \return false on failure
+    bool RenderGnuplot(const std::string& script, const std::string& subdir = "") const;
+    /// \return empty on success, else the error
+    std::string Commit();
+
+    /// "results/<prefix>-<YYYYmmdd-HHMMSS>"
+    static std::string DefaultPath(const std::string& prefix);
+    /// \return true if gnuplot is on the PATH
+    static bool HaveGnuplot();
+
+  private:
+    std::string m_final;
+    std::string m_tmp;
+    bool m_committed{false};
+};
+
+} // namespace ns3
+
+#endif // RESULTS_DIRECTORY_H
