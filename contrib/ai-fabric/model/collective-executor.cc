@@ -27,6 +27,8 @@ CollectiveExecutor::DoDispose()
 {
     m_network = nullptr;
     m_nvlink = nullptr;
+    m_schedule.reset();
+    m_s = nullptr;
     m_done = Callback<void>();
     Object::DoDispose();
 }
@@ -45,47 +47,55 @@ CollectiveExecutor::SetNvlinkTransport(Ptr<CollectiveTransport> t, uint32_t gpus
 }
 
 void
-CollectiveExecutor::Start(CollectiveSchedule s, uint32_t ranks, Callback<void> done)
+CollectiveExecutor::Start(std::shared_ptr<const CollectiveSchedule> s, uint32_t ranks, Callback<void> done)
 {
     NS_ABORT_MSG_IF(!m_network, "CollectiveExecutor: no network transport");
-    m_s = std::move(s);
+    const bool same = m_schedule == s && m_bySrcBegin.size() == size_t(ranks) + 1;
+    m_schedule = s;
+    m_s = m_schedule.get();
     m_done = done;
     m_arrived = 0;
-    const uint32_t n = static_cast<uint32_t>(m_s.transfers.size());
-    m_remaining.assign(n, 0);
-    // Dependents and per-source lists, as compressed rows.
-    m_dependentBegin.assign(n + 1, 0);
-    m_bySrcBegin.assign(ranks + 1, 0);
+    const uint32_t n = static_cast<uint32_t>(m_s->transfers.size());
+    m_remaining.resize(n);
     for (uint32_t t = 0; t < n; ++t)
     {
-        const CollectiveTransfer& tr = m_s.transfers[t];
-        m_remaining[t] = tr.depCount;
-        for (uint32_t k = 0; k < tr.depCount; ++k)
+        m_remaining[t] = m_s->transfers[t].depCount;
+    }
+    if (!same)
+    {
+        // Dependents and per-source lists, as compressed rows (built once per schedule).
+        m_dependentBegin.assign(n + 1, 0);
+        m_bySrcBegin.assign(ranks + 1, 0);
+        for (uint32_t t = 0; t < n; ++t)
         {
-            ++m_dependentBegin[m_s.deps[tr.depBegin + k] + 1];
+            const CollectiveTransfer& tr = m_s->transfers[t];
+            for (uint32_t k = 0; k < tr.depCount; ++k)
+            {
+                ++m_dependentBegin[m_s->deps[tr.depBegin + k] + 1];
+            }
+            ++m_bySrcBegin[tr.src + 1];
         }
-        ++m_bySrcBegin[tr.src + 1];
-    }
-    for (uint32_t t = 0; t < n; ++t)
-    {
-        m_dependentBegin[t + 1] += m_dependentBegin[t];
-    }
-    for (uint32_t r = 0; r < ranks; ++r)
-    {
-        m_bySrcBegin[r + 1] += m_bySrcBegin[r];
-    }
-    m_dependents.assign(m_dependentBegin[n], 0);
-    m_bySrc.assign(n, 0);
-    std::vector<uint32_t> fillDep(m_dependentBegin.begin(), m_dependentBegin.end() - 1);
-    std::vector<uint32_t> fillSrc(m_bySrcBegin.begin(), m_bySrcBegin.end() - 1);
-    for (uint32_t t = 0; t < n; ++t)
-    {
-        const CollectiveTransfer& tr = m_s.transfers[t];
-        for (uint32_t k = 0; k < tr.depCount; ++k)
+        for (uint32_t t = 0; t < n; ++t)
         {
-            m_dependents[fillDep[m_s.deps[tr.depBegin + k]]++] = t;
+            m_dependentBegin[t + 1] += m_dependentBegin[t];
         }
-        m_bySrc[fillSrc[tr.src]++] = t;
+        for (uint32_t r = 0; r < ranks; ++r)
+        {
+            m_bySrcBegin[r + 1] += m_bySrcBegin[r];
+        }
+        m_dependents.assign(m_dependentBegin[n], 0);
+        m_bySrc.assign(n, 0);
+        std::vector<uint32_t> fillDep(m_dependentBegin.begin(), m_dependentBegin.end() - 1);
+        std::vector<uint32_t> fillSrc(m_bySrcBegin.begin(), m_bySrcBegin.end() - 1);
+        for (uint32_t t = 0; t < n; ++t)
+        {
+            const CollectiveTransfer& tr = m_s->transfers[t];
+            for (uint32_t k = 0; k < tr.depCount; ++k)
+            {
+                m_dependents[fillDep[m_s->deps[tr.depBegin + k]]++] = t;
+            }
+            m_bySrc[fillSrc[tr.src]++] = t;
+        }
     }
     m_ready.assign(ranks, 0);
     m_rankEnd.assign(ranks, Time(0));
@@ -128,20 +138,26 @@ CollectiveExecutor::MarkReady(uint32_t r)
 void
 CollectiveExecutor::Issue(uint32_t t)
 {
-    const CollectiveTransfer& tr = m_s.transfers[t];
+    const CollectiveTransfer& tr = m_s->transfers[t];
     m_remaining[t] = UINT32_MAX; // issued
     m_bytesSent[tr.src] += tr.bytes;
     const bool local = m_nvlink && tr.src / m_gpusPerServer == tr.dst / m_gpusPerServer;
     if (local)
     {
         m_nvlinkBytes += tr.bytes;
-        m_nvlink->Send(tr.src, tr.dst, tr.bytes, MakeCallback(&CollectiveExecutor::Arrived, this).Bind(t));
+        m_nvlink->Send(tr.src, tr.dst, tr.bytes, this, t);
     }
     else
     {
         m_networkBytes += tr.bytes;
-        m_network->Send(tr.src, tr.dst, tr.bytes, MakeCallback(&CollectiveExecutor::Arrived, this).Bind(t));
+        m_network->Send(tr.src, tr.dst, tr.bytes, this, t);
     }
+}
+
+void
+CollectiveExecutor::MessageArrived(uint64_t token)
+{
+    Arrived(static_cast<uint32_t>(token));
 }
 
 void
@@ -149,20 +165,20 @@ CollectiveExecutor::Arrived(uint32_t t)
 {
     if (t != UINT32_MAX)
     {
-        const CollectiveTransfer& tr = m_s.transfers[t];
+        const CollectiveTransfer& tr = m_s->transfers[t];
         m_rankEnd[tr.dst] = Simulator::Now();
         m_lastSender[tr.dst] = tr.src;
         ++m_arrived;
         for (uint32_t i = m_dependentBegin[t]; i < m_dependentBegin[t + 1]; ++i)
         {
             const uint32_t d = m_dependents[i];
-            if (m_remaining[d] != UINT32_MAX && --m_remaining[d] == 0 && m_ready[m_s.transfers[d].src])
+            if (m_remaining[d] != UINT32_MAX && --m_remaining[d] == 0 && m_ready[m_s->transfers[d].src])
             {
                 Issue(d);
             }
         }
     }
-    if (m_arrived == m_s.transfers.size() && !m_done.IsNull())
+    if (m_arrived == m_s->transfers.size() && !m_done.IsNull())
     {
         Callback<void> done = m_done;
         m_done = Callback<void>();
@@ -173,7 +189,7 @@ CollectiveExecutor::Arrived(uint32_t t)
 bool
 CollectiveExecutor::IsDone() const
 {
-    return m_arrived == m_s.transfers.size();
+    return m_arrived == m_s->transfers.size();
 }
 
 Time

@@ -9,6 +9,7 @@
 #include "ns3/nstime.h"
 #include "ns3/object.h"
 
+#include <memory>
 #include <vector>
 
 namespace ns3
@@ -21,7 +22,7 @@ namespace ns3
  * between GPUs of the same server go over the NVLink transport when one is set, all others over
  * the network transport. Records, per rank, when its last transfer arrived and which one it was.
  */
-class CollectiveExecutor : public Object
+class CollectiveExecutor : public Object, public CollectiveTransportListener
 {
   public:
     static TypeId GetTypeId();
@@ -32,8 +33,12 @@ class CollectiveExecutor : public Object
     /// Route same-server transfers (rank / gpusPerServer equal) over `t`.
     void SetNvlinkTransport(Ptr<CollectiveTransport> t, uint32_t gpusPerServer);
 
-    /// Start executing `s` for `ranks` ranks; `done` is called when every transfer arrived.
-    void Start(CollectiveSchedule s, uint32_t ranks, Callback<void> done);
+    /**
+     * Start executing `s` (shared, not copied: a 1,024-rank ring has millions of transfers) for
+     * `ranks` ranks; `done` is called when every transfer arrived.
+     */
+    void Start(std::shared_ptr<const CollectiveSchedule> s, uint32_t ranks, Callback<void> done);
+    void MessageArrived(uint64_t token) override;
     /// Rank `r` may start sending (its compute phase ended).
     void MarkReady(uint32_t r);
 
@@ -56,7 +61,8 @@ class CollectiveExecutor : public Object
     Ptr<CollectiveTransport> m_network;
     Ptr<CollectiveTransport> m_nvlink;
     uint32_t m_gpusPerServer{1};
-    CollectiveSchedule m_s;
+    std::shared_ptr<const CollectiveSchedule> m_schedule;
+    const CollectiveSchedule* m_s{nullptr};
     std::vector<uint32_t> m_remaining;
     std::vector<uint32_t> m_dependentBegin;
     std::vector<uint32_t> m_dependents;

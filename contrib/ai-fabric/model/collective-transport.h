@@ -10,6 +10,15 @@
 namespace ns3
 {
 
+/// Told by a CollectiveTransport that a message has fully arrived.
+class CollectiveTransportListener
+{
+  public:
+    virtual ~CollectiveTransportListener() = default;
+    /// The message sent with `token` has fully arrived at its destination.
+    virtual void MessageArrived(uint64_t token) = 0;
+};
+
 /**
  * \ingroup ai-fabric
  * Transport-neutral messaging between ranks: "send N bytes from rank a to rank b, tell me when
@@ -24,8 +33,16 @@ class CollectiveTransport : public Object
     ~CollectiveTransport() override;
 
     virtual std::string GetName() const = 0;
-    /// Send `bytes` from rank `src` to rank `dst`; call `arrived` when all are at `dst`.
-    virtual void Send(uint32_t src, uint32_t dst, uint64_t bytes, Callback<void> arrived) = 0;
+    /**
+     * Send `bytes` from rank `src` to rank `dst`; tell `listener` (not owned) with `token` when
+     * all of them are at `dst`. No allocation per message is needed: this is on the path of
+     * every transfer of every collective.
+     */
+    virtual void Send(uint32_t src,
+                      uint32_t dst,
+                      uint64_t bytes,
+                      CollectiveTransportListener* listener,
+                      uint64_t token) = 0;
 };
 
 } // namespace ns3

@@ -65,13 +65,17 @@ NvlinkTransport::GetLatency() const
 }
 
 void
-NvlinkTransport::Deliver(Callback<void> cb)
+NvlinkTransport::Deliver(CollectiveTransportListener* listener, uint64_t token)
 {
-    cb();
+    listener->MessageArrived(token);
 }
 
 void
-NvlinkTransport::Send(uint32_t src, uint32_t dst, uint64_t bytes, Callback<void> arrived)
+NvlinkTransport::Send(uint32_t src,
+                      uint32_t dst,
+                      uint64_t bytes,
+                      CollectiveTransportListener* listener,
+                      uint64_t token)
 {
     const int64_t now = Simulator::Now().GetTimeStep();
     const int64_t ser = GetEffectiveRate().CalculateBytesTxTime(bytes).GetTimeStep();
@@ -80,7 +84,7 @@ NvlinkTransport::Send(uint32_t src, uint32_t dst, uint64_t bytes, Callback<void>
     const int64_t inStart = std::max(start, m_ingressFree[dst]);
     m_ingressFree[dst] = inStart + ser;
     const int64_t arrival = m_ingressFree[dst] + m_latency.GetTimeStep();
-    Simulator::Schedule(TimeStep(arrival - now), &NvlinkTransport::Deliver, arrived);
+    Simulator::Schedule(TimeStep(arrival - now), &NvlinkTransport::Deliver, listener, token);
 }
 
 } // namespace ns3

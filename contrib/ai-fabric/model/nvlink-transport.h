@@ -31,13 +31,17 @@ class NvlinkTransport : public CollectiveTransport
     /// Number of ranks (GPUs) served.
     void SetRanks(uint32_t n);
     std::string GetName() const override;
-    void Send(uint32_t src, uint32_t dst, uint64_t bytes, Callback<void> arrived) override;
+    void Send(uint32_t src,
+              uint32_t dst,
+              uint64_t bytes,
+              CollectiveTransportListener* listener,
+              uint64_t token) override;
     /// Effective per-GPU rate (Bandwidth × Efficiency).
     DataRate GetEffectiveRate() const;
     Time GetLatency() const;
 
   private:
-    static void Deliver(Callback<void> cb);
+    static void Deliver(CollectiveTransportListener* listener, uint64_t token);
 
     DataRate m_bandwidth;
     double m_efficiency{0.82};

@@ -54,7 +54,11 @@ RdmaCollectiveTransport::GetName() const
 }
 
 void
-RdmaCollectiveTransport::Send(uint32_t src, uint32_t dst, uint64_t bytes, Callback<void> arrived)
+RdmaCollectiveTransport::Send(uint32_t src,
+                              uint32_t dst,
+                              uint64_t bytes,
+                              CollectiveTransportListener* listener,
+                              uint64_t token)
 {
     const uint64_t key = (uint64_t(src) << 32) | dst;
     auto it = m_index.find(key);
@@ -80,7 +84,7 @@ RdmaCollectiveTransport::Send(uint32_t src, uint32_t dst, uint64_t bytes, Callba
     {
         idx = it->second;
     }
-    m_pairs[idx].pending.push_back(arrived);
+    m_pairs[idx].pending.emplace_back(listener, token);
     m_pairs[idx].requester->PostWrite(bytes);
 }
 
@@ -89,9 +93,9 @@ RdmaCollectiveTransport::Arrived(uint32_t pair, const RdmaCompletion&)
 {
     Pair& p = m_pairs[pair];
     NS_ABORT_MSG_IF(p.pending.empty(), "RdmaCollectiveTransport: unexpected message");
-    Callback<void> cb = p.pending.front();
+    const auto [listener, token] = p.pending.front();
     p.pending.pop_front();
-    cb();
+    listener->MessageArrived(token);
 }
 
 Ptr<RdmaQueuePair>

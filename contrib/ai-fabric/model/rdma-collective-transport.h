@@ -32,7 +32,11 @@ class RdmaCollectiveTransport : public CollectiveTransport
     /// The rank -> host node map (each node needs an RdmaNic).
     void SetRanks(NodeContainer nodes);
     std::string GetName() const override;
-    void Send(uint32_t src, uint32_t dst, uint64_t bytes, Callback<void> arrived) override;
+    void Send(uint32_t src,
+              uint32_t dst,
+              uint64_t bytes,
+              CollectiveTransportListener* listener,
+              uint64_t token) override;
 
     /// \return the requester queue pair from src to dst (null before their first message)
     Ptr<RdmaQueuePair> GetQueuePair(uint32_t src, uint32_t dst) const;
@@ -46,7 +50,7 @@ class RdmaCollectiveTransport : public CollectiveTransport
     {
         Ptr<RdmaQueuePair> requester;
         Ptr<RdmaQueuePair> responder;
-        std::deque<Callback<void>> pending;
+        std::deque<std::pair<CollectiveTransportListener*, uint64_t>> pending;
     };
 
     void Arrived(uint32_t pair, const RdmaCompletion& c);

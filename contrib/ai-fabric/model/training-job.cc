@@ -139,7 +139,7 @@ TrainingJob::Setup(NodeContainer ranks,
     NS_ABORT_MSG_UNLESS(err.empty(), "TrainingJob: " << err);
     ObjectFactory f;
     f.SetTypeId(m_algorithmTid);
-    m_schedule = f.Create<CollectiveAlgorithm>()->Build(GetSpec());
+    m_schedule = std::make_shared<const CollectiveSchedule>(f.Create<CollectiveAlgorithm>()->Build(GetSpec()));
 }
 
 void

@@ -11,6 +11,7 @@
 #include "ns3/traced-callback.h"
 #include "ns3/type-id.h"
 
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -117,7 +118,7 @@ class TrainingJob : public Object
     std::vector<Ptr<GpuTrainingApp>> m_apps;
     uint32_t m_gpusPerServer{1};
     Ptr<CollectiveExecutor> m_exec;
-    CollectiveSchedule m_schedule;
+    std::shared_ptr<const CollectiveSchedule> m_schedule;
     std::vector<TrainingStepRecord> m_records;
     std::vector<uint64_t> m_qpTimeouts0; //!< per NIC x queue pair, at step start (flattened)
     std::unordered_map<uint32_t, uint32_t> m_rankOfAddress;
