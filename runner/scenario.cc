@@ -155,15 +155,29 @@ Suggest(const std::string& path)
 }
 
 std::string
-Range(const KeySpec& k)
+FormatNumber(double v)
 {
     std::ostringstream os;
-    os << (k.minExclusive ? "> " : ">= ") << k.min;
-    if (k.max < 1e15)
+    if (std::floor(v) == v && std::fabs(v) < 1e18)
     {
-        os << " and " << (k.maxExclusive ? "< " : "<= ") << k.max;
+        os << static_cast<long long>(v);
+    }
+    else
+    {
+        os << v;
     }
     return os.str();
+}
+
+std::string
+Range(const KeySpec& k)
+{
+    std::string s = std::string(k.minExclusive ? "> " : ">= ") + FormatNumber(k.min);
+    if (k.max < 1e15)
+    {
+        s += std::string(" and ") + (k.maxExclusive ? "< " : "<= ") + FormatNumber(k.max);
+    }
+    return s;
 }
 
 std::string
