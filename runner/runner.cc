@@ -253,6 +253,12 @@ ExecuteRun(const RunConfig& c, bool progress, size_t index, size_t total)
     {
         helper->GetLinkHelper().SetFlowControlAttribute("EnabledPriorities", UintegerValue(0));
     }
+    const bool tcp = c.fabric == "tcp";
+    if (tcp && c.pfc)
+    {
+        // Lossless TCP: PFC on TCP's class (priority 0, DSCP 0) as well as RoCE's.
+        helper->GetLinkHelper().SetFlowControlAttribute("EnabledPriorities", UintegerValue(0x09));
+    }
     Ptr<FabricTopology> topo = helper->Build();
     topo->AssignStreams(1000);
     for (uint32_t h = 0; h < topo->GetNHosts(); ++h)
@@ -260,28 +266,53 @@ ExecuteRun(const RunConfig& c, bool progress, size_t index, size_t total)
         topo->GetHostDevice(h)->SetAttribute("ReceiveErrorRate", DoubleValue(c.dropRate));
     }
 
-    // --- RDMA
-    RdmaHelper rdma;
-    if (c.congestionControl == "none")
-    {
-        rdma.SetCongestionControl("ns3::RdmaNoCc");
-    }
-    else if (c.congestionControl == "dcqcn-nvidia")
-    {
-        rdma.SetCongestionControlAttribute("Preset", StringValue("nvidia"));
-        rdma.SetNicAttribute("CnpInterval", TimeValue(MicroSeconds(4)));
-    }
-    rdma.SetLossRecovery(c.lossRecovery == "selective-repeat" ? "ns3::RdmaSelectiveRepeat" : "ns3::RdmaGoBackN");
-    rdma.SetNicAttribute("RetransmitTimeout", TimeValue(NanoSeconds(int64_t(c.retransmitTimeoutMs * 1e6))));
-    rdma.SetNicAttribute("PathMtu", UintegerValue(c.pathMtu));
-    std::vector<Ptr<RdmaNic>> nics = rdma.Install(topo);
     Ptr<LatencyHistogram> latency = Create<LatencyHistogram>();
-    for (auto& n : nics)
+    std::vector<Ptr<RdmaNic>> nics;
+    Ptr<CollectiveTransport> network;
+    if (tcp)
     {
-        n->SetLatencyHistogram(latency);
+        // --- kernel TCP (ns-3's TCP) on every host's NIC
+        FabricInternetHelper::Install(topo);
+        Ptr<TcpCollectiveTransport> t = CreateObject<TcpCollectiveTransport>();
+        t->SetRanks(topo->GetHosts());
+        network = t;
+        for (uint32_t h = 0; h < topo->GetNHosts(); ++h)
+        {
+            topo->GetHostDevice(h)->TraceConnectWithoutContext(
+                "MacRx",
+                MakeBoundCallback(+[](Ptr<LatencyHistogram> hist, const FabricFrame& f) {
+                    if (f.protocol == 6 && f.payloadBytes > 0)
+                    {
+                        hist->Add(Simulator::Now().GetTimeStep() - f.txTimeStep);
+                    }
+                }, latency));
+        }
     }
-    Ptr<RdmaCollectiveTransport> network = CreateObject<RdmaCollectiveTransport>();
-    network->SetRanks(topo->GetHosts());
+    else
+    {
+        // --- RoCEv2
+        RdmaHelper rdma;
+        if (c.congestionControl == "none")
+        {
+            rdma.SetCongestionControl("ns3::RdmaNoCc");
+        }
+        else if (c.congestionControl == "dcqcn-nvidia")
+        {
+            rdma.SetCongestionControlAttribute("Preset", StringValue("nvidia"));
+            rdma.SetNicAttribute("CnpInterval", TimeValue(MicroSeconds(4)));
+        }
+        rdma.SetLossRecovery(c.lossRecovery == "selective-repeat" ? "ns3::RdmaSelectiveRepeat" : "ns3::RdmaGoBackN");
+        rdma.SetNicAttribute("RetransmitTimeout", TimeValue(NanoSeconds(int64_t(c.retransmitTimeoutMs * 1e6))));
+        rdma.SetNicAttribute("PathMtu", UintegerValue(c.pathMtu));
+        nics = rdma.Install(topo);
+        for (auto& n : nics)
+        {
+            n->SetLatencyHistogram(latency);
+        }
+        Ptr<RdmaCollectiveTransport> r = CreateObject<RdmaCollectiveTransport>();
+        r->SetRanks(topo->GetHosts());
+        network = r;
+    }
     Ptr<NvlinkTransport> nvlink;
     if (c.gpusPerServer > 1)
     {
@@ -362,16 +393,21 @@ ExecuteRun(const RunConfig& c, bool progress, size_t index, size_t total)
 
     uint64_t dataPackets = 0;
     uint64_t cnps = 0;
-    uint64_t retx = 0;
-    uint64_t timeouts = 0;
     uint64_t qpErrors = 0;
+    const uint64_t retx = network->GetRetransmissions();
+    const uint64_t timeouts = network->GetTimeouts();
     for (auto& n : nics)
     {
         dataPackets += n->GetCounters().dataPacketsSent;
         cnps += n->GetCounters().cnpsSent;
-        retx += n->GetCounters().retransmittedPackets;
-        timeouts += n->GetCounters().timeouts;
         qpErrors += n->GetCounters().qpErrors;
+    }
+    if (tcp)
+    {
+        for (uint32_t h = 0; h < topo->GetNHosts(); ++h)
+        {
+            dataPackets += topo->GetHostDevice(h)->GetCounters().txDataFrames;
+        }
     }
     uint64_t dropsBuffer = 0;
     uint64_t dropsCorrupt = 0;
@@ -489,11 +525,15 @@ ExecuteRun(const RunConfig& c, bool progress, size_t index, size_t total)
         attrs["SwitchBufferManager(0)"] = DumpAttributes(topo->GetSwitch(0)->GetBufferManager());
         attrs["FabricChannel(host 0)"] = DumpAttributes(topo->GetHostDevice(0)->GetChannel());
     }
-    attrs["RdmaNic(host 0)"] = DumpAttributes(nics[0]);
-    if (nics[0]->GetNQueuePairs() > 0)
+    if (!nics.empty())
     {
-        attrs["RdmaCongestionOps(host 0, qp 1)"] = DumpAttributes(nics[0]->GetQueuePair(1)->GetCongestionOps());
+        attrs["RdmaNic(host 0)"] = DumpAttributes(nics[0]);
+        if (nics[0]->GetNQueuePairs() > 0)
+        {
+            attrs["RdmaCongestionOps(host 0, qp 1)"] = DumpAttributes(nics[0]->GetQueuePair(1)->GetCongestionOps());
+        }
     }
+    attrs["CollectiveTransport"] = DumpAttributes(network);
     if (nvlink)
     {
         attrs["NvlinkTransport"] = DumpAttributes(nvlink);
@@ -619,9 +659,14 @@ WriteResults(ResultsDirectory& dir, const std::string& scenarioName, const std::
            << "set xlabel 'time (ms)'\nset ylabel 'KB'\nset autoscale y\nset key top right\n"
            << "plot 'queue.csv' every ::1 using ($1/1000):($2/1024) with steps title 'largest port queue', \\\n"
            << "     '' every ::1 using ($1/1000):($3/1024) with steps title 'all switch queues'\n"
-           << "set output 'rate.png'\nset title '" << r.config.name << ": rank 0 queue-pair rates (congestion control)'\n"
-           << "set ylabel 'Gb/s'\nset yrange [0:*]\nunset key\n"
-           << "plot 'rate.csv' every ::1 using ($1/1000):3 with points pt 7 ps 0.3\n";
+           ;
+        if (std::count(r.rateCsv.begin(), r.rateCsv.end(), '\n') > 1)
+        {
+            gp << "set output 'rate.png'\nset title '" << r.config.name
+               << ": rank 0 queue-pair rates (congestion control)'\n"
+               << "set ylabel 'Gb/s'\nset yrange [0:*]\nunset key\n"
+               << "plot 'rate.csv' every ::1 using ($1/1000):3 with points pt 7 ps 0.3\n";
+        }
         WriteFile(d / "plots.gp", gp.str());
         if (!dir.RenderGnuplot("plots.gp", d.filename().string()))
         {

@@ -391,10 +391,9 @@ ToRun(const json& j, size_t index)
         r.attributes.emplace_back(it.key(), it.value().is_string() ? it.value().get<std::string>() : it.value().dump());
     }
     // Cross-field checks.
-    if (r.fabric != "rocev2")
+    if (r.fabric == "infiniband")
     {
-        throw ScenarioError("fabric: '" + r.fabric +
-                            "' is not implemented yet in this version (allowed now: rocev2)");
+        throw ScenarioError("fabric: 'infiniband' is not implemented yet in this version (allowed now: rocev2, tcp)");
     }
     if ((r.algorithm == "tree" || r.algorithm == "hierarchical") && r.collective != "allreduce")
     {

@@ -137,7 +137,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"compareKey", R"({"compare": [{"fabrc": "rocev2"}]})", "", "did you mean 'fabric'"},
         BadInput{"missingFile", "", "/nonexistent/scenario.json", "cannot be read"},
         BadInput{"unwritable", "", "--out /proc/aif-results", "--out"},
-        BadInput{"notYet", "", "--set fabric=tcp", "fabric: 'tcp'"}),
+        BadInput{"notYet", "", "--set fabric=infiniband", "fabric: 'infiniband'"}),
     [](const ::testing::TestParamInfo<BadInput>& info) { return std::string(info.param.name); });
 
 TEST(RunnerTest, ExistingOutputDirectoryIsRefused)
@@ -280,6 +280,21 @@ TEST(RunnerTest, SameSeedSameSummary)
     EXPECT_GT(s[0]["counters"]["retransmitted_packets"].get<uint64_t>(), 0u) << "loss was exercised";
 }
 
+TEST(RunnerTest, EndToEndTcpRun)
+{
+    const std::string out = TempDir("e2e-tcp");
+    Result r = Runner(std::string("--set fabric=tcp --set topology.kind=star --set topology.servers=4") +
+                      " --set topology.gpus_per_server=1 --set workload.steps=2 --set workload.compute_ms=0.1"
+                      " --set workload.algorithm=ring --set workload.bytes=4194304 --out " + out);
+    ASSERT_EQ(r.status, 0) << r.err;
+    json s = ReadJson(fs::path(out) / "summary.json");
+    EXPECT_TRUE(s["completed"].get<bool>());
+    EXPECT_EQ(s["fabric"], "tcp");
+    EXPECT_GT(s["counters"]["data_packets"].get<uint64_t>(), 0u);
+    EXPECT_GT(s["network_latency_us"]["p50"].get<double>(), 0.0);
+    fs::remove_all(out);
+}
+
 TEST(RunnerTest, EndToEndRocev2OnEveryTopologyKind)
 {
     for (const char* kind : {"rail-fat-tree", "fat-tree", "star"})
@@ -300,8 +315,14 @@ TEST(RunnerTest, DefaultScenarioFileIsValid)
 {
     json j = aifabric::LoadScenarioFile(std::string(AIFABRIC_SOURCE_DIR) + "/scenarios/default.json");
     std::vector<aifabric::RunConfig> runs = aifabric::ResolveScenario(j);
-    EXPECT_GE(runs.size(), 3u);
+    EXPECT_GE(runs.size(), 4u);
     EXPECT_EQ(runs[0].Gpus(), 128u);
+    std::set<std::string> fabrics;
+    for (const auto& r : runs)
+    {
+        fabrics.insert(r.fabric);
+    }
+    EXPECT_EQ(fabrics, (std::set<std::string>{"tcp", "rocev2"}));
     json seed = aifabric::LoadScenarioFile(std::string(AIFABRIC_SOURCE_DIR) + "/scenarios/seed-1024-h100.json");
     runs = aifabric::ResolveScenario(seed);
     EXPECT_EQ(runs[0].Gpus(), 1024u);

@@ -16,4 +16,22 @@ CollectiveTransport::GetTypeId()
 
 CollectiveTransport::~CollectiveTransport() = default;
 
+uint64_t
+CollectiveTransport::GetRetransmissions() const
+{
+    return 0;
+}
+
+uint64_t
+CollectiveTransport::GetTimeouts() const
+{
+    return 0;
+}
+
+int32_t
+CollectiveTransport::GetLastTimeoutReceiver() const
+{
+    return -1;
+}
+
 } // namespace ns3

@@ -33,6 +33,12 @@ class CollectiveTransport : public Object
     ~CollectiveTransport() override;
 
     virtual std::string GetName() const = 0;
+    /// Packets this transport resent so far (all ranks).
+    virtual uint64_t GetRetransmissions() const;
+    /// Retransmission timeouts so far (all ranks).
+    virtual uint64_t GetTimeouts() const;
+    /// The receiving rank of the most recent retransmission timeout, or -1.
+    virtual int32_t GetLastTimeoutReceiver() const;
     /**
      * Send `bytes` from rank `src` to rank `dst`; tell `listener` (not owned) with `token` when
      * all of them are at `dst`. No allocation per message is needed: this is on the path of

@@ -98,6 +98,30 @@ RdmaCollectiveTransport::Arrived(uint32_t pair, const RdmaCompletion&)
     listener->MessageArrived(token);
 }
 
+uint64_t
+RdmaCollectiveTransport::GetRetransmissions() const
+{
+    uint64_t n = 0;
+    for (uint32_t r = 0; r < m_nodes.GetN(); ++r)
+    {
+        Ptr<RdmaNic> nic = m_nodes.Get(r)->GetObject<RdmaNic>();
+        n += nic ? nic->GetCounters().retransmittedPackets : 0;
+    }
+    return n;
+}
+
+uint64_t
+RdmaCollectiveTransport::GetTimeouts() const
+{
+    uint64_t n = 0;
+    for (uint32_t r = 0; r < m_nodes.GetN(); ++r)
+    {
+        Ptr<RdmaNic> nic = m_nodes.Get(r)->GetObject<RdmaNic>();
+        n += nic ? nic->GetCounters().timeouts : 0;
+    }
+    return n;
+}
+
 Ptr<RdmaQueuePair>
 RdmaCollectiveTransport::GetQueuePair(uint32_t src, uint32_t dst) const
 {

@@ -32,6 +32,8 @@ class RdmaCollectiveTransport : public CollectiveTransport
     /// The rank -> host node map (each node needs an RdmaNic).
     void SetRanks(NodeContainer nodes);
     std::string GetName() const override;
+    uint64_t GetRetransmissions() const override;
+    uint64_t GetTimeouts() const override;
     void Send(uint32_t src,
               uint32_t dst,
               uint64_t bytes,

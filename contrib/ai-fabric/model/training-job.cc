@@ -67,6 +67,7 @@ TrainingJob::DoDispose()
 {
     m_apps.clear();
     m_exec = nullptr;
+    m_network = nullptr;
     m_ranks = NodeContainer();
     Object::DoDispose();
 }
@@ -129,6 +130,7 @@ TrainingJob::Setup(NodeContainer ranks,
             }
         }
     }
+    m_network = network;
     m_exec = CreateObject<CollectiveExecutor>();
     m_exec->SetNetworkTransport(network);
     if (nvlink && m_gpusPerServer > 1)
@@ -158,17 +160,8 @@ TrainingJob::IsFinished() const
 void
 TrainingJob::CountNetwork(uint64_t& retx, uint64_t& timeouts) const
 {
-    retx = 0;
-    timeouts = 0;
-    for (uint32_t r = 0; r < m_ranks.GetN(); ++r)
-    {
-        Ptr<RdmaNic> nic = m_ranks.Get(r)->GetObject<RdmaNic>();
-        if (nic)
-        {
-            retx += nic->GetCounters().retransmittedPackets;
-            timeouts += nic->GetCounters().timeouts;
-        }
-    }
+    retx = m_network ? m_network->GetRetransmissions() : 0;
+    timeouts = m_network ? m_network->GetTimeouts() : 0;
 }
 
 int32_t
@@ -267,7 +260,11 @@ TrainingJob::CollectiveDone()
     {
         // Everyone waited on the rank whose data needed a retransmission timeout.
         rec.cause = "timeout";
-        const int32_t victim = TimedOutReceiver();
+        int32_t victim = TimedOutReceiver();
+        if (victim < 0 && m_network)
+        {
+            victim = m_network->GetLastTimeoutReceiver();
+        }
         rec.waitedOn = victim >= 0 ? static_cast<uint32_t>(victim) : rec.lastRank;
     }
     else if (spread > (rec.barrier - rec.start) * 0.05)

@@ -115,6 +115,7 @@ class TrainingJob : public Object
     uint32_t m_chunks{1};
 
     NodeContainer m_ranks;
+    Ptr<CollectiveTransport> m_network;
     std::vector<Ptr<GpuTrainingApp>> m_apps;
     uint32_t m_gpusPerServer{1};
     Ptr<CollectiveExecutor> m_exec;

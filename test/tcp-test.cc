@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// Kernel TCP (ns-3's TCP) on the fabric: throughput, timeouts, loss, sharing with RoCEv2.
+#include "test-util.h"
+
+#include "ns3/internet-module.h"
+
+using namespace ns3;
+
+namespace
+{
+
+struct Arrivals : public CollectiveTransportListener
+{
+    std::vector<std::pair<uint64_t, Time>> v;
+
+    void MessageArrived(uint64_t token) override
+    {
+        v.emplace_back(token, Simulator::Now());
+    }
+};
+
+Ptr<FabricTopology>
+TcpStar(uint32_t hosts, bool pfcOnTcp = false)
+{
+    Ptr<StarTopologyHelper> star = CreateObject<StarTopologyHelper>();
+    star->SetAttribute("Servers", UintegerValue(hosts));
+    star->SetAttribute("GpusPerServer", UintegerValue(1));
+    if (pfcOnTcp)
+    {
+        star->GetLinkHelper().SetFlowControlAttribute("EnabledPriorities", UintegerValue(0x09));
+    }
+    Ptr<FabricTopology> topo = star->Build();
+    FabricInternetHelper::Install(topo);
+    return topo;
+}
+
+} // namespace
+
+TEST_F(FabricTest, TcpFlowReachesLineGoodput)
+{
+    Ptr<FabricTopology> topo = TcpStar(2);
+    Ptr<TcpCollectiveTransport> tcp = CreateObject<TcpCollectiveTransport>();
+    tcp->SetRanks(topo->GetHosts());
+    Arrivals a;
+    const uint64_t bytes = 256ULL << 20;
+    tcp->Send(0, 1, bytes, &a, 7);
+    Simulator::Run();
+    ASSERT_EQ(a.v.size(), 1u);
+    EXPECT_EQ(a.v[0].first, 7u);
+    // MSS 8948 + TCP 32 + IPv4 20 + Ethernet/802.1Q/FCS 22 + preamble/IFG 20 = 9042 wire bytes.
+    const double goodput = 400e9 * 8948 / 9042;
+    const double measured = double(bytes) * 8 / a.v[0].second.GetSeconds();
+    EXPECT_GE(measured / goodput, 0.90) << measured / 1e9 << " Gb/s";
+    EXPECT_LE(measured / goodput, 1.0);
+}
+
+TEST_F(FabricTest, TcpTailLossCostsTheLinuxMinimumRto)
+{
+    Ptr<FabricTopology> topo = TcpStar(2);
+    Ptr<TcpCollectiveTransport> tcp = CreateObject<TcpCollectiveTransport>();
+    tcp->SetRanks(topo->GetHosts());
+    // Lose the 10th (last) data segment of a 10-segment message, once.
+    uint32_t seen = 0;
+    bool dropped = false;
+    struct Ctx
+    {
+        uint32_t* seen;
+        bool* dropped;
+    } ctx{&seen, &dropped};
+    topo->GetHostDevice(1)->SetReceiveFilter(MakeCallback(+[](Ctx* c, const FabricFrame& f) {
+                                                 if (f.protocol == 6 && f.payloadBytes > 0 && !*c->dropped &&
+                                                     ++*c->seen == 10)
+                                                 {
+                                                     *c->dropped = true;
+                                                     return true;
+                                                 }
+                                                 return false;
+                                             }).Bind(&ctx));
+    Arrivals a;
+    tcp->Send(0, 1, 10 * 8948, &a, 1);
+    Simulator::Run();
+    EXPECT_TRUE(dropped);
+    ASSERT_EQ(a.v.size(), 1u);
+    EXPECT_GE(a.v[0].second, MilliSeconds(200)) << "a tail loss needs the retransmission timeout";
+    EXPECT_LT(a.v[0].second, MilliSeconds(260));
+}
+
+TEST_F(FabricTest, TcpCompletesUnderRandomLoss)
+{
+    Ptr<FabricTopology> topo = TcpStar(2);
+    topo->GetHostDevice(1)->SetAttribute("ReceiveErrorRate", DoubleValue(1e-3));
+    topo->AssignStreams(5);
+    Ptr<TcpCollectiveTransport> tcp = CreateObject<TcpCollectiveTransport>();
+    tcp->SetRanks(topo->GetHosts());
+    Arrivals a;
+    for (uint64_t i = 0; i < 10; ++i)
+    {
+        tcp->Send(0, 1, 4 << 20, &a, i);
+    }
+    DropCounter drops;
+    drops.ConnectAll();
+    Simulator::Run();
+    ASSERT_EQ(a.v.size(), 10u);
+    for (uint64_t i = 0; i < 10; ++i)
+    {
+        EXPECT_EQ(a.v[i].first, i) << "messages arrive in order";
+    }
+    EXPECT_GT(drops.Of(FabricDropReason::CORRUPT), 0u);
+}
+
+TEST_F(FabricTest, TcpAndRocev2ShareABottleneck)
+{
+    Ptr<FabricTopology> topo = TcpStar(3);
+    RdmaHelper rdma;
+    rdma.Install(topo);
+    Ptr<TcpCollectiveTransport> tcp = CreateObject<TcpCollectiveTransport>();
+    tcp->SetRanks(topo->GetHosts());
+    Ptr<RdmaCollectiveTransport> roce = CreateObject<RdmaCollectiveTransport>();
+    roce->SetRanks(topo->GetHosts());
+    Arrivals a;
+    tcp->Send(1, 0, 32 << 20, &a, 1);
+    roce->Send(2, 0, 32 << 20, &a, 2);
+    DropCounter drops;
+    drops.ConnectAll();
+    Simulator::Run();
+    ASSERT_EQ(a.v.size(), 2u);
+    // Conservation at the switch: every data frame it received was forwarded or dropped.
+    Ptr<FabricSwitch> sw = topo->GetSwitch(0);
+    uint64_t rx = 0;
+    uint64_t tx = 0;
+    for (uint16_t p = 0; p < sw->GetNPorts(); ++p)
+    {
+        rx += sw->GetPort(p)->GetCounters().rxDataFrames;
+        tx += sw->GetPort(p)->GetCounters().txDataFrames;
+    }
+    uint64_t swDrops = 0;
+    for (auto d : sw->GetCounters().drops)
+    {
+        swDrops += d;
+    }
+    EXPECT_EQ(rx, sw->GetCounters().forwarded + swDrops);
+    EXPECT_EQ(sw->GetCounters().forwarded, tx);
+    // TCP used priority 0 (DSCP 0), RoCE priority 3: the two classes shared the port.
+    EXPECT_EQ(topo->GetHostNode(2)->GetObject<RdmaNic>()->GetCounters().retransmittedPackets, 0u);
+}
