@@ -273,6 +273,16 @@ ExecuteRun(const RunConfig& c, bool progress, size_t index, size_t total)
     {
         // --- kernel TCP (ns-3's TCP) on every host's NIC
         FabricInternetHelper::Install(topo);
+        if (c.tcpHostCosts)
+        {
+            for (uint32_t h = 0; h < topo->GetNHosts(); ++h)
+            {
+                Ptr<HostStackCostModel> m = CreateObject<HostStackCostModel>();
+                m->SetAttribute("Cores", UintegerValue(c.tcpCores));
+                topo->GetHostNode(h)->AggregateObject(m);
+                m->Attach(topo->GetHostDevice(h));
+            }
+        }
         Ptr<TcpCollectiveTransport> t = CreateObject<TcpCollectiveTransport>();
         t->SetRanks(topo->GetHosts());
         network = t;
@@ -534,6 +544,10 @@ ExecuteRun(const RunConfig& c, bool progress, size_t index, size_t total)
         }
     }
     attrs["CollectiveTransport"] = DumpAttributes(network);
+    if (topo->GetHostNode(0)->GetObject<HostStackCostModel>())
+    {
+        attrs["HostStackCostModel(host 0)"] = DumpAttributes(topo->GetHostNode(0)->GetObject<HostStackCostModel>());
+    }
     if (nvlink)
     {
         attrs["NvlinkTransport"] = DumpAttributes(nvlink);

@@ -73,6 +73,9 @@ Schema()
         {"rdma", Kind::OBJ, 0, 0, false, false, {}, "RDMA NIC"},
         {"rdma.retransmit_timeout_ms", Kind::NUM, 0, 1e6, true, false, {}, "QP timeout, ms"},
         {"rdma.path_mtu", Kind::ENUM, 0, 0, false, false, {"256", "512", "1024", "2048", "4096"}, "path MTU"},
+        {"tcp", Kind::OBJ, 0, 0, false, false, {}, "kernel TCP hosts"},
+        {"tcp.host_costs", Kind::BOOL, 0, 0, false, false, {}, "model copies, syscalls, interrupts, cores"},
+        {"tcp.cores", Kind::INT, 1, 1024, false, false, {}, "CPU cores per host for the network stack"},
         {"limits", Kind::OBJ, 0, 0, false, false, {}, "run limits"},
         {"limits.max_sim_seconds", Kind::NUM, 0, 1e6, true, false, {}, "simulated-time cap"},
         {"attributes", Kind::OBJ, 0, 0, false, false, {}, "ns-3 attribute defaults"},
@@ -386,6 +389,8 @@ ToRun(const json& j, size_t index)
     const json& mtu = j["rdma"]["path_mtu"];
     r.pathMtu = mtu.is_string() ? static_cast<uint32_t>(std::stoul(mtu.get<std::string>())) : mtu.get<uint32_t>();
     r.maxSimSeconds = j["limits"]["max_sim_seconds"];
+    r.tcpHostCosts = j["tcp"]["host_costs"];
+    r.tcpCores = j["tcp"]["cores"];
     for (auto it = j["attributes"].begin(); it != j["attributes"].end(); ++it)
     {
         r.attributes.emplace_back(it.key(), it.value().is_string() ? it.value().get<std::string>() : it.value().dump());
@@ -473,6 +478,7 @@ DefaultScenario()
           {"chunks", 1}}},
         {"cost", {{"gpu_hour_usd", 12.29}}},
         {"rdma", {{"retransmit_timeout_ms", 67.108864}, {"path_mtu", 4096}}},
+        {"tcp", {{"host_costs", true}, {"cores", 4}}},
         {"limits", {{"max_sim_seconds", 60}}},
         {"attributes", json::object()},
     };

@@ -49,6 +49,8 @@ struct RunConfig
     double retransmitTimeoutMs{67.108864};
     uint32_t pathMtu{4096};
     double maxSimSeconds{60};
+    bool tcpHostCosts{true};
+    uint32_t tcpCores{4};
     std::vector<std::pair<std::string, std::string>> attributes;
     nlohmann::json resolved; //!< the run's full configuration as JSON
 

@@ -5,6 +5,7 @@
 #include "fabric-egress-scheduler.h"
 #include "fabric-ethernet-header.h"
 #include "fabric-flow-control.h"
+#include "host-stack-cost-model.h"
 #include "pfc-header.h"
 #include "strict-priority-egress-scheduler.h"
 
@@ -195,6 +196,7 @@ FabricNetDevice::DoDispose()
     m_receiver = nullptr;
     m_udpHandlers.clear();
     m_rxFilter = Callback<bool, const FabricFrame&>();
+    m_hostStack = nullptr;
     m_rxCallback = NetDevice::ReceiveCallback();
     m_promiscCallback = NetDevice::PromiscReceiveCallback();
     m_linkChangeCallbacks.clear();
@@ -744,6 +746,11 @@ FabricNetDevice::DeliverLocal(FabricFrame& frame)
             }
         }
     }
+    if (!m_rxCallback.IsNull() && m_hostStack)
+    {
+        m_hostStack->ReceiveIpPacket(frame.ToL3Packet());
+        return;
+    }
     if (!m_rxCallback.IsNull())
     {
         Ptr<Packet> pkt = frame.ToL3Packet();
@@ -757,6 +764,24 @@ FabricNetDevice::DeliverLocal(FabricFrame& frame)
         return;
     }
     DropFrame(frame, FabricDropReason::NO_LISTENER);
+}
+
+void
+FabricNetDevice::SetHostStackCostModel(HostStackCostModel* model)
+{
+    m_hostStack = model;
+}
+
+void
+FabricNetDevice::DeliverToStack(Ptr<Packet> packet)
+{
+    if (m_rxCallback.IsNull())
+    {
+        return;
+    }
+    FabricNetDevice* peer = GetPeer();
+    Address from = peer ? Address(peer->m_address) : Address(Mac48Address::GetBroadcast());
+    m_rxCallback(this, packet, 0x0800, from);
 }
 
 Ptr<Packet>

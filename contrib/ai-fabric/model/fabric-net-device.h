@@ -23,6 +23,7 @@ class FabricFlowControl;
 class FabricEgressScheduler;
 class FabricNetDevice;
 class UniformRandomVariable;
+class HostStackCostModel;
 class Node;
 
 /**
@@ -173,6 +174,11 @@ class FabricNetDevice : public NetDevice
      */
     void SetReceiveFilter(Callback<bool, const FabricFrame&> filter);
 
+    /// Hand IP frames to a host stack cost model (interrupt moderation) before the IP stack.
+    void SetHostStackCostModel(HostStackCostModel* model);
+    /// Deliver a received IPv4 packet to ns-3's stack now (used by the host cost model).
+    void DeliverToStack(Ptr<Packet> packet);
+
     /// Bring the link end down or up (frames sent or arriving while down drop as link-down).
     void SetLinkUp(bool up);
 
@@ -293,6 +299,7 @@ class FabricNetDevice : public NetDevice
     FabricFrameReceiver* m_receiver{nullptr};
     double m_errorRate{0.0};
     Callback<bool, const FabricFrame&> m_rxFilter;
+    HostStackCostModel* m_hostStack{nullptr};
     Ptr<UniformRandomVariable> m_errorRng;
     bool m_cutThrough{false};
     Time m_rxLatency;

@@ -9,6 +9,7 @@
 #include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/packet.h"
+#include "ns3/simulator.h"
 #include "ns3/socket.h"
 #include "ns3/tcp-cubic.h"
 #include "ns3/tcp-l4-protocol.h"
@@ -58,6 +59,16 @@ TcpCollectiveTransport::GetTypeId()
                           "Socket send and receive buffer sizes in bytes.",
                           UintegerValue(4 << 20),
                           MakeUintegerAccessor(&TcpCollectiveTransport::m_bufferBytes),
+                          MakeUintegerChecker<uint32_t>(1024))
+            .AddTraceSource("MessageBreakdown",
+                            "A message arrived: where its time went.",
+                            MakeTraceSourceAccessor(&TcpCollectiveTransport::m_breakdownTrace),
+                            "ns3::TcpCollectiveTransport::BreakdownTracedCallback")
+            .AddAttribute("StagingBytes",
+                          "With a host cost model: GPU <-> host copies are pipelined in pieces of "
+                          "this size (NCCL's socket transport stages 4 MiB buffers in 8 slices).",
+                          UintegerValue(512 * 1024),
+                          MakeUintegerAccessor(&TcpCollectiveTransport::m_staging),
                           MakeUintegerChecker<uint32_t>(1024))
             .AddAttribute("CongestionControl",
                           "TCP congestion control (a TcpCongestionOps TypeId; Linux default CUBIC).",
@@ -184,7 +195,61 @@ TcpCollectiveTransport::Send(uint32_t src,
     }
     Conn& conn = m_conns[c];
     conn.queued += bytes;
-    conn.pending.push_back(Pending{conn.queued, listener, token});
+    Pending p;
+    p.end = conn.queued;
+    p.bytes = bytes;
+    p.listener = listener;
+    p.token = token;
+    p.posted = Simulator::Now();
+    conn.pending.push_back(p);
+    Ptr<HostStackCostModel> cost = CostModel(src);
+    if (cost)
+    {
+        // GPU -> host copies, pipelined in staging pieces: a piece can be written to the socket
+        // as soon as it is in host memory.
+        for (uint64_t off = 0; off < bytes; off += m_staging)
+        {
+            const uint64_t piece = std::min<uint64_t>(m_staging, bytes - off);
+            const Time done = cost->PcieCopy(piece, true);
+            Simulator::Schedule(done - Simulator::Now(), &TcpCollectiveTransport::CopiedToHost, this, c, piece);
+        }
+    }
+    else
+    {
+        conn.ready = conn.queued;
+        conn.pending.back().copiedToHost = Simulator::Now();
+        conn.nextCopiedToHost = conn.pending.size();
+        if (conn.connected)
+        {
+            Push(c);
+        }
+    }
+}
+
+Ptr<HostStackCostModel>
+TcpCollectiveTransport::CostModel(uint32_t rank) const
+{
+    return m_nodes.Get(rank)->GetObject<HostStackCostModel>();
+}
+
+void
+TcpCollectiveTransport::CopiedToHost(uint32_t c, uint64_t bytes)
+{
+    Conn& conn = m_conns[c];
+    conn.ready += bytes;
+    // PCIe copies of one host complete in order: this is the oldest message not yet copied.
+    for (size_t i = conn.nextCopiedToHost; i < conn.pending.size(); ++i)
+    {
+        if (conn.pending[i].end <= conn.ready)
+        {
+            conn.pending[i].copiedToHost = Simulator::Now();
+            conn.nextCopiedToHost = i + 1;
+        }
+        else
+        {
+            break;
+        }
+    }
     if (conn.connected)
     {
         Push(c);
@@ -195,21 +260,68 @@ void
 TcpCollectiveTransport::Push(uint32_t c)
 {
     Conn& conn = m_conns[c];
-    while (conn.written < conn.queued)
+    Ptr<HostStackCostModel> cost = CostModel(conn.src);
+    if (cost)
+    {
+        // One writer thread per connection: a send call of up to SendChunk bytes at a time.
+        if (conn.writerBusy || conn.written >= conn.ready)
+        {
+            return;
+        }
+        const uint32_t avail = conn.tx->GetTxAvailable();
+        const uint32_t n = static_cast<uint32_t>(
+            std::min<uint64_t>({avail, conn.ready - conn.written, cost->GetSendChunk()}));
+        if (n == 0)
+        {
+            return; // SendSpace will call again
+        }
+        conn.writerBusy = true;
+        const Time end = cost->RunOnCore(cost->SendCallCost(n), Simulator::Now());
+        Simulator::Schedule(end - Simulator::Now(), &TcpCollectiveTransport::Written, this, c, n);
+        return;
+    }
+    while (conn.written < conn.ready)
     {
         const uint32_t avail = conn.tx->GetTxAvailable();
         if (avail == 0)
         {
             return;
         }
-        const uint32_t n = static_cast<uint32_t>(std::min<uint64_t>({avail, conn.queued - conn.written, 1u << 20}));
+        const uint32_t n = static_cast<uint32_t>(std::min<uint64_t>({avail, conn.ready - conn.written, 1u << 20}));
         const int sent = conn.tx->Send(Create<Packet>(n));
         if (sent <= 0)
         {
             return;
         }
         conn.written += static_cast<uint64_t>(sent);
+        for (auto& p : conn.pending)
+        {
+            if (!p.hasWritten && p.end <= conn.written)
+            {
+                p.hasWritten = true;
+                p.written = Simulator::Now();
+            }
+        }
     }
+}
+
+void
+TcpCollectiveTransport::Written(uint32_t c, uint32_t bytes)
+{
+    Conn& conn = m_conns[c];
+    conn.writerBusy = false;
+    const int sent = conn.tx->Send(Create<Packet>(bytes));
+    NS_ABORT_MSG_IF(sent != int(bytes), "TcpCollectiveTransport: socket refused a reserved write");
+    conn.written += bytes;
+    for (auto& p : conn.pending)
+    {
+        if (!p.hasWritten && p.end <= conn.written)
+        {
+            p.hasWritten = true;
+            p.written = Simulator::Now();
+        }
+    }
+    Push(c);
 }
 
 void
@@ -332,17 +444,140 @@ TcpCollectiveTransport::Receive(Ptr<Socket> s)
 {
     const uint32_t c = m_bySocket.at(PeekPointer(s));
     Ptr<Packet> p;
+    uint64_t got = 0;
     while ((p = s->Recv()) && p->GetSize() > 0)
     {
-        m_conns[c].received += p->GetSize();
+        got += p->GetSize();
     }
-    // Deliver completed messages; a listener may send more (and grow m_conns): use indices.
-    while (!m_conns[c].pending.empty() && m_conns[c].pending.front().end <= m_conns[c].received)
+    if (got == 0)
     {
-        const Pending done = m_conns[c].pending.front();
-        m_conns[c].pending.pop_front();
-        done.listener->MessageArrived(done.token);
+        return;
     }
+    Conn& conn = m_conns[c];
+    conn.received += got;
+    for (auto& m : conn.pending)
+    {
+        if (!m.hasReadable && m.end <= conn.received)
+        {
+            m.hasReadable = true;
+            m.readable = Simulator::Now();
+        }
+    }
+    Ptr<HostStackCostModel> cost = CostModel(conn.dst);
+    if (cost)
+    {
+        // One reader thread per connection: a receive call copies what is readable.
+        const Time end = cost->RunOnCore(cost->RecvCallCost(got), TimeStep(conn.readerFree));
+        conn.readerFree = end.GetTimeStep();
+        Simulator::Schedule(end - Simulator::Now(), &TcpCollectiveTransport::CopiedToUser, this, c, got);
+        return;
+    }
+    CopiedToUser(c, got);
+}
+
+void
+TcpCollectiveTransport::CopiedToUser(uint32_t c, uint64_t bytes)
+{
+    Conn& conn = m_conns[c];
+    conn.user += bytes;
+    for (auto& m : conn.pending)
+    {
+        if (!m.hasCopiedToUser && m.end <= conn.user)
+        {
+            m.hasCopiedToUser = true;
+            m.copiedToUser = Simulator::Now();
+        }
+    }
+    if (CostModel(conn.dst))
+    {
+        StageToGpu(c);
+        return;
+    }
+    conn.h2dDone = conn.user;
+    Complete(c);
+}
+
+void
+TcpCollectiveTransport::StageToGpu(uint32_t c)
+{
+    Ptr<HostStackCostModel> cost = CostModel(m_conns[c].dst);
+    Conn& conn = m_conns[c];
+    while (conn.user > conn.h2dIssued)
+    {
+        // Pieces never straddle a message end, so each message completes on its own copy.
+        uint64_t nextEnd = UINT64_MAX;
+        for (const auto& m : conn.pending)
+        {
+            if (m.end > conn.h2dIssued)
+            {
+                nextEnd = m.end;
+                break;
+            }
+        }
+        const uint64_t avail = conn.user - conn.h2dIssued;
+        uint64_t piece;
+        if (nextEnd <= conn.user)
+        {
+            piece = std::min<uint64_t>(m_staging, nextEnd - conn.h2dIssued);
+        }
+        else if (avail >= m_staging)
+        {
+            piece = m_staging;
+        }
+        else
+        {
+            break; // wait for a full piece or the end of the message
+        }
+        const Time done = cost->PcieCopy(piece, false);
+        conn.h2dIssued += piece;
+        Simulator::Schedule(done - Simulator::Now(), &TcpCollectiveTransport::CopiedToGpu, this, c, piece);
+    }
+}
+
+void
+TcpCollectiveTransport::CopiedToGpu(uint32_t c, uint64_t bytes)
+{
+    m_conns[c].h2dDone += bytes;
+    Complete(c);
+}
+
+void
+TcpCollectiveTransport::Complete(uint32_t c)
+{
+    // Deliver completed messages; a listener may send more (and grow m_conns): use indices.
+    while (!m_conns[c].pending.empty() && m_conns[c].pending.front().end <= m_conns[c].h2dDone)
+    {
+        Pending done = m_conns[c].pending.front();
+        m_conns[c].pending.pop_front();
+        if (m_conns[c].nextCopiedToHost > 0)
+        {
+            --m_conns[c].nextCopiedToHost;
+        }
+        HostStackBreakdown b;
+        b.src = m_conns[c].src;
+        b.dst = m_conns[c].dst;
+        b.bytes = done.bytes;
+        b.pcieTx = done.copiedToHost - done.posted;
+        b.cpuTx = done.written - done.copiedToHost;
+        b.network = done.readable - done.written;
+        b.cpuRx = done.copiedToUser - done.readable;
+        b.pcieRx = Simulator::Now() - done.copiedToUser;
+        Arrive(done.listener, done.token, b);
+    }
+}
+
+void
+TcpCollectiveTransport::Arrive(CollectiveTransportListener* listener, uint64_t token, HostStackBreakdown b)
+{
+    m_lastBreakdown = b;
+    m_breakdownTrace(b);
+    listener->MessageArrived(token);
+}
+
+const HostStackBreakdown&
+TcpCollectiveTransport::GetLastBreakdown() const
+{
+    return m_lastBreakdown;
 }
 
 } // namespace ns3

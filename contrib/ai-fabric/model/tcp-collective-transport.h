@@ -3,6 +3,7 @@
 #define TCP_COLLECTIVE_TRANSPORT_H
 
 #include "collective-transport.h"
+#include "host-stack-cost-model.h"
 
 #include "ns3/address.h"
 #include "ns3/node-container.h"
@@ -10,6 +11,7 @@
 #include "ns3/tcp-header.h"
 #include "ns3/tcp-socket-base.h"
 #include "ns3/tcp-socket-state.h"
+#include "ns3/traced-callback.h"
 #include "ns3/type-id.h"
 
 #include <deque>
@@ -32,8 +34,11 @@ class Packet;
  * of this object's attributes (defaults: facts.md §4): minimum RTO 200 ms, initial RTO 1 s,
  * delayed ACK 40 ms, CUBIC, MSS 8,948 B for a 9000-byte MTU, 4 MiB buffers.
  *
- * Hosts need ns-3's internet stack on their fabric NIC (FabricInternetHelper).
- * Not modelled here: the host stack's CPU and copy costs (the host cost model).
+ * Hosts need ns-3's internet stack on their fabric NIC (FabricInternetHelper). When a host
+ * also has a HostStackCostModel, messages pay its costs: the GPU -> host copy before the
+ * socket writes, send calls on a core (one writer per connection), interrupt moderation and
+ * softirq work before TCP sees the data, receive calls on a core (one reader per connection)
+ * and the host -> GPU copy; the MessageBreakdown trace says where each message's time went.
  */
 class TcpCollectiveTransport : public CollectiveTransport
 {
@@ -54,6 +59,10 @@ class TcpCollectiveTransport : public CollectiveTransport
     uint64_t GetRetransmissions() const override;
     uint64_t GetTimeouts() const override;
     int32_t GetLastTimeoutReceiver() const override;
+    /// The breakdown of the last message that arrived.
+    const HostStackBreakdown& GetLastBreakdown() const;
+    typedef void (*BreakdownTracedCallback)(const HostStackBreakdown& b);
+
     /// Fast retransmits (entries into TCP recovery) so far.
     uint64_t GetFastRecoveries() const;
 
@@ -68,8 +77,17 @@ class TcpCollectiveTransport : public CollectiveTransport
     struct Pending
     {
         uint64_t end;
+        uint64_t bytes;
         CollectiveTransportListener* listener;
         uint64_t token;
+        Time posted;
+        Time copiedToHost; //!< GPU -> host copy done
+        Time written;      //!< last byte written to the socket
+        Time readable;     //!< last byte readable at the receiver
+        Time copiedToUser; //!< last byte copied to user space
+        bool hasWritten{false};
+        bool hasReadable{false};
+        bool hasCopiedToUser{false};
     };
 
     struct Conn
@@ -81,12 +99,27 @@ class TcpCollectiveTransport : public CollectiveTransport
         bool connected{false};
         uint64_t queued{0};   //!< bytes posted by the sender
         uint64_t written{0};  //!< bytes handed to the socket
-        uint64_t received{0}; //!< bytes delivered at dst
+        uint64_t received{0}; //!< bytes readable at dst (in the kernel)
+        uint64_t ready{0};    //!< bytes copied to host memory, ready to write (cost model)
+        uint64_t user{0};     //!< bytes copied to the receiving user (cost model)
+        uint64_t h2dIssued{0}; //!< bytes whose host -> GPU copy was started (cost model)
+        uint64_t h2dDone{0};   //!< bytes in GPU memory at the receiver
+        bool writerBusy{false};
+        int64_t readerFree{0};
+        size_t nextCopiedToHost{0}; //!< index into pending of the next message to reach host memory
         uint32_t highSent{0}; //!< highest sequence number sent + 1 (retransmission detection)
         std::deque<Pending> pending;
     };
 
     void Push(uint32_t c);
+    void CopiedToHost(uint32_t c, uint64_t bytes);
+    void Written(uint32_t c, uint32_t bytes);
+    void CopiedToUser(uint32_t c, uint64_t bytes);
+    void StageToGpu(uint32_t c);
+    void CopiedToGpu(uint32_t c, uint64_t bytes);
+    void Complete(uint32_t c);
+    void Arrive(CollectiveTransportListener* listener, uint64_t token, HostStackBreakdown b);
+    Ptr<HostStackCostModel> CostModel(uint32_t rank) const;
     void ConnectOk(Ptr<Socket> s);
     void ConnectFail(Ptr<Socket> s);
     void SendSpace(Ptr<Socket> s, uint32_t available);
@@ -103,6 +136,8 @@ class TcpCollectiveTransport : public CollectiveTransport
     std::unordered_map<const Socket*, uint32_t> m_bySocket; //!< socket -> connection
     std::unordered_map<uint32_t, uint32_t> m_rankOf;        //!< IPv4 address -> rank
 
+    HostStackBreakdown m_lastBreakdown;
+    TracedCallback<const HostStackBreakdown&> m_breakdownTrace;
     uint64_t m_retransmissions{0};
     uint64_t m_timeouts{0};
     uint64_t m_fastRecoveries{0};
@@ -113,6 +148,7 @@ class TcpCollectiveTransport : public CollectiveTransport
     Time m_initialRto;
     Time m_delAck;
     uint32_t m_bufferBytes{4 << 20};
+    uint32_t m_staging{512 * 1024};
     TypeId m_cc;
 };
 
