@@ -143,3 +143,23 @@ TEST_F(FabricTest, TcpAndRocev2ShareABottleneck)
     // TCP used priority 0 (DSCP 0), RoCE priority 3: the two classes shared the port.
     EXPECT_EQ(topo->GetHostNode(2)->GetObject<RdmaNic>()->GetCounters().retransmittedPackets, 0u);
 }
+
+TEST_F(FabricTest, DctcpUsesEcnMarksFromTheSwitch)
+{
+    Ptr<StarTopologyHelper> star = CreateObject<StarTopologyHelper>();
+    star->SetAttribute("Servers", UintegerValue(3));
+    star->SetAttribute("GpusPerServer", UintegerValue(1));
+    star->SetBufferAttribute("EcnKmin", UintegerValue(30000));
+    star->SetBufferAttribute("EcnKmax", UintegerValue(100000));
+    Ptr<FabricTopology> topo = star->Build();
+    FabricInternetHelper::Install(topo);
+    Ptr<TcpCollectiveTransport> tcp = CreateObject<TcpCollectiveTransport>();
+    tcp->SetAttribute("CongestionControl", TypeIdValue(TcpDctcp::GetTypeId()));
+    tcp->SetRanks(topo->GetHosts());
+    Arrivals a;
+    tcp->Send(1, 0, 32 << 20, &a, 1);
+    tcp->Send(2, 0, 32 << 20, &a, 2);
+    Simulator::Run();
+    EXPECT_EQ(a.v.size(), 2u);
+    EXPECT_GT(topo->GetSwitch(0)->GetCounters().ecnMarks, 0u) << "TCP data was ECN-capable";
+}

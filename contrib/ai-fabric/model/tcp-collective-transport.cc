@@ -11,7 +11,9 @@
 #include "ns3/packet.h"
 #include "ns3/simulator.h"
 #include "ns3/socket.h"
+#include "ns3/enum.h"
 #include "ns3/tcp-cubic.h"
+#include "ns3/tcp-dctcp.h"
 #include "ns3/tcp-l4-protocol.h"
 #include "ns3/tcp-socket-factory.h"
 #include "ns3/uinteger.h"
@@ -118,6 +120,11 @@ TcpCollectiveTransport::ConfigureSocket(Ptr<Socket> s) const
     s->SetAttribute("TcpNoDelay", BooleanValue(true));
     s->SetAttribute("ConnTimeout", TimeValue(m_initialRto));
     s->SetAttribute("MinRto", TimeValue(m_minRto));
+    if (m_cc == TcpDctcp::GetTypeId())
+    {
+        // DCTCP needs ECN: data goes out ECT and CE marks are echoed.
+        s->SetAttribute("UseEcn", EnumValue(TcpSocketState::On));
+    }
 }
 
 void

@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//
+// One message, GPU to GPU across a 400 Gb/s switch: kernel TCP (with the host stack cost model)
+// versus GPUDirect RDMA (RoCEv2). Prints and plots where the time goes.
+//
+//   tcp-vs-rdma-latency [--bytes=1000] [--out=DIR]
+//
+// Writes breakdown.csv (transport, component, microseconds) and breakdown.png (stacked bars).
+#include "ns3/ai-fabric-module.h"
+#include "ns3/core-module.h"
+#include "ns3/internet-module.h"
+#include "ns3/network-module.h"
+
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+
+using namespace ns3;
+
+namespace
+{
+
+[[noreturn]] void
+BadInput(const std::string& msg)
+{
+    std::cerr << "tcp-vs-rdma-latency: " << msg << std::endl;
+    std::exit(2);
+}
+
+struct Arrival : public CollectiveTransportListener
+{
+    Time at;
+
+    void MessageArrived(uint64_t) override
+    {
+        at = Simulator::Now();
+    }
+};
+
+} // namespace
+
+int
+main(int argc, char** argv)
+{
+    uint64_t bytes = 1000;
+    std::string out;
+    CommandLine cmd(__FILE__);
+    cmd.AddValue("bytes", "message size in bytes, 1..1073741824", bytes);
+    cmd.AddValue("out", "results directory (default results/tcp-vs-rdma-latency-<time>)", out);
+    cmd.Parse(argc, argv);
+    if (bytes < 1 || bytes > (1ULL << 30))
+    {
+        BadInput("bytes must be in [1, 1073741824] (got " + std::to_string(bytes) + ")");
+    }
+    if (out.empty())
+    {
+        out = ResultsDirectory::DefaultPath("tcp-vs-rdma-latency");
+    }
+    ResultsDirectory results;
+    const std::string outError = results.Open(out);
+    if (!outError.empty())
+    {
+        BadInput("out: " + outError);
+    }
+
+    Ptr<StarTopologyHelper> star = CreateObject<StarTopologyHelper>();
+    star->SetAttribute("Servers", UintegerValue(2));
+    star->SetAttribute("GpusPerServer", UintegerValue(1));
+    Ptr<FabricTopology> topo = star->Build();
+
+    // Kernel TCP with host costs on both hosts.
+    FabricInternetHelper::Install(topo);
+    for (uint32_t h = 0; h < 2; ++h)
+    {
+        Ptr<HostStackCostModel> m = CreateObject<HostStackCostModel>();
+        topo->GetHostNode(h)->AggregateObject(m);
+        m->Attach(topo->GetHostDevice(h));
+    }
+    Ptr<TcpCollectiveTransport> tcp = CreateObject<TcpCollectiveTransport>();
+    tcp->SetRanks(topo->GetHosts());
+    // GPUDirect RDMA on the same NICs.
+    RdmaHelper rdma;
+    rdma.Install(topo);
+    auto qp = RdmaHelper::Connect(topo->GetHostNode(0), topo->GetHostNode(1));
+    Ptr<RdmaNic> nicA = topo->GetHostNode(0)->GetObject<RdmaNic>();
+    Ptr<RdmaNic> nicB = topo->GetHostNode(1)->GetObject<RdmaNic>();
+
+    // Warm the TCP connection up first (handshake), then measure each transport alone.
+    Arrival warm;
+    tcp->Send(0, 1, bytes, &warm, 0);
+    Simulator::Run();
+    Arrival tcpArrival;
+    const Time tcpPost = Simulator::Now() + MilliSeconds(100);
+    Simulator::Schedule(MilliSeconds(100), [&] { tcp->Send(0, 1, bytes, &tcpArrival, 1); });
+    Simulator::Run();
+    const HostStackBreakdown b = tcp->GetLastBreakdown();
+
+    Time rdmaDone;
+    qp.second->SetReceiveCallback(MakeCallback(+[](Time* t, const RdmaCompletion& c) { *t = c.completed; }).Bind(&rdmaDone));
+    const Time rdmaPost = Simulator::Now() + MilliSeconds(100);
+    Simulator::Schedule(MilliSeconds(100), [&] { qp.first->PostWrite(bytes); });
+    Simulator::Run();
+
+    const double tcpUs = (tcpArrival.at - tcpPost).GetNanoSeconds() / 1000.0;
+    const double reqUs = nicA->GetRequesterDelay(bytes).GetNanoSeconds() / 1000.0;
+    const double respUs = nicB->GetResponderDelay(bytes).GetNanoSeconds() / 1000.0;
+    const double rdmaUs = (rdmaDone - rdmaPost).GetNanoSeconds() / 1000.0;
+    std::ofstream csv(results.GetPath() + "/breakdown.csv");
+    csv << "transport,pcie_and_nic_tx_us,cpu_tx_us,network_us,cpu_rx_us,pcie_and_nic_rx_us,total_us\n";
+    auto us = [](Time t) { return t.GetNanoSeconds() / 1000.0; };
+    csv << "kernel TCP," << us(b.pcieTx) << "," << us(b.cpuTx) << "," << us(b.network) << "," << us(b.cpuRx)
+        << "," << us(b.pcieRx) << "," << tcpUs << "\n";
+    csv << "GPUDirect RDMA," << reqUs << ",0," << rdmaUs - reqUs - respUs << ",0," << respUs << "," << rdmaUs << "\n";
+    csv.close();
+    std::cout << bytes << "-byte message, GPU to GPU through one 400 Gb/s switch:\n"
+              << "  kernel TCP:     " << tcpUs << " us = GPU->host " << us(b.pcieTx) << " + send CPU "
+              << us(b.cpuTx) << " + network/interrupts " << us(b.network) << " + recv CPU " << us(b.cpuRx)
+              << " + host->GPU " << us(b.pcieRx) << "\n"
+              << "  GPUDirect RDMA: " << rdmaUs << " us = NIC + PCIe read " << reqUs << " + network "
+              << rdmaUs - reqUs - respUs << " + PCIe write " << respUs << "\n";
+    {
+        std::ofstream gp(results.GetPath() + "/breakdown.gp");
+        gp << "set terminal pngcairo size 900,500\nset output 'breakdown.png'\nset datafile separator ','\n"
+           << "set title 'One " << bytes << "-byte message, GPU to GPU: where the time goes'\n"
+           << "set style data histograms\nset style histogram rowstacked\nset style fill solid 0.85 border -1\n"
+           << "set boxwidth 0.5\nset ylabel 'microseconds'\nset key outside right\n"
+           << "plot 'breakdown.csv' every ::1 using 2:xtic(1) title 'GPU<->host copy / NIC tx', "
+              "'' every ::1 using 3 title 'send syscall + copy', '' every ::1 using 4 title 'network + interrupts', "
+              "'' every ::1 using 5 title 'recv syscall + copy', '' every ::1 using 6 title 'host->GPU / NIC rx'\n";
+    }
+    if (!results.RenderGnuplot("breakdown.gp"))
+    {
+        std::cerr << "gnuplot failed; breakdown.gp left for you to run" << std::endl;
+    }
+    Simulator::Destroy();
+    const std::string commitError = results.Commit();
+    if (!commitError.empty())
+    {
+        std::cerr << commitError << std::endl;
+        return 1;
+    }
+    std::cout << "results in " << results.GetFinalPath() << std::endl;
+    return 0;
+}
