@@ -476,6 +476,20 @@ ExecuteRun(const RunConfig& c, bool progress, size_t index, size_t total)
                          {"retransmitted_packets", retx},
                          {"timeouts", timeouts},
                          {"qp_errors", qpErrors}};
+    // Same keys in every run: RDMA runs report zero TCP messages.
+    s["tcp_message_breakdown_us"] = json{{"messages", 0}, {"gpu_to_host", 0.0}, {"send_cpu", 0.0},
+                                         {"network", 0.0}, {"recv_cpu", 0.0}, {"host_to_gpu", 0.0}};
+    if (Ptr<TcpCollectiveTransport> t = DynamicCast<TcpCollectiveTransport>(network))
+    {
+        const HostStackBreakdown& b = t->GetBreakdownTotals();
+        const double n = std::max<double>(1.0, double(t->GetMessagesArrived()));
+        s["tcp_message_breakdown_us"] = json{{"messages", t->GetMessagesArrived()},
+                                             {"gpu_to_host", b.pcieTx.GetSeconds() * 1e6 / n},
+                                             {"send_cpu", b.cpuTx.GetSeconds() * 1e6 / n},
+                                             {"network", b.network.GetSeconds() * 1e6 / n},
+                                             {"recv_cpu", b.cpuRx.GetSeconds() * 1e6 / n},
+                                             {"host_to_gpu", b.pcieRx.GetSeconds() * 1e6 / n}};
+    }
     json last = json::array();
     for (const auto& r : done)
     {

@@ -114,6 +114,10 @@ TEST_F(FabricTest, SmallMessageLatencyIsTheSumOfItsComponents)
     EXPECT_NEAR(bd[1].network.GetSeconds(), wire + irq, 2e-9);
     EXPECT_NEAR(bd[1].cpuRx.GetSeconds(), recv, 1e-9);
     EXPECT_NEAR(bd[1].pcieRx.GetSeconds(), pcie, 1e-9);
+    // The counters hold the sums of both messages' breakdowns.
+    EXPECT_EQ(tcp->GetMessagesArrived(), 2u);
+    EXPECT_EQ(tcp->GetBreakdownTotals().Total(), bd[0].Total() + bd[1].Total());
+    EXPECT_EQ(tcp->GetBreakdownTotals().bytes, 2000u);
 }
 
 TEST_F(FabricTest, HalvingCoresHalvesACpuBoundSender)

@@ -227,11 +227,12 @@ TEST(RunnerTest, OverridesAndCompareRunsSideBySide)
     const std::string out = TempDir("compare");
     const std::string scen = R"({"name": "cmp", "topology": {"kind": "star", "servers": 4, "gpus_per_server": 1},
       "workload": {"steps": 1, "compute_ms": 0.5, "bytes": 1048576, "algorithm": "ring"},
-      "compare": [{"name": "a"}, {"name": "b", "workload": {"bytes": 2097152}}, {"name": "c", "pfc": false}]})";
+      "compare": [{"name": "a"}, {"name": "b", "workload": {"bytes": 2097152}}, {"name": "c", "pfc": false},
+                  {"name": "d", "fabric": "tcp"}]})";
     Result r = Runner(WriteScenario("cmp", scen) + " --set workload.steps=2 --out " + out);
     ASSERT_EQ(r.status, 0) << r.err;
     json s = ReadJson(fs::path(out) / "summary.json");
-    ASSERT_EQ(s["runs"].size(), 3u);
+    ASSERT_EQ(s["runs"].size(), 4u);
     std::set<std::string> keys;
     for (auto it = s["runs"][0].begin(); it != s["runs"][0].end(); ++it)
     {
@@ -250,7 +251,9 @@ TEST(RunnerTest, OverridesAndCompareRunsSideBySide)
     EXPECT_EQ(s["runs"][1]["bytes"], 2097152);
     EXPECT_GT(s["runs"][1]["collective_ms"]["mean"].get<double>(), s["runs"][0]["collective_ms"]["mean"].get<double>());
     EXPECT_EQ(s["runs"][2]["pfc"], false);
-    for (const char* d : {"a", "b", "c"})
+    EXPECT_EQ(s["runs"][3]["fabric"], "tcp");
+    EXPECT_GT(s["runs"][3]["tcp_message_breakdown_us"]["messages"].get<uint64_t>(), 0u);
+    for (const char* d : {"a", "b", "c", "d"})
     {
         EXPECT_TRUE(fs::exists(fs::path(out) / d / "steps.csv")) << d;
     }

@@ -577,8 +577,27 @@ void
 TcpCollectiveTransport::Arrive(CollectiveTransportListener* listener, uint64_t token, HostStackBreakdown b)
 {
     m_lastBreakdown = b;
+    ++m_messages;
+    m_totals.bytes += b.bytes;
+    m_totals.pcieTx += b.pcieTx;
+    m_totals.cpuTx += b.cpuTx;
+    m_totals.network += b.network;
+    m_totals.cpuRx += b.cpuRx;
+    m_totals.pcieRx += b.pcieRx;
     m_breakdownTrace(b);
     listener->MessageArrived(token);
+}
+
+const HostStackBreakdown&
+TcpCollectiveTransport::GetBreakdownTotals() const
+{
+    return m_totals;
+}
+
+uint64_t
+TcpCollectiveTransport::GetMessagesArrived() const
+{
+    return m_messages;
 }
 
 const HostStackBreakdown&

@@ -59,6 +59,9 @@ class TcpCollectiveTransport : public CollectiveTransport
     uint64_t GetRetransmissions() const override;
     uint64_t GetTimeouts() const override;
     int32_t GetLastTimeoutReceiver() const override;
+    /// Sums of every arrived message's breakdown (bytes = total bytes), and the message count.
+    const HostStackBreakdown& GetBreakdownTotals() const;
+    uint64_t GetMessagesArrived() const;
     /// The breakdown of the last message that arrived.
     const HostStackBreakdown& GetLastBreakdown() const;
     typedef void (*BreakdownTracedCallback)(const HostStackBreakdown& b);
@@ -137,6 +140,8 @@ class TcpCollectiveTransport : public CollectiveTransport
     std::unordered_map<uint32_t, uint32_t> m_rankOf;        //!< IPv4 address -> rank
 
     HostStackBreakdown m_lastBreakdown;
+    HostStackBreakdown m_totals;
+    uint64_t m_messages{0};
     TracedCallback<const HostStackBreakdown&> m_breakdownTrace;
     uint64_t m_retransmissions{0};
     uint64_t m_timeouts{0};
