@@ -347,6 +347,7 @@ ExecuteRun(const RunConfig& c, bool progress, size_t index, size_t total)
     job->SetAttribute("Algorithm", TypeIdValue(TypeId::LookupByName(alg)));
     job->SetAttribute("Bytes", UintegerValue(c.bytes));
     job->SetAttribute("Chunks", UintegerValue(c.chunks));
+    job->SetAttribute("Buckets", UintegerValue(c.buckets));
     job->Setup(topo->GetHosts(), c.gpusPerServer, network, nvlink);
     job->TraceConnectWithoutContext("StepDone", MakeBoundCallback(&StopWhenDone, c.steps));
 

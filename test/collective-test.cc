@@ -356,3 +356,29 @@ TEST_F(FabricTest, LatencyHistogramQuantilesWithinOnePercent)
     EXPECT_NEAR(h.Quantile(0.99) / 99000.0, 1.0, 0.01);
     EXPECT_DOUBLE_EQ(h.Quantile(1.0), 100000.0);
 }
+
+TEST_F(FabricTest, GradientBucketsOverlapTheBackwardPass)
+{
+    auto run = [](uint32_t buckets) {
+        Ptr<FabricTopology> topo = BuildStar(8);
+        Cluster c = MakeJob(topo, "ns3::RingCollective", "allreduce", 64 << 20, 1, MicroSeconds(2000), false);
+        c.job->SetAttribute("Buckets", UintegerValue(buckets));
+        c.job->Setup(topo->GetHosts(), 1, c.rdma, nullptr); // rebuild with the buckets
+        c.job->Start();
+        Simulator::Run();
+        TrainingStepRecord r = c.job->GetSteps().at(0);
+        uint64_t sent = c.job->GetBytesSentPerRank()[0];
+        Simulator::Destroy();
+        return std::make_pair(r, sent);
+    };
+    auto [one, sent1] = run(1);
+    auto [four, sent4] = run(4);
+    // Same bytes on the wire; the step shrinks because 3 of 4 buckets travel during compute.
+    EXPECT_EQ(sent1, sent4);
+    EXPECT_EQ(sent1, 2ULL * 7 * (8 << 20));
+    const double allreduce = (one.StepTime() - MicroSeconds(2000)).GetSeconds();
+    EXPECT_LT(four.StepTime(), one.StepTime());
+    // With 4 buckets only the last quarter of the collective (at least) remains after compute.
+    EXPECT_GE(four.StepTime().GetSeconds(), 2e-3 + allreduce / 4 * 0.9);
+    EXPECT_LT(four.StepTime().GetSeconds(), 2e-3 + allreduce * 0.75);
+}

@@ -52,6 +52,12 @@ TrainingJob::GetTypeId()
                           UintegerValue(1),
                           MakeUintegerAccessor(&TrainingJob::m_chunks),
                           MakeUintegerChecker<uint32_t>(1, 1024))
+            .AddAttribute("Buckets",
+                          "Gradient buckets overlapped with the backward pass (1 = no overlap: "
+                          "the collective starts when compute ends).",
+                          UintegerValue(1),
+                          MakeUintegerAccessor(&TrainingJob::m_buckets),
+                          MakeUintegerChecker<uint32_t>(1, 1024))
             .AddTraceSource("StepDone",
                             "A training step ended (its record).",
                             MakeTraceSourceAccessor(&TrainingJob::m_stepTrace),
@@ -67,6 +73,8 @@ TrainingJob::DoDispose()
 {
     m_apps.clear();
     m_exec = nullptr;
+    m_execs.clear();
+    m_schedules.clear();
     m_network = nullptr;
     m_ranks = NodeContainer();
     Object::DoDispose();
@@ -131,17 +139,27 @@ TrainingJob::Setup(NodeContainer ranks,
         }
     }
     m_network = network;
-    m_exec = CreateObject<CollectiveExecutor>();
-    m_exec->SetNetworkTransport(network);
-    if (nvlink && m_gpusPerServer > 1)
-    {
-        m_exec->SetNvlinkTransport(nvlink, m_gpusPerServer);
-    }
     const std::string err = Check();
     NS_ABORT_MSG_UNLESS(err.empty(), "TrainingJob: " << err);
     ObjectFactory f;
     f.SetTypeId(m_algorithmTid);
-    m_schedule = std::make_shared<const CollectiveSchedule>(f.Create<CollectiveAlgorithm>()->Build(GetSpec()));
+    Ptr<CollectiveAlgorithm> alg = f.Create<CollectiveAlgorithm>();
+    m_execs.clear();
+    m_schedules.clear();
+    for (uint32_t b = 0; b < m_buckets; ++b)
+    {
+        Ptr<CollectiveExecutor> e = CreateObject<CollectiveExecutor>();
+        e->SetNetworkTransport(network);
+        if (nvlink && m_gpusPerServer > 1)
+        {
+            e->SetNvlinkTransport(nvlink, m_gpusPerServer);
+        }
+        CollectiveSpec spec = GetSpec();
+        spec.bytes = m_bytes / m_buckets + (b < m_bytes % m_buckets ? 1 : 0);
+        m_schedules.push_back(std::make_shared<const CollectiveSchedule>(alg->Build(spec)));
+        m_execs.push_back(e);
+    }
+    m_exec = m_execs.front();
 }
 
 void
@@ -210,9 +228,20 @@ TrainingJob::StartStep(uint32_t k)
             m_qpTimeouts0.push_back(nic->GetQueuePair(q)->GetStats().timeouts);
         }
     }
-    m_exec->Start(m_schedule, m_ranks.GetN(), MakeCallback(&TrainingJob::CollectiveDone, this));
-    for (auto& app : m_apps)
+    m_bucketsDone = 0;
+    for (uint32_t b = 0; b < m_buckets; ++b)
     {
+        m_execs[b]->Start(m_schedules[b], m_ranks.GetN(), MakeCallback(&TrainingJob::BucketDone, this));
+    }
+    for (uint32_t r = 0; r < m_apps.size(); ++r)
+    {
+        Ptr<GpuTrainingApp> app = m_apps[r];
+        const Time compute = app->GetComputeTime(k);
+        // Earlier buckets' gradients are ready part-way through the backward pass.
+        for (uint32_t b = 0; b + 1 < m_buckets; ++b)
+        {
+            Simulator::Schedule(compute * (double(b + 1) / m_buckets), &TrainingJob::BucketReady, this, b, r);
+        }
         app->StartCompute(k, MakeCallback(&TrainingJob::ComputeDone, this));
     }
 }
@@ -221,7 +250,25 @@ void
 TrainingJob::ComputeDone(uint32_t rank)
 {
     m_records.back().computeEnd[rank] = Simulator::Now();
-    m_exec->MarkReady(rank);
+    for (auto& e : m_execs)
+    {
+        e->MarkReady(rank); // the last bucket, and any not yet released
+    }
+}
+
+void
+TrainingJob::BucketReady(uint32_t bucket, uint32_t rank)
+{
+    m_execs[bucket]->MarkReady(rank);
+}
+
+void
+TrainingJob::BucketDone()
+{
+    if (++m_bucketsDone == m_buckets)
+    {
+        CollectiveDone();
+    }
 }
 
 void
@@ -236,7 +283,11 @@ TrainingJob::CollectiveDone()
     rec.lastComputeEnd = Time(0);
     for (uint32_t r = 0; r < n; ++r)
     {
-        rec.collectiveEnd[r] = std::max(m_exec->GetRankEnd(r), rec.computeEnd[r]);
+        rec.collectiveEnd[r] = rec.computeEnd[r];
+        for (auto& e : m_execs)
+        {
+            rec.collectiveEnd[r] = std::max(rec.collectiveEnd[r], e->GetRankEnd(r));
+        }
         if (rec.collectiveEnd[r] >= rec.barrier)
         {
             rec.barrier = rec.collectiveEnd[r];
@@ -312,7 +363,10 @@ TrainingJob::GetBytesSentPerRank() const
     std::vector<uint64_t> v(m_ranks.GetN());
     for (uint32_t r = 0; r < v.size(); ++r)
     {
-        v[r] = m_exec->GetBytesSent(r);
+        for (auto& e : m_execs)
+        {
+            v[r] += e->GetBytesSent(r);
+        }
     }
     return v;
 }

@@ -57,6 +57,10 @@ struct TrainingStepRecord
  * network transport and, inside servers, NVLink), then a barrier: step k+1 starts for every rank
  * when the last rank's collective of step k is complete.
  *
+ * With Buckets = B > 1 the gradients are reduced in B buckets that overlap the backward pass
+ * (as DDP/FSDP do): bucket b of rank r may start when r has done (b + 1)/B of its compute, each
+ * bucket being its own collective of Bytes/B; the step ends when every bucket has finished.
+ *
  * For each step it records per-rank compute and collective end times, the last rank, and why
  * the step ended when it did: "timeout" (a retransmission timeout fired during the step),
  * "straggler" (the slowest rank's compute ended more than 5% of the step after the median's),
@@ -104,6 +108,8 @@ class TrainingJob : public Object
     void StartStep(uint32_t k);
     void ComputeDone(uint32_t rank);
     void CollectiveDone();
+    void BucketDone();
+    void BucketReady(uint32_t bucket, uint32_t rank);
     void CountNetwork(uint64_t& retx, uint64_t& timeouts) const;
     /// The rank receiving on a queue pair whose timeouts grew during this step, or -1.
     int32_t TimedOutReceiver() const;
@@ -118,8 +124,11 @@ class TrainingJob : public Object
     Ptr<CollectiveTransport> m_network;
     std::vector<Ptr<GpuTrainingApp>> m_apps;
     uint32_t m_gpusPerServer{1};
-    Ptr<CollectiveExecutor> m_exec;
-    std::shared_ptr<const CollectiveSchedule> m_schedule;
+    Ptr<CollectiveExecutor> m_exec; //!< the first bucket's executor
+    std::vector<Ptr<CollectiveExecutor>> m_execs;
+    std::vector<std::shared_ptr<const CollectiveSchedule>> m_schedules;
+    uint32_t m_buckets{1};
+    uint32_t m_bucketsDone{0};
     std::vector<TrainingStepRecord> m_records;
     std::vector<uint64_t> m_qpTimeouts0; //!< per NIC x queue pair, at step start (flattened)
     std::unordered_map<uint32_t, uint32_t> m_rankOfAddress;
