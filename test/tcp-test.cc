@@ -163,3 +163,20 @@ TEST_F(FabricTest, DctcpUsesEcnMarksFromTheSwitch)
     EXPECT_EQ(a.v.size(), 2u);
     EXPECT_GT(topo->GetSwitch(0)->GetCounters().ecnMarks, 0u) << "TCP data was ECN-capable";
 }
+
+TEST_F(FabricTest, TcpMssFollowsTheMtu)
+{
+    Ptr<FabricTopology> topo = TcpStar(2);
+    Ptr<TcpCollectiveTransport> tcp = CreateObject<TcpCollectiveTransport>();
+    tcp->SetRanks(topo->GetHosts());
+    Ptr<Socket> s = Socket::CreateSocket(topo->GetHostNode(0), TcpSocketFactory::GetTypeId());
+    tcp->ConfigureSocket(s);
+    UintegerValue mss;
+    s->GetAttribute("SegmentSize", mss);
+    EXPECT_EQ(mss.Get(), 9000u - 52u);
+    topo->GetHostDevice(1)->SetMtu(4200);
+    Ptr<Socket> s1 = Socket::CreateSocket(topo->GetHostNode(1), TcpSocketFactory::GetTypeId());
+    tcp->ConfigureSocket(s1);
+    s1->GetAttribute("SegmentSize", mss);
+    EXPECT_EQ(mss.Get(), 4200u - 52u);
+}

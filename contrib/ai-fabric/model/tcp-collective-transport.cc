@@ -38,10 +38,11 @@ TcpCollectiveTransport::GetTypeId()
                           MakeUintegerAccessor(&TcpCollectiveTransport::m_port),
                           MakeUintegerChecker<uint16_t>(1))
             .AddAttribute("SegmentSize",
-                          "MSS in bytes (9000-byte MTU - 20 IPv4 - 32 TCP with timestamps).",
-                          UintegerValue(8948),
+                          "MSS in bytes; 0 = from the host NIC's MTU: MTU - 20 (IPv4) - 32 (TCP "
+                          "with timestamps), 8948 for a 9000-byte MTU.",
+                          UintegerValue(0),
                           MakeUintegerAccessor(&TcpCollectiveTransport::m_segmentSize),
-                          MakeUintegerChecker<uint32_t>(64))
+                          MakeUintegerChecker<uint32_t>())
             .AddAttribute("MinRto",
                           "Minimum retransmission timeout (Linux TCP_RTO_MIN = HZ/5 = 200 ms).",
                           TimeValue(MilliSeconds(200)),
@@ -113,7 +114,21 @@ TcpCollectiveTransport::GetNConnections() const
 void
 TcpCollectiveTransport::ConfigureSocket(Ptr<Socket> s) const
 {
-    s->SetAttribute("SegmentSize", UintegerValue(m_segmentSize));
+    uint32_t mss = m_segmentSize;
+    if (mss == 0)
+    {
+        Ptr<Node> node = s->GetNode();
+        for (uint32_t d = 0; node && d < node->GetNDevices() && mss == 0; ++d)
+        {
+            Ptr<FabricNetDevice> dev = DynamicCast<FabricNetDevice>(node->GetDevice(d));
+            if (dev && dev->GetMtu() > 52 + 64)
+            {
+                mss = dev->GetMtu() - 52;
+            }
+        }
+        mss = mss ? mss : 536;
+    }
+    s->SetAttribute("SegmentSize", UintegerValue(mss));
     s->SetAttribute("SndBufSize", UintegerValue(m_bufferBytes));
     s->SetAttribute("RcvBufSize", UintegerValue(m_bufferBytes));
     s->SetAttribute("DelAckTimeout", TimeValue(m_delAck));

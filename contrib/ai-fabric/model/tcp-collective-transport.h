@@ -32,7 +32,7 @@ class Packet;
  * has delivered every byte up to its end (message sizes are agreed out of band, as NCCL's
  * protocols do, so no framing header is simulated). Every socket gets the Linux-like settings
  * of this object's attributes (defaults: facts.md §4): minimum RTO 200 ms, initial RTO 1 s,
- * delayed ACK 40 ms, CUBIC, MSS 8,948 B for a 9000-byte MTU, 4 MiB buffers.
+ * delayed ACK 40 ms, CUBIC, MSS from the NIC's MTU (8,948 B for 9000), 4 MiB buffers.
  *
  * Hosts need ns-3's internet stack on their fabric NIC (FabricInternetHelper). When a host
  * also has a HostStackCostModel, messages pay its costs: the GPU -> host copy before the
@@ -148,7 +148,7 @@ class TcpCollectiveTransport : public CollectiveTransport
     uint64_t m_fastRecoveries{0};
     int32_t m_lastTimeoutReceiver{-1};
     uint16_t m_port{5001};
-    uint32_t m_segmentSize{8948};
+    uint32_t m_segmentSize{0};
     Time m_minRto;
     Time m_initialRto;
     Time m_delAck;
