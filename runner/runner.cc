@@ -348,6 +348,7 @@ ExecuteRun(const RunConfig& c, bool progress, size_t index, size_t total)
     job->SetAttribute("Bytes", UintegerValue(c.bytes));
     job->SetAttribute("Chunks", UintegerValue(c.chunks));
     job->SetAttribute("Buckets", UintegerValue(c.buckets));
+    job->SetAttribute("Channels", UintegerValue(c.channels));
     job->Setup(topo->GetHosts(), c.gpusPerServer, network, nvlink);
     job->TraceConnectWithoutContext("StepDone", MakeBoundCallback(&StopWhenDone, c.steps));
 

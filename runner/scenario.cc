@@ -68,6 +68,7 @@ Schema()
         {"workload.algorithm", Kind::ENUM, 0, 0, false, false, {"ring", "tree", "halving-doubling", "hierarchical"}, "algorithm"},
         {"workload.bytes", Kind::INT, 1, 1125899906842624.0, false, false, {}, "bytes per GPU"},
         {"workload.chunks", Kind::INT, 1, 1024, false, false, {}, "pipelining chunks"},
+        {"workload.channels", Kind::INT, 1, 64, false, false, {}, "parallel rings/trees on their own connections"},
         {"workload.buckets", Kind::INT, 1, 1024, false, false, {}, "gradient buckets overlapped with backward"},
         {"cost", Kind::OBJ, 0, 0, false, false, {}, "money"},
         {"cost.gpu_hour_usd", Kind::NUM, 0, 1e6, false, false, {}, "$ per GPU-hour"},
@@ -386,6 +387,7 @@ ToRun(const json& j, size_t index)
     r.bytes = w["bytes"].get<uint64_t>();
     r.chunks = w["chunks"];
     r.buckets = w["buckets"];
+    r.channels = w["channels"];
     r.gpuHourUsd = j["cost"]["gpu_hour_usd"];
     r.retransmitTimeoutMs = j["rdma"]["retransmit_timeout_ms"];
     const json& mtu = j["rdma"]["path_mtu"];
@@ -478,7 +480,8 @@ DefaultScenario()
           {"algorithm", "hierarchical"},
           {"bytes", 64 << 20},
           {"chunks", 1},
-          {"buckets", 1}}},
+          {"buckets", 1},
+          {"channels", 1}}},
         {"cost", {{"gpu_hour_usd", 12.29}}},
         {"rdma", {{"retransmit_timeout_ms", 67.108864}, {"path_mtu", 4096}}},
         {"tcp", {{"host_costs", true}, {"cores", 4}}},

@@ -46,6 +46,7 @@ struct RunConfig
     uint64_t bytes{64ULL << 20};
     uint32_t chunks{1};
     uint32_t buckets{1};
+    uint32_t channels{1};
     double gpuHourUsd{12.29};
     double retransmitTimeoutMs{67.108864};
     uint32_t pathMtu{4096};

@@ -382,3 +382,31 @@ TEST_F(FabricTest, GradientBucketsOverlapTheBackwardPass)
     EXPECT_GE(four.StepTime().GetSeconds(), 2e-3 + allreduce / 4 * 0.9);
     EXPECT_LT(four.StepTime().GetSeconds(), 2e-3 + allreduce * 0.75);
 }
+
+TEST_F(FabricTest, ChannelsSpreadAFlatRingOverMorePaths)
+{
+    auto run = [](uint32_t channels) {
+        Ptr<RailOptimizedFatTreeHelper> rail = CreateObject<RailOptimizedFatTreeHelper>();
+        rail->SetAttribute("Servers", UintegerValue(4));
+        rail->SetAttribute("GpusPerServer", UintegerValue(8));
+        RdmaHelper rdma;
+        rdma.SetCongestionControl("ns3::RdmaNoCc");
+        Cluster c = MakeJob(rail->Build(), "ns3::RingCollective", "allreduce", 64 << 20, 1, Time(0), true, rdma);
+        c.job->SetAttribute("Channels", UintegerValue(channels));
+        c.job->Setup(c.topo->GetHosts(), 8, c.rdma, c.nvlink);
+        c.job->Start();
+        Simulator::Run();
+        const double t = c.job->GetSteps().at(0).CollectiveTime().GetSeconds();
+        const uint64_t sent = c.job->GetBytesSentPerRank()[7];
+        const uint32_t qps = c.rdma->GetNQueuePairs();
+        Simulator::Destroy();
+        return std::make_tuple(t, sent, qps);
+    };
+    auto [t1, b1, q1] = run(1);
+    auto [t8, b8, q8] = run(8);
+    EXPECT_EQ(b1, b8) << "channels split the buffer, not the work";
+    EXPECT_EQ(q8, 8 * q1) << "each channel has its own queue pairs";
+    std::cout << "flat ring, 32 GPUs, 64 MiB: 1 channel " << t1 * 1e3 << " ms, 8 channels " << t8 * 1e3
+              << " ms" << std::endl;
+    EXPECT_LT(t8, t1) << "more flows per cross-rail hop average out ECMP collisions";
+}

@@ -51,6 +51,7 @@ CollectiveSchedule::Add(uint32_t src, uint32_t dst, uint64_t bytes, const uint32
         }
     }
     t.depCount = static_cast<uint32_t>(deps.size()) - t.depBegin;
+    t.channel = channel;
     transfers.push_back(t);
     return static_cast<uint32_t>(transfers.size() - 1);
 }
@@ -91,6 +92,10 @@ CollectiveAlgorithm::Check(const CollectiveSpec& spec) const
     {
         return "chunks must be >= 1";
     }
+    if (spec.channels < 1 || spec.channels > 64)
+    {
+        return "channels must be in [1, 64]";
+    }
     return "";
 }
 
@@ -128,7 +133,19 @@ CollectiveAlgorithm::Build(const CollectiveSpec& spec) const
         }
         return s;
     }
-    DoBuild(spec, s);
+    // Channels: independent instances of the algorithm on disjoint parts of the buffer.
+    for (uint32_t ch = 0; ch < spec.channels; ++ch)
+    {
+        CollectiveSpec part = spec;
+        part.bytes = Part(spec.bytes, spec.channels, ch);
+        part.channels = 1;
+        s.channel = ch;
+        if (part.bytes > 0)
+        {
+            DoBuild(part, s);
+        }
+    }
+    s.channel = 0;
     return s;
 }
 

@@ -27,6 +27,8 @@ struct CollectiveSpec
     uint32_t ranks{0};         //!< N
     uint32_t gpusPerServer{1}; //!< G: ranks s*G .. s*G+G-1 share a server (NVLink)
     uint32_t chunks{1};        //!< pipelining: each transfer is split in this many chunks
+    uint32_t channels{1};      //!< parallel instances (NCCL channels), each on S/channels bytes
+                               //!< and on its own connections (distinct ECMP paths)
 
     static const char* OpName(Op op);
     /// \return the nccl-tests bus-bandwidth factor: 2(n-1)/n for AllReduce, (n-1)/n otherwise
@@ -45,6 +47,7 @@ struct CollectiveTransfer
     uint64_t bytes{0};
     uint32_t depBegin{0}; //!< into CollectiveSchedule::deps
     uint32_t depCount{0};
+    uint32_t channel{0};  //!< which parallel instance (connection set) carries it
 };
 
 /// A collective as a DAG of transfers (compact: dependencies in one flat array).
@@ -55,6 +58,7 @@ struct CollectiveSchedule
 
     /// Append a transfer. \return its index
     uint32_t Add(uint32_t src, uint32_t dst, uint64_t bytes, const uint32_t* dep, uint32_t nDeps);
+    uint32_t channel{0}; //!< channel stamped on transfers added from now on
     /// Total bytes each rank sends.
     std::vector<uint64_t> BytesSentPerRank(uint32_t ranks) const;
 };

@@ -145,12 +145,12 @@ CollectiveExecutor::Issue(uint32_t t)
     if (local)
     {
         m_nvlinkBytes += tr.bytes;
-        m_nvlink->Send(tr.src, tr.dst, tr.bytes, this, t);
+        m_nvlink->Send(tr.src, tr.dst, tr.bytes, this, t, tr.channel);
     }
     else
     {
         m_networkBytes += tr.bytes;
-        m_network->Send(tr.src, tr.dst, tr.bytes, this, t);
+        m_network->Send(tr.src, tr.dst, tr.bytes, this, t, tr.channel);
     }
 }
 

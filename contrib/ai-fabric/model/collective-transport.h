@@ -42,13 +42,15 @@ class CollectiveTransport : public Object
     /**
      * Send `bytes` from rank `src` to rank `dst`; tell `listener` (not owned) with `token` when
      * all of them are at `dst`. No allocation per message is needed: this is on the path of
-     * every transfer of every collective.
+     * every transfer of every collective. Messages of different `channel`s travel on separate
+     * connections (queue pairs, sockets), hence on separate ECMP paths.
      */
     virtual void Send(uint32_t src,
                       uint32_t dst,
                       uint64_t bytes,
                       CollectiveTransportListener* listener,
-                      uint64_t token) = 0;
+                      uint64_t token,
+                      uint32_t channel = 0) = 0;
 };
 
 } // namespace ns3

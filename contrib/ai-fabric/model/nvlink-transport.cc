@@ -75,7 +75,8 @@ NvlinkTransport::Send(uint32_t src,
                       uint32_t dst,
                       uint64_t bytes,
                       CollectiveTransportListener* listener,
-                      uint64_t token)
+                      uint64_t token,
+                      uint32_t)
 {
     const int64_t now = Simulator::Now().GetTimeStep();
     const int64_t ser = GetEffectiveRate().CalculateBytesTxTime(bytes).GetTimeStep();

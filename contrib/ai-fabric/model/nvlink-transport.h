@@ -35,7 +35,8 @@ class NvlinkTransport : public CollectiveTransport
               uint32_t dst,
               uint64_t bytes,
               CollectiveTransportListener* listener,
-              uint64_t token) override;
+              uint64_t token,
+              uint32_t channel = 0) override;
     /// Effective per-GPU rate (Bandwidth × Efficiency).
     DataRate GetEffectiveRate() const;
     Time GetLatency() const;

@@ -58,9 +58,10 @@ RdmaCollectiveTransport::Send(uint32_t src,
                               uint32_t dst,
                               uint64_t bytes,
                               CollectiveTransportListener* listener,
-                              uint64_t token)
+                              uint64_t token,
+                              uint32_t channel)
 {
-    const uint64_t key = (uint64_t(src) << 32) | dst;
+    const uint64_t key = (uint64_t(channel) << 48) | (uint64_t(src) << 24) | dst;
     auto it = m_index.find(key);
     uint32_t idx;
     if (it == m_index.end())
@@ -125,7 +126,7 @@ RdmaCollectiveTransport::GetTimeouts() const
 Ptr<RdmaQueuePair>
 RdmaCollectiveTransport::GetQueuePair(uint32_t src, uint32_t dst) const
 {
-    auto it = m_index.find((uint64_t(src) << 32) | dst);
+    auto it = m_index.find((uint64_t(src) << 24) | dst);
     return it == m_index.end() ? nullptr : m_pairs[it->second].requester;
 }
 

@@ -38,7 +38,8 @@ class RdmaCollectiveTransport : public CollectiveTransport
               uint32_t dst,
               uint64_t bytes,
               CollectiveTransportListener* listener,
-              uint64_t token) override;
+              uint64_t token,
+              uint32_t channel = 0) override;
 
     /// \return the requester queue pair from src to dst (null before their first message)
     Ptr<RdmaQueuePair> GetQueuePair(uint32_t src, uint32_t dst) const;

@@ -175,9 +175,10 @@ TcpCollectiveTransport::Send(uint32_t src,
                              uint32_t dst,
                              uint64_t bytes,
                              CollectiveTransportListener* listener,
-                             uint64_t token)
+                             uint64_t token,
+                             uint32_t channel)
 {
-    const uint64_t key = (uint64_t(src) << 32) | dst;
+    const uint64_t key = (uint64_t(channel) << 48) | (uint64_t(src) << 24) | dst;
     auto it = m_index.find(key);
     uint32_t c;
     if (it == m_index.end())
@@ -454,10 +455,20 @@ TcpCollectiveTransport::Accepted(Ptr<Socket> s, const Address& from)
             break;
         }
     }
-    auto it = m_index.find((uint64_t(src->second) << 32) | dst);
-    NS_ABORT_MSG_IF(it == m_index.end(), "TcpCollectiveTransport: unexpected connection");
-    m_conns[it->second].rx = s;
-    m_bySocket[PeekPointer(s)] = it->second;
+    // The oldest connection from src to dst (any channel) that has no receiving socket yet:
+    // connections of one pair are accepted in the order they were opened.
+    uint32_t found = UINT32_MAX;
+    for (uint32_t c = 0; c < m_conns.size(); ++c)
+    {
+        if (m_conns[c].src == src->second && m_conns[c].dst == dst && !m_conns[c].rx)
+        {
+            found = c;
+            break;
+        }
+    }
+    NS_ABORT_MSG_IF(found == UINT32_MAX, "TcpCollectiveTransport: unexpected connection");
+    m_conns[found].rx = s;
+    m_bySocket[PeekPointer(s)] = found;
     s->SetRecvCallback(MakeCallback(&TcpCollectiveTransport::Receive, this));
 }
 

@@ -54,7 +54,8 @@ class TcpCollectiveTransport : public CollectiveTransport
               uint32_t dst,
               uint64_t bytes,
               CollectiveTransportListener* listener,
-              uint64_t token) override;
+              uint64_t token,
+              uint32_t channel = 0) override;
 
     uint64_t GetRetransmissions() const override;
     uint64_t GetTimeouts() const override;

@@ -52,6 +52,12 @@ TrainingJob::GetTypeId()
                           UintegerValue(1),
                           MakeUintegerAccessor(&TrainingJob::m_chunks),
                           MakeUintegerChecker<uint32_t>(1, 1024))
+            .AddAttribute("Channels",
+                          "Parallel instances of the collective (NCCL channels), each on its own "
+                          "connections and so on its own ECMP paths.",
+                          UintegerValue(1),
+                          MakeUintegerAccessor(&TrainingJob::m_channels),
+                          MakeUintegerChecker<uint32_t>(1, 64))
             .AddAttribute("Buckets",
                           "Gradient buckets overlapped with the backward pass (1 = no overlap: "
                           "the collective starts when compute ends).",
@@ -92,6 +98,7 @@ TrainingJob::GetSpec() const
     spec.ranks = m_ranks.GetN();
     spec.gpusPerServer = m_gpusPerServer;
     spec.chunks = m_chunks;
+    spec.channels = m_channels;
     return spec;
 }
 

@@ -119,6 +119,7 @@ class TrainingJob : public Object
     TypeId m_algorithmTid;
     uint64_t m_bytes{64 * 1024 * 1024};
     uint32_t m_chunks{1};
+    uint32_t m_channels{1};
 
     NodeContainer m_ranks;
     Ptr<CollectiveTransport> m_network;
