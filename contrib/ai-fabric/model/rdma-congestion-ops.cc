@@ -7,7 +7,6 @@ namespace ns3
 {
 
 NS_OBJECT_ENSURE_REGISTERED(RdmaCongestionOps);
-NS_OBJECT_ENSURE_REGISTERED(RdmaNoCc);
 
 TypeId
 RdmaCongestionOps::GetTypeId()
@@ -43,28 +42,6 @@ RdmaCongestionOps::CnpReceived(Ptr<RdmaQueuePair>)
 void
 RdmaCongestionOps::Stop()
 {
-}
-
-TypeId
-RdmaNoCc::GetTypeId()
-{
-    static TypeId tid = TypeId("ns3::RdmaNoCc")
-                            .SetParent<RdmaCongestionOps>()
-                            .SetGroupName("AiFabric")
-                            .AddConstructor<RdmaNoCc>();
-    return tid;
-}
-
-std::string
-RdmaNoCc::GetName() const
-{
-    return "none";
-}
-
-Ptr<RdmaCongestionOps>
-RdmaNoCc::Fork() const
-{
-    return CreateObject<RdmaNoCc>();
 }
 
 } // namespace ns3

@@ -44,18 +44,6 @@ class RdmaCongestionOps : public Object
     virtual Ptr<RdmaCongestionOps> Fork() const = 0;
 };
 
-/**
- * \ingroup ai-fabric
- * No end-to-end congestion control: every queue pair sends at line rate and relies on PFC.
- */
-class RdmaNoCc : public RdmaCongestionOps
-{
-  public:
-    static TypeId GetTypeId();
-    std::string GetName() const override;
-    Ptr<RdmaCongestionOps> Fork() const override;
-};
-
 } // namespace ns3
 
 #endif // RDMA_CONGESTION_OPS_H

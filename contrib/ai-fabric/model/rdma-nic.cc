@@ -2,11 +2,13 @@
 #include "rdma-nic.h"
 
 #include "rdma-congestion-ops.h"
+#include "rdma-no-cc.h"
 #include "rdma-dcqcn.h"
 #include "rdma-go-back-n.h"
 #include "rdma-loss-recovery.h"
 #include "roce-bth-header.h"
-#include "roce-extended-headers.h"
+#include "roce-aeth-header.h"
+#include "roce-reth-header.h"
 
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
