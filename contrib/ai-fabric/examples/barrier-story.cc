@@ -168,17 +168,6 @@ main(int argc, char** argv)
            << "plot 'steps.csv' every ::1 using 4:2:3:4:($2-0.4):($2+0.4) with boxxyerror fs solid 0.8 lc rgb '#2e8b57', \\\n"
            << "     '' every ::1 using 5:2:4:5:($2-0.4):($2+0.4) with boxxyerror fs solid 0.8 lc rgb '#c0392b'\n";
     }
-    if (!results.RenderGnuplot("timeline.gp"))
-    {
-        std::cerr << "gnuplot failed; timeline.gp left for you to run" << std::endl;
-    }
     Simulator::Destroy();
-    const std::string commitError = results.Commit();
-    if (!commitError.empty())
-    {
-        std::cerr << commitError << std::endl;
-        return 1;
-    }
-    std::cout << "results in " << results.GetFinalPath() << std::endl;
-    return 0;
+    return results.Finish("timeline.gp", "barrier-story");
 }

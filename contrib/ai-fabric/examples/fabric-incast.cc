@@ -233,17 +233,6 @@ main(int argc, char** argv)
            << (pfc ? "on" : "off") << "'\n"
            << "plot 'queue.csv' every ::1 using 1:($2/1024) with steps lw 2 title 'egress queue (prio 3)'\n";
     }
-    if (!results.RenderGnuplot("queue.gp"))
-    {
-        std::cerr << "gnuplot failed; queue.gp left for you to run" << std::endl;
-    }
     Simulator::Destroy();
-    const std::string commitError = results.Commit();
-    if (!commitError.empty())
-    {
-        std::cerr << commitError << std::endl;
-        return 1;
-    }
-    std::cout << "results in " << results.GetFinalPath() << std::endl;
-    return 0;
+    return results.Finish("queue.gp", "fabric-incast");
 }

@@ -193,17 +193,6 @@ main(int argc, char** argv)
            << "set output 'queue.png'\nset ylabel 'KB'\nset title 'bottleneck queue'\n"
            << "plot 'queue.csv' every ::1 using 1:($2/1024) with steps title 'queue (prio 3)'\n";
     }
-    if (!results.RenderGnuplot("plots.gp"))
-    {
-        std::cerr << "gnuplot failed; plots.gp left for you to run" << std::endl;
-    }
     Simulator::Destroy();
-    const std::string commitError = results.Commit();
-    if (!commitError.empty())
-    {
-        std::cerr << commitError << std::endl;
-        return 1;
-    }
-    std::cout << "results in " << results.GetFinalPath() << std::endl;
-    return 0;
+    return results.Finish("plots.gp", "rdma-dcqcn");
 }

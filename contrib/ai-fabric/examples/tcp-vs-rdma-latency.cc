@@ -128,17 +128,6 @@ main(int argc, char** argv)
               "'' every ::1 using 3 title 'send syscall + copy', '' every ::1 using 4 title 'network + interrupts', "
               "'' every ::1 using 5 title 'recv syscall + copy', '' every ::1 using 6 title 'host->GPU / NIC rx'\n";
     }
-    if (!results.RenderGnuplot("breakdown.gp"))
-    {
-        std::cerr << "gnuplot failed; breakdown.gp left for you to run" << std::endl;
-    }
     Simulator::Destroy();
-    const std::string commitError = results.Commit();
-    if (!commitError.empty())
-    {
-        std::cerr << commitError << std::endl;
-        return 1;
-    }
-    std::cout << "results in " << results.GetFinalPath() << std::endl;
-    return 0;
+    return results.Finish("breakdown.gp", "tcp-vs-rdma-latency");
 }

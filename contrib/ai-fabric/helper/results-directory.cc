@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
+#include <iostream>
 #include <unistd.h>
 
 namespace ns3
@@ -87,6 +88,24 @@ ResultsDirectory::Commit()
     }
     m_committed = true;
     return "";
+}
+
+int
+ResultsDirectory::Finish(const std::string& gnuplotScript, const std::string& program)
+{
+    if (!RenderGnuplot(gnuplotScript))
+    {
+        std::cerr << program << ": gnuplot failed; " << gnuplotScript << " left for you to run"
+                  << std::endl;
+    }
+    const std::string err = Commit();
+    if (!err.empty())
+    {
+        std::cerr << program << ": " << err << std::endl;
+        return 1;
+    }
+    std::cout << "results in " << m_final << std::endl;
+    return 0;
 }
 
 std::string

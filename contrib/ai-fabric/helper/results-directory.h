@@ -33,6 +33,13 @@ class ResultsDirectory
     /// \return empty on success, else the error
     std::string Commit();
 
+    /**
+     * The end of an example program: render `gnuplotScript` (a warning names `program` if
+     * gnuplot fails), commit, and print where the results are.
+     * \return the process exit status: 0, or 1 if the directory could not be committed
+     */
+    int Finish(const std::string& gnuplotScript, const std::string& program);
+
     /// "results/<prefix>-<YYYYmmdd-HHMMSS>"
     static std::string DefaultPath(const std::string& prefix);
     /// \return true if gnuplot is on the PATH
