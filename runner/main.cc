@@ -113,7 +113,7 @@ main(int argc, char** argv)
             {
                 std::cerr << "[" << i + 1 << "/" << runs.size() << "] " << runs[i].name << ": "
                           << runs[i].Gpus() << " GPUs, " << runs[i].fabric
-                          << (runs[i].pfc ? " PFC" : " no-PFC") << ", " << runs[i].congestionControl
+                          << (runs[i].fabric == "infiniband" ? " credits" : runs[i].pfc ? " PFC" : " no-PFC") << ", " << runs[i].congestionControl
                           << ", drop rate " << runs[i].dropRate << std::endl;
             }
             results.push_back(ExecuteRun(runs[i], progress, i, runs.size()));

@@ -244,12 +244,24 @@ ExecuteRun(const RunConfig& c, bool progress, size_t index, size_t total)
     {
         helper = CreateObject<StarTopologyHelper>();
     }
+    const bool ib = c.fabric == "infiniband";
+    if (ib)
+    {
+        // First: switches the link helper to IB ports with credit flow control.
+        helper->SetAttribute("LinkLayer", EnumValue(FabricNetDevice::INFINIBAND));
+        helper->GetLinkHelper().SetFlowControlAttribute(
+            "RxBufferBytes",
+            UintegerValue(uint32_t(c.ibRxBufferKib * 1024)));
+        helper->GetLinkHelper().SetFlowControlAttribute(
+            "FecnThreshold",
+            UintegerValue(uint32_t(c.ibFecnThresholdKib * 1024)));
+    }
     helper->SetAttribute("Servers", UintegerValue(c.servers));
     helper->SetAttribute("GpusPerServer", UintegerValue(c.gpusPerServer));
     helper->SetAttribute("LinkRate", DataRateValue(DataRate(uint64_t(c.linkGbps * 1e9))));
     helper->SetAttribute("HostCableLength", DoubleValue(c.hostCableM));
     helper->SetAttribute("FabricCableLength", DoubleValue(c.fabricCableM));
-    if (!c.pfc)
+    if (!c.pfc && !ib)
     {
         helper->GetLinkHelper().SetFlowControlAttribute("EnabledPriorities", UintegerValue(0));
     }
@@ -300,11 +312,15 @@ ExecuteRun(const RunConfig& c, bool progress, size_t index, size_t total)
     }
     else
     {
-        // --- RoCEv2
+        // --- RoCEv2, or InfiniBand host channel adapters (the same engine on IB ports)
         RdmaHelper rdma;
         if (c.congestionControl == "none")
         {
             rdma.SetCongestionControl("ns3::RdmaNoCc");
+        }
+        else if (c.congestionControl == "ib-cc")
+        {
+            rdma.SetCongestionControl("ns3::IbCongestionControl");
         }
         else if (c.congestionControl == "dcqcn-nvidia")
         {
@@ -432,6 +448,8 @@ ExecuteRun(const RunConfig& c, bool progress, size_t index, size_t total)
                        sc.drops[size_t(FabricDropReason::HEADROOM_FULL)];
         ecn += sc.ecnMarks;
     }
+    uint64_t fcps = 0;
+    double creditStallUs = 0;
     for (const auto& l : topo->GetLinks())
     {
         for (Ptr<FabricNetDevice> d : {l.devA, l.devB})
@@ -441,6 +459,14 @@ ExecuteRun(const RunConfig& c, bool progress, size_t index, size_t total)
             if (pfc)
             {
                 pauses += pfc->GetPauseFramesSent();
+            }
+            if (Ptr<IbCreditFlowControl> ibfc = DynamicCast<IbCreditFlowControl>(d->GetFlowControl()))
+            {
+                fcps += ibfc->GetFcpsSent();
+                for (uint8_t vl = 0; vl < 8; ++vl)
+                {
+                    creditStallUs += ibfc->GetStallTime(vl).GetSeconds() * 1e6;
+                }
             }
         }
     }
@@ -474,6 +500,8 @@ ExecuteRun(const RunConfig& c, bool progress, size_t index, size_t total)
                          {"drops_corrupt", dropsCorrupt},
                          {"pfc_pause_frames", pauses},
                          {"ecn_marks", ecn},
+                         {"ib_flow_control_packets", fcps},
+                         {"ib_credit_stall_us", creditStallUs},
                          {"cnps", cnps},
                          {"retransmitted_packets", retx},
                          {"timeouts", timeouts},
@@ -544,7 +572,10 @@ ExecuteRun(const RunConfig& c, bool progress, size_t index, size_t total)
     out.rateCsv = sampler.rate.str();
     json attrs;
     attrs["FabricNetDevice(host 0)"] = DumpAttributes(topo->GetHostDevice(0));
-    attrs["PfcFlowControl(host 0)"] = DumpAttributes(topo->GetHostDevice(0)->GetFlowControl());
+    {
+        Ptr<FabricFlowControl> fc = topo->GetHostDevice(0)->GetFlowControl();
+        attrs[fc->GetInstanceTypeId().GetName().substr(5) + "(host 0)"] = DumpAttributes(fc);
+    }
     if (topo->GetNSwitches() > 0)
     {
         attrs["FabricSwitch(0)"] = DumpAttributes(topo->GetSwitch(0));

@@ -56,8 +56,8 @@ Schema()
         {"topology.host_cable_m", Kind::NUM, 0, 100000, false, false, {}, "NIC-leaf cable, m"},
         {"topology.fabric_cable_m", Kind::NUM, 0, 100000, false, false, {}, "switch-switch cable, m"},
         {"fabric", Kind::ENUM, 0, 0, false, false, {"rocev2", "infiniband", "tcp"}, "transport"},
-        {"pfc", Kind::BOOL, 0, 0, false, false, {}, "PFC on the lossless priority"},
-        {"congestion_control", Kind::ENUM, 0, 0, false, false, {"dcqcn", "dcqcn-nvidia", "none"}, "RDMA CC"},
+        {"pfc", Kind::BOOL, 0, 0, false, false, {}, "PFC on the lossless priority (Ethernet fabrics)"},
+        {"congestion_control", Kind::ENUM, 0, 0, false, false, {"auto", "dcqcn", "dcqcn-nvidia", "ib-cc", "none"}, "RDMA CC (auto: dcqcn on rocev2, ib-cc on infiniband)"},
         {"loss_recovery", Kind::ENUM, 0, 0, false, false, {"go-back-n", "selective-repeat"}, "RDMA loss recovery"},
         {"faults", Kind::OBJ, 0, 0, false, false, {}, "fault injection"},
         {"faults.drop_rate", Kind::NUM, 0, 1, false, true, {}, "probability a data packet is lost"},
@@ -75,6 +75,9 @@ Schema()
         {"rdma", Kind::OBJ, 0, 0, false, false, {}, "RDMA NIC"},
         {"rdma.retransmit_timeout_ms", Kind::NUM, 0, 1e6, true, false, {}, "QP timeout, ms"},
         {"rdma.path_mtu", Kind::ENUM, 0, 0, false, false, {"256", "512", "1024", "2048", "4096"}, "path MTU"},
+        {"infiniband", Kind::OBJ, 0, 0, false, false, {}, "InfiniBand fabric"},
+        {"infiniband.rx_buffer_kib", Kind::NUM, 1, 65536, false, false, {}, "receive buffer per port and VL (credits), KiB"},
+        {"infiniband.fecn_threshold_kib", Kind::NUM, 0, 65536, false, false, {}, "egress queue that marks FECN, KiB (0 = off)"},
         {"tcp", Kind::OBJ, 0, 0, false, false, {}, "kernel TCP hosts"},
         {"tcp.host_costs", Kind::BOOL, 0, 0, false, false, {}, "model copies, syscalls, interrupts, cores"},
         {"tcp.cores", Kind::INT, 1, 1024, false, false, {}, "CPU cores per host for the network stack"},
@@ -377,6 +380,11 @@ ToRun(const json& j, size_t index)
     r.fabric = j["fabric"];
     r.pfc = j["pfc"];
     r.congestionControl = j["congestion_control"];
+    if (r.congestionControl == "auto")
+    {
+        r.congestionControl = r.fabric == "infiniband" ? "ib-cc" : "dcqcn";
+        r.resolved["congestion_control"] = r.congestionControl;
+    }
     r.lossRecovery = j["loss_recovery"];
     r.dropRate = j["faults"]["drop_rate"];
     const json& w = j["workload"];
@@ -395,14 +403,34 @@ ToRun(const json& j, size_t index)
     r.maxSimSeconds = j["limits"]["max_sim_seconds"];
     r.tcpHostCosts = j["tcp"]["host_costs"];
     r.tcpCores = j["tcp"]["cores"];
+    r.ibRxBufferKib = j["infiniband"]["rx_buffer_kib"];
+    r.ibFecnThresholdKib = j["infiniband"]["fecn_threshold_kib"];
     for (auto it = j["attributes"].begin(); it != j["attributes"].end(); ++it)
     {
         r.attributes.emplace_back(it.key(), it.value().is_string() ? it.value().get<std::string>() : it.value().dump());
     }
     // Cross-field checks.
+    if (r.fabric == "infiniband" && !r.pfc)
+    {
+        throw ScenarioError("pfc: InfiniBand is lossless by credit flow control; pfc must stay true "
+                            "with fabric infiniband (pfc: false applies to rocev2 and tcp)");
+    }
+    if (r.fabric != "infiniband" && r.congestionControl == "ib-cc")
+    {
+        throw ScenarioError("congestion_control: 'ib-cc' needs fabric infiniband (allowed on " +
+                            r.fabric + ": auto, dcqcn, dcqcn-nvidia, none)");
+    }
     if (r.fabric == "infiniband")
     {
-        throw ScenarioError("fabric: 'infiniband' is not implemented yet in this version (allowed now: rocev2, tcp)");
+        // A full IB packet (4096 + LRH/BTH/RETH/ICRC/VCRC = 4138 B) must fit the buffer.
+        const double minKib = std::ceil((4096.0 + 8 + 12 + 16 + 4 + 2) / 64) * 64 / 1024;
+        if (r.ibRxBufferKib < minKib)
+        {
+            std::ostringstream msg;
+            msg << "infiniband.rx_buffer_kib: must hold one full packet: >= " << minKib
+                << " KiB (got " << r.ibRxBufferKib << ")";
+            throw ScenarioError(msg.str());
+        }
     }
     if ((r.algorithm == "tree" || r.algorithm == "hierarchical") && r.collective != "allreduce")
     {
@@ -437,6 +465,10 @@ ToRun(const json& j, size_t index)
     {
         h = ns3::CreateObject<ns3::StarTopologyHelper>();
     }
+    if (r.fabric == "infiniband")
+    {
+        h->SetAttribute("LinkLayer", ns3::EnumValue(ns3::FabricNetDevice::INFINIBAND));
+    }
     h->SetAttribute("Servers", ns3::UintegerValue(r.servers));
     h->SetAttribute("GpusPerServer", ns3::UintegerValue(r.gpusPerServer));
     h->SetAttribute("LinkRate", ns3::DataRateValue(ns3::DataRate(uint64_t(r.linkGbps * 1e9))));
@@ -470,7 +502,7 @@ DefaultScenario()
           {"fabric_cable_m", 50}}},
         {"fabric", "rocev2"},
         {"pfc", true},
-        {"congestion_control", "dcqcn"},
+        {"congestion_control", "auto"},
         {"loss_recovery", "go-back-n"},
         {"faults", {{"drop_rate", 0.0}}},
         {"workload",
@@ -484,6 +516,7 @@ DefaultScenario()
           {"channels", 1}}},
         {"cost", {{"gpu_hour_usd", 12.29}}},
         {"rdma", {{"retransmit_timeout_ms", 67.108864}, {"path_mtu", 4096}}},
+        {"infiniband", {{"rx_buffer_kib", 128}, {"fecn_threshold_kib", 16}}},
         {"tcp", {{"host_costs", true}, {"cores", 4}}},
         {"limits", {{"max_sim_seconds", 60}}},
         {"attributes", json::object()},

@@ -36,7 +36,7 @@ struct RunConfig
     double fabricCableM{50};
     std::string fabric{"rocev2"};
     bool pfc{true};
-    std::string congestionControl{"dcqcn"};
+    std::string congestionControl{"dcqcn"}; //!< resolved: dcqcn, dcqcn-nvidia, ib-cc, none
     std::string lossRecovery{"go-back-n"};
     double dropRate{0};
     uint32_t steps{3};
@@ -53,6 +53,8 @@ struct RunConfig
     double maxSimSeconds{60};
     bool tcpHostCosts{true};
     uint32_t tcpCores{4};
+    double ibRxBufferKib{128};
+    double ibFecnThresholdKib{16};
     std::vector<std::pair<std::string, std::string>> attributes;
     nlohmann::json resolved; //!< the run's full configuration as JSON
 

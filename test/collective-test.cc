@@ -13,50 +13,6 @@ namespace
 // Wire overhead of a RoCEv2 packet (IPv4/UDP/BTH/ICRC + Ethernet/802.1Q/FCS + preamble/IFG).
 constexpr double kRoceOverhead = 86;
 
-struct Cluster
-{
-    Ptr<FabricTopology> topo;
-    Ptr<RdmaCollectiveTransport> rdma;
-    Ptr<NvlinkTransport> nvlink;
-    Ptr<TrainingJob> job;
-};
-
-/// Build hosts, RDMA NICs, GPU apps and a training job over `topo`.
-Cluster
-MakeJob(Ptr<FabricTopology> topo,
-        const std::string& algorithm,
-        const std::string& op,
-        uint64_t bytes,
-        uint32_t steps,
-        Time compute,
-        bool useNvlink,
-        RdmaHelper rdmaHelper = RdmaHelper())
-{
-    Cluster c;
-    c.topo = topo;
-    rdmaHelper.Install(topo);
-    c.rdma = CreateObject<RdmaCollectiveTransport>();
-    c.rdma->SetRanks(topo->GetHosts());
-    if (useNvlink)
-    {
-        c.nvlink = CreateObject<NvlinkTransport>();
-        c.nvlink->SetRanks(topo->GetNHosts());
-    }
-    for (uint32_t r = 0; r < topo->GetNHosts(); ++r)
-    {
-        Ptr<GpuTrainingApp> app = CreateObject<GpuTrainingApp>();
-        app->SetAttribute("ComputeTime", TimeValue(compute));
-        topo->GetHostNode(r)->AddApplication(app);
-    }
-    c.job = CreateObject<TrainingJob>();
-    c.job->SetAttribute("Steps", UintegerValue(steps));
-    c.job->SetAttribute("Collective", StringValue(op));
-    c.job->SetAttribute("Algorithm", TypeIdValue(TypeId::LookupByName(algorithm)));
-    c.job->SetAttribute("Bytes", UintegerValue(bytes));
-    c.job->Setup(topo->GetHosts(), topo->GetGpusPerServer(), c.rdma, c.nvlink);
-    return c;
-}
-
 } // namespace
 
 struct AlphaBetaCase

@@ -137,7 +137,10 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"compareKey", R"({"compare": [{"fabrc": "rocev2"}]})", "", "did you mean 'fabric'"},
         BadInput{"missingFile", "", "/nonexistent/scenario.json", "cannot be read"},
         BadInput{"unwritable", "", "--out /proc/aif-results", "--out"},
-        BadInput{"notYet", "", "--set fabric=infiniband", "fabric: 'infiniband'"}),
+        BadInput{"ibPfc", "", "--set fabric=infiniband --set pfc=false", "pfc: InfiniBand"},
+        BadInput{"ibCcOnRoce", "", "--set congestion_control=ib-cc", "congestion_control: 'ib-cc'"},
+        BadInput{"ibBuffer", "", "--set fabric=infiniband --set infiniband.rx_buffer_kib=4", "infiniband.rx_buffer_kib: must hold one full packet"},
+        BadInput{"ibLids", "", "--set fabric=infiniband --set topology.servers=7000", "topology.servers"}),
     [](const ::testing::TestParamInfo<BadInput>& info) { return std::string(info.param.name); });
 
 TEST(RunnerTest, ExistingOutputDirectoryIsRefused)
@@ -314,6 +317,24 @@ TEST(RunnerTest, EndToEndRocev2OnEveryTopologyKind)
     }
 }
 
+TEST(RunnerTest, EndToEndInfinibandRun)
+{
+    const std::string out = TempDir("e2e-ib");
+    Result r = Runner(std::string("--set fabric=infiniband --set topology.servers=2 --set topology.gpus_per_server=4") +
+                      " --set topology.leaf_radix=8 --set workload.steps=1 --set workload.compute_ms=0.1"
+                      " --set workload.bytes=4194304 --set workload.algorithm=ring --out " + out);
+    ASSERT_EQ(r.status, 0) << r.err;
+    json s = ReadJson(fs::path(out) / "summary.json");
+    EXPECT_TRUE(s["completed"].get<bool>());
+    EXPECT_EQ(s["fabric"], "infiniband");
+    EXPECT_EQ(s["congestion_control"], "ib-cc") << "auto resolves to IB CC on InfiniBand";
+    EXPECT_GT(s["counters"]["ib_flow_control_packets"].get<uint64_t>(), s["counters"]["data_packets"].get<uint64_t>())
+        << "one credit update per packet per hop";
+    EXPECT_EQ(s["counters"]["pfc_pause_frames"].get<uint64_t>(), 0u);
+    EXPECT_EQ(s["counters"]["drops_buffer"].get<uint64_t>(), 0u);
+    fs::remove_all(out);
+}
+
 TEST(RunnerTest, DefaultScenarioFileIsValid)
 {
     json j = aifabric::LoadScenarioFile(std::string(AIFABRIC_SOURCE_DIR) + "/scenarios/default.json");
@@ -325,7 +346,7 @@ TEST(RunnerTest, DefaultScenarioFileIsValid)
     {
         fabrics.insert(r.fabric);
     }
-    EXPECT_EQ(fabrics, (std::set<std::string>{"tcp", "rocev2"}));
+    EXPECT_EQ(fabrics, (std::set<std::string>{"tcp", "rocev2", "infiniband"}));
     json seed = aifabric::LoadScenarioFile(std::string(AIFABRIC_SOURCE_DIR) + "/scenarios/seed-1024-h100.json");
     runs = aifabric::ResolveScenario(seed);
     EXPECT_EQ(runs[0].Gpus(), 1024u);

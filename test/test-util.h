@@ -109,4 +109,50 @@ BuildStar(uint32_t hosts, ns3::Ptr<ns3::StarTopologyHelper>* helperOut = nullptr
     return star->Build();
 }
 
+/// A training job over a topology: RDMA NICs, GPU apps, transports.
+struct Cluster
+{
+    ns3::Ptr<ns3::FabricTopology> topo;
+    ns3::Ptr<ns3::RdmaCollectiveTransport> rdma;
+    ns3::Ptr<ns3::NvlinkTransport> nvlink;
+    ns3::Ptr<ns3::TrainingJob> job;
+};
+
+/// Build hosts, RDMA NICs, GPU apps and a training job over `topo`.
+inline Cluster
+MakeJob(ns3::Ptr<ns3::FabricTopology> topo,
+        const std::string& algorithm,
+        const std::string& op,
+        uint64_t bytes,
+        uint32_t steps,
+        ns3::Time compute,
+        bool useNvlink,
+        ns3::RdmaHelper rdmaHelper = ns3::RdmaHelper())
+{
+    using namespace ns3;
+    Cluster c;
+    c.topo = topo;
+    rdmaHelper.Install(topo);
+    c.rdma = CreateObject<RdmaCollectiveTransport>();
+    c.rdma->SetRanks(topo->GetHosts());
+    if (useNvlink)
+    {
+        c.nvlink = CreateObject<NvlinkTransport>();
+        c.nvlink->SetRanks(topo->GetNHosts());
+    }
+    for (uint32_t r = 0; r < topo->GetNHosts(); ++r)
+    {
+        Ptr<GpuTrainingApp> app = CreateObject<GpuTrainingApp>();
+        app->SetAttribute("ComputeTime", TimeValue(compute));
+        topo->GetHostNode(r)->AddApplication(app);
+    }
+    c.job = CreateObject<TrainingJob>();
+    c.job->SetAttribute("Steps", UintegerValue(steps));
+    c.job->SetAttribute("Collective", StringValue(op));
+    c.job->SetAttribute("Algorithm", TypeIdValue(TypeId::LookupByName(algorithm)));
+    c.job->SetAttribute("Bytes", UintegerValue(bytes));
+    c.job->Setup(topo->GetHosts(), topo->GetGpusPerServer(), c.rdma, c.nvlink);
+    return c;
+}
+
 #endif

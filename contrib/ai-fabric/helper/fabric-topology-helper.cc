@@ -2,6 +2,7 @@
 #include "fabric-topology-helper.h"
 
 #include "ns3/double.h"
+#include "ns3/enum.h"
 #include "ns3/fabric-net-device.h"
 #include "ns3/fabric-switch.h"
 #include "ns3/node.h"
@@ -57,7 +58,18 @@ FabricTopologyHelper::GetTypeId()
                           "Hosts are numbered Network+1, Network+2, ... (host order).",
                           Ipv4AddressValue(Ipv4Address("10.0.0.0")),
                           MakeIpv4AddressAccessor(&FabricTopologyHelper::m_network),
-                          MakeIpv4AddressChecker());
+                          MakeIpv4AddressChecker())
+            .AddAttribute("LinkLayer",
+                          "Ethernet (RoCEv2/TCP; flow control as set on the link helper) or "
+                          "InfiniBand: IB ports (LRH/VCRC framing) with IbCreditFlowControl, "
+                          "hosts numbered by LID 1..N (address 0.0.0.LID), switches forwarding "
+                          "by linear forwarding tables. Set it before other link settings.",
+                          EnumValue(FabricNetDevice::ETHERNET),
+                          MakeEnumAccessor(&FabricTopologyHelper::SetLinkLayer),
+                          MakeEnumChecker(FabricNetDevice::ETHERNET,
+                                          "Ethernet",
+                                          FabricNetDevice::INFINIBAND,
+                                          "InfiniBand"));
     return tid;
 }
 
@@ -68,6 +80,30 @@ FabricTopologyHelper::FabricTopologyHelper()
 }
 
 FabricTopologyHelper::~FabricTopologyHelper() = default;
+
+void
+FabricTopologyHelper::SetLinkLayer(FabricNetDevice::LinkLayer ll)
+{
+    m_linkLayer = ll;
+    if (ll == FabricNetDevice::INFINIBAND)
+    {
+        m_link.SetDeviceAttribute("LinkLayer", EnumValue(FabricNetDevice::INFINIBAND));
+        // IB MTU 4096 + BTH 12 + RETH 16 + ICRC 4: the largest packet inside a subnet.
+        m_link.SetDeviceAttribute("Mtu", UintegerValue(4096 + 12 + 16 + 4));
+        m_link.SetFlowControl("ns3::IbCreditFlowControl");
+        m_switchFactory.Set("PathSelection", EnumValue(FabricSwitch::LFT));
+    }
+    else
+    {
+        m_link.SetDeviceAttribute("LinkLayer", EnumValue(FabricNetDevice::ETHERNET));
+    }
+}
+
+FabricNetDevice::LinkLayer
+FabricTopologyHelper::GetLinkLayer() const
+{
+    return m_linkLayer;
+}
 
 void
 FabricTopologyHelper::SetSwitchAttribute(std::string name, const AttributeValue& value)
@@ -129,6 +165,13 @@ FabricTopologyHelper::Validate() const
                                 "x GpusPerServer must be <= 4194304 hosts (got " +
                                     str(uint64_t(m_servers) * m_gpusPerServer) + ")");
     }
+    if (m_linkLayer == FabricNetDevice::INFINIBAND && uint64_t(m_servers) * m_gpusPerServer > 0xbffe)
+    {
+        throw FabricConfigError("Servers",
+                                "x GpusPerServer must be <= 49150 hosts on InfiniBand (unicast "
+                                "LIDs 1..0xBFFF; got " +
+                                    str(uint64_t(m_servers) * m_gpusPerServer) + ")");
+    }
     if (m_linkRate.GetBitRate() == 0)
     {
         throw FabricConfigError("LinkRate", "must be > 0 bit/s");
@@ -148,7 +191,8 @@ FabricTopologyHelper::Build()
     Ptr<FabricTopology> topo = CreateObject<FabricTopology>();
     topo->SetKind(GetKind());
     topo->SetServerShape(m_servers, m_gpusPerServer);
-    const uint32_t base = m_network.Get();
+    const bool ib = m_linkLayer == FabricNetDevice::INFINIBAND;
+    const uint32_t base = ib ? 0 : m_network.Get(); // InfiniBand: the address is the LID
     for (uint32_t i = 0; i < GetNHosts(); ++i)
     {
         topo->AddHost(CreateObject<Node>(), Ipv4Address(base + i + 1));
@@ -158,6 +202,10 @@ FabricTopologyHelper::Build()
     for (uint32_t j = 0; j < topo->GetNSwitches(); ++j)
     {
         topo->GetSwitch(j)->ConfigureBuffer();
+        if (ib)
+        {
+            topo->GetSwitch(j)->BuildLinearForwardingTable(1, GetNHosts());
+        }
     }
     return topo;
 }

@@ -5,6 +5,8 @@
 #include "fabric-link-helper.h"
 #include "fabric-topology.h"
 
+#include "ns3/fabric-net-device.h"
+
 #include "ns3/data-rate.h"
 #include "ns3/ipv4-address.h"
 #include "ns3/object-factory.h"
@@ -59,6 +61,9 @@ class FabricTopologyHelper : public Object
     void SetSwitchAttribute(std::string name, const AttributeValue& value);
     /// Set an attribute of every SwitchBufferManager built (e.g. "EcnKmin").
     void SetBufferAttribute(std::string name, const AttributeValue& value);
+    /// Ethernet or InfiniBand fabric (the LinkLayer attribute).
+    void SetLinkLayer(FabricNetDevice::LinkLayer ll);
+    FabricNetDevice::LinkLayer GetLinkLayer() const;
     /// The link helper: device, channel, flow-control and scheduler settings, pcap/ascii.
     FabricLinkHelper& GetLinkHelper();
 
@@ -93,6 +98,7 @@ class FabricTopologyHelper : public Object
     double m_hostCable{3.0};
     double m_fabricCable{50.0};
     Ipv4Address m_network{"10.0.0.0"};
+    FabricNetDevice::LinkLayer m_linkLayer{FabricNetDevice::ETHERNET};
     FabricLinkHelper m_link;
     ObjectFactory m_switchFactory;
     ObjectFactory m_bufferFactory;

@@ -40,17 +40,20 @@ class FabricFlowControl : public Object
     /// \return true if frames of priority `prio` must never be dropped for lack of buffer.
     virtual bool IsLossless(uint8_t prio) const;
 
-    /// Transmit side: a data frame of `wireBytes` on `prio` is leaving this device.
+    /// Transmit side: a data frame of `wireBytes` (FabricNetDevice::WireBytes) on `prio` is leaving.
     virtual void NotifyTransmit(uint8_t prio, uint32_t wireBytes);
 
     /// Transmit side: a link-level control frame from the peer arrived (PFC, credits).
     virtual void ReceiveControl(const FabricFrame& frame);
 
-    /// Receive side: a data frame of `wireBytes` on `prio` entered the local buffer.
-    virtual void NotifyReceive(uint8_t prio, uint32_t wireBytes);
+    /**
+     * Receive side: a data frame of `bytes` on `prio` entered the local buffer (buffer bytes:
+     * FabricNetDevice::BufferBytes, without preamble/IFG or IB symbol framing).
+     */
+    virtual void NotifyReceive(uint8_t prio, uint32_t bytes);
 
-    /// Receive side: `wireBytes` of priority `prio` left the local buffer.
-    virtual void NotifyRelease(uint8_t prio, uint32_t wireBytes);
+    /// Receive side: `bytes` (buffer bytes) of priority `prio` left the local buffer.
+    virtual void NotifyRelease(uint8_t prio, uint32_t bytes);
 
     /**
      * Receive side: the buffer manager says ingress priority `prio` crossed its XOFF threshold

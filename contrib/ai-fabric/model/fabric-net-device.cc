@@ -11,6 +11,7 @@
 
 #include "ns3/boolean.h"
 #include "ns3/double.h"
+#include "ns3/enum.h"
 #include "ns3/ipv4-header.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
@@ -60,6 +61,24 @@ FabricNetDevice::GetTypeId()
                           MakeBooleanAccessor(&FabricNetDevice::SetVlanTagged,
                                               &FabricNetDevice::IsVlanTagged),
                           MakeBooleanChecker())
+            .AddAttribute("LinkLayer",
+                          "Link layer of the port: Ethernet (RoCEv2, TCP) or InfiniBand (LRH 8 + "
+                          "VCRC 2 bytes per packet, no minimum frame, no preamble/IFG; flow "
+                          "control and forwarding come from IbCreditFlowControl and the switch).",
+                          EnumValue(FabricNetDevice::ETHERNET),
+                          MakeEnumAccessor(&FabricNetDevice::SetLinkLayer),
+                          MakeEnumChecker(FabricNetDevice::ETHERNET,
+                                          "Ethernet",
+                                          FabricNetDevice::INFINIBAND,
+                                          "InfiniBand"))
+            .AddAttribute("IbFramingBytes",
+                          "InfiniBand only: physical-layer bytes per packet (start/end "
+                          "delimiters, idles). 0 by default: 64b/66b encoding is already "
+                          "outside the data rate and the delimiter cost is UNCONFIRMED.",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&FabricNetDevice::SetIbFramingBytes,
+                                               &FabricNetDevice::GetIbFramingBytes),
+                          MakeUintegerChecker<uint32_t>(0, 64))
             .AddAttribute("TxQueueLimit",
                           "Egress queue limit per priority in bytes for hosts (0 = unlimited). "
                           "Switch ports are governed by the switch buffer manager instead.",
@@ -147,7 +166,35 @@ void
 FabricNetDevice::SetVlanTagged(bool tagged)
 {
     m_vlanTagged = tagged;
+    UpdateFraming();
+}
+
+void
+FabricNetDevice::SetLinkLayer(LinkLayer ll)
+{
+    m_linkLayer = ll;
+    UpdateFraming();
+}
+
+void
+FabricNetDevice::SetIbFramingBytes(uint32_t bytes)
+{
+    m_ibFraming = bytes;
+    UpdateFraming();
+}
+
+uint32_t
+FabricNetDevice::GetIbFramingBytes() const
+{
+    return m_ibFraming;
+}
+
+void
+FabricNetDevice::UpdateFraming()
+{
     m_l2Overhead = GetL2OverheadBytes();
+    m_minFrame = m_linkLayer == INFINIBAND ? 0 : 64;
+    m_phyOverhead = m_linkLayer == INFINIBAND ? m_ibFraming : 20;
 }
 
 bool
@@ -239,13 +286,23 @@ FabricNetDevice::BitTimes(uint64_t bits) const
 uint32_t
 FabricNetDevice::GetL2OverheadBytes() const
 {
+    if (m_linkLayer == INFINIBAND)
+    {
+        return 8 + 2; // LRH + VCRC
+    }
     return 14 + 4 + (m_vlanTagged ? 4 : 0);
 }
 
 uint32_t
 FabricNetDevice::ControlWireBytes(const FabricFrame& frame) const
 {
-    uint32_t l2 = (frame.packet ? frame.packet->GetSize() : 0) + 14 + 4;
+    const uint32_t body = frame.packet ? frame.packet->GetSize() : frame.l3Bytes;
+    if (m_linkLayer == INFINIBAND)
+    {
+        // Link packets (flow control) carry no LRH/VCRC: their own CRC is in `body`.
+        return body + m_phyOverhead;
+    }
+    uint32_t l2 = body + 14 + 4;
     return (l2 < 64 ? 64 : l2) + 20;
 }
 
@@ -422,7 +479,7 @@ FabricNetDevice::Enqueue(FabricFrame&& frame)
         return false;
     }
     const uint8_t p = frame.priority & 7;
-    const uint32_t bytes = WireBytes(frame) - 20;
+    const uint32_t bytes = BufferBytes(frame);
     if (m_txQueueLimit != 0 && m_queueBytes[p] + bytes > m_txQueueLimit)
     {
         DropFrame(frame, FabricDropReason::TX_QUEUE_FULL);
@@ -527,7 +584,7 @@ FabricNetDevice::DequeueNext(FabricFrame& out)
             for (uint8_t q = 0; q < 8; ++q)
             {
                 head[q] = ((m_nonEmptyMask >> q) & 1U) ? WireBytes(m_queue[q].Front())
-                                                       : uint32_t(m_mtu) + m_l2Overhead + 20;
+                                                       : uint32_t(m_mtu) + m_l2Overhead + m_phyOverhead;
             }
             p = m_scheduler->Select(eligible, head);
         }
@@ -535,7 +592,7 @@ FabricNetDevice::DequeueNext(FabricFrame& out)
         if (m_nonEmptyMask & bit)
         {
             out = m_queue[p].PopFront();
-            m_queueBytes[p] -= WireBytes(out) - 20;
+            m_queueBytes[p] -= BufferBytes(out);
             if (m_queue[p].Empty())
             {
                 m_nonEmptyMask &= static_cast<uint8_t>(~bit);
@@ -731,10 +788,10 @@ void
 FabricNetDevice::DeliverLocal(FabricFrame& frame)
 {
     const uint8_t p = frame.priority & 7;
-    const uint32_t wire = WireBytes(frame);
+    const uint32_t bytes = BufferBytes(frame);
     // A host consumes at once: its receive buffer is released immediately.
-    m_flowControl->NotifyReceive(p, wire);
-    m_flowControl->NotifyRelease(p, wire);
+    m_flowControl->NotifyReceive(p, bytes);
+    m_flowControl->NotifyRelease(p, bytes);
     if (frame.protocol == 17)
     {
         for (auto& h : m_udpHandlers)

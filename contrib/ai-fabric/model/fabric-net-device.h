@@ -148,7 +148,17 @@ class FabricNetDevice : public NetDevice
     DataRate GetDataRate() const;
     /// \return the time to send `bits` at this device's rate
     Time BitTimes(uint64_t bits) const;
-    /// \return wire bytes of `frame` on this link (including preamble, IFG, FCS, padding)
+    /// The link layer a port speaks.
+    enum LinkLayer : uint8_t
+    {
+        ETHERNET = 0,   //!< Ethernet: preamble+IFG 20 B, header 14 (+4 802.1Q), FCS 4, 64 B minimum
+        INFINIBAND = 1, //!< InfiniBand: LRH 8 + VCRC 2 around the packet, no minimum, no IFG
+    };
+
+    /**
+     * \return wire bytes of `frame` on this link (Ethernet: including preamble, IFG, FCS,
+     * padding; InfiniBand: LRH, VCRC and IbFramingBytes)
+     */
     uint32_t WireBytes(const FabricFrame& frame) const
     {
         if (frame.kind != FabricFrame::DATA)
@@ -156,11 +166,34 @@ class FabricNetDevice : public NetDevice
             return ControlWireBytes(frame);
         }
         uint32_t l2 = frame.l3Bytes + m_l2Overhead;
-        return (l2 < 64 ? 64 : l2) + 20;
+        return (l2 < m_minFrame ? m_minFrame : l2) + m_phyOverhead;
     }
 
-    /// Per-frame L2 overhead in bytes beyond the IPv4 packet, excluding preamble/IFG.
+    /**
+     * \return bytes of `frame` as a buffer holds it: the link-layer packet without preamble,
+     * IFG or IB symbol framing (what switch buffers and IB credits count)
+     */
+    uint32_t BufferBytes(const FabricFrame& frame) const
+    {
+        return WireBytes(frame) - m_phyOverhead;
+    }
+
+    /**
+     * Per-frame link-layer overhead in bytes around the network packet, excluding preamble/IFG:
+     * Ethernet 14 + 4 FCS (+4 802.1Q); InfiniBand LRH 8 + VCRC 2.
+     */
     uint32_t GetL2OverheadBytes() const;
+    /// Per-frame physical-layer bytes (Ethernet preamble+SFD+IFG 20; IB IbFramingBytes).
+    uint32_t GetPhyOverheadBytes() const
+    {
+        return m_phyOverhead;
+    }
+
+    void SetLinkLayer(LinkLayer ll);
+    LinkLayer GetLinkLayer() const
+    {
+        return m_linkLayer;
+    }
 
     void SetFlowControl(Ptr<FabricFlowControl> fc);
     Ptr<FabricFlowControl> GetFlowControl() const;
@@ -255,6 +288,9 @@ class FabricNetDevice : public NetDevice
     void StartTransmission(FabricFrame& frame, bool continueEpoch);
     void DeliverLocal(FabricFrame& frame);
     void UpdateRateConstants();
+    void UpdateFraming();
+    void SetIbFramingBytes(uint32_t bytes);
+    uint32_t GetIbFramingBytes() const;
     bool HasPendingTx() const
     {
         return !m_ctrlQueue.Empty() || (m_nonEmptyMask | m_sourceReadyMask) != 0;
@@ -274,7 +310,11 @@ class FabricNetDevice : public NetDevice
     int64_t m_fsPerByte{0}; //!< femtoseconds per wire byte
     int64_t m_fsPerStep{0}; //!< femtoseconds per ns-3 time step
     bool m_vlanTagged{true};
+    LinkLayer m_linkLayer{ETHERNET};
+    uint32_t m_ibFraming{0};  //!< IbFramingBytes attribute
     uint32_t m_l2Overhead{22};
+    uint32_t m_minFrame{64};
+    uint32_t m_phyOverhead{20};
 
     // egress queues
     std::array<FabricRing<FabricFrame>, 8> m_queue;

@@ -3,10 +3,12 @@
 
 #include "fabric-channel.h"
 #include "fabric-flow-control.h"
+#include "ib-credit-flow-control.h"
 #include "pfc-flow-control.h"
 #include "switch-buffer-manager.h"
 
 #include "ns3/boolean.h"
+#include "ns3/enum.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/pointer.h"
@@ -44,6 +46,18 @@ FabricSwitch::GetTypeId()
                           BooleanValue(true),
                           MakeBooleanAccessor(&FabricSwitch::m_cutThrough),
                           MakeBooleanChecker())
+            .AddAttribute("PathSelection",
+                          "Choice among equal-cost egress ports: Ecmp (5-tuple hash, static "
+                          "per flow), Lft (InfiniBand linear forwarding table by destination "
+                          "LID), Adaptive (least bytes queued on the packet's VL, per packet).",
+                          EnumValue(FabricSwitch::ECMP),
+                          MakeEnumAccessor(&FabricSwitch::m_pathSelection),
+                          MakeEnumChecker(FabricSwitch::ECMP,
+                                          "Ecmp",
+                                          FabricSwitch::LFT,
+                                          "Lft",
+                                          FabricSwitch::ADAPTIVE,
+                                          "Adaptive"))
             .AddAttribute("BufferManager",
                           "The shared-buffer manager.",
                           PointerValue(),
@@ -102,6 +116,7 @@ FabricSwitch::DoDispose()
     m_ports.clear();
     m_portPtrs.clear();
     m_portFc.clear();
+    m_portIb.clear();
     m_buffer = nullptr;
     Object::DoDispose();
 }
@@ -119,6 +134,7 @@ FabricSwitch::AddPort(Ptr<FabricNetDevice> device)
     m_ports.push_back(device);
     m_portPtrs.push_back(PeekPointer(device));
     m_portFc.push_back(PeekPointer(device->GetFlowControl()));
+    m_portIb.push_back(dynamic_cast<IbCreditFlowControl*>(m_portFc.back()));
     uint8_t mask = 0;
     for (uint8_t p = 0; p < 8; ++p)
     {
@@ -193,6 +209,7 @@ FabricSwitch::ConfigureBuffer()
     {
         // Refresh the port's flow-control view (attributes may have changed since AddPort).
         m_portFc[i] = PeekPointer(m_ports[i]->GetFlowControl());
+        m_portIb[i] = dynamic_cast<IbCreditFlowControl*>(m_portFc[i]);
         uint8_t mask = 0;
         for (uint8_t p = 0; p < 8; ++p)
         {
@@ -202,18 +219,55 @@ FabricSwitch::ConfigureBuffer()
             }
         }
         m_losslessMask[i] = mask;
-        if (mask == 0)
+        if (mask == 0 || m_portIb[i])
         {
-            continue;
+            continue; // lossy, or InfiniBand: credits, not PFC headroom
         }
         Ptr<FabricChannel> ch = DynamicCast<FabricChannel>(m_ports[i]->GetChannel());
         double meters = ch ? ch->GetDelay().GetNanoSeconds() / 5.0 : 0.0;
         FabricNetDevice* peer = m_ports[i]->GetPeer();
         uint32_t mtu = std::max<uint32_t>(m_ports[i]->GetMtu(), peer ? peer->GetMtu() : 0);
-        uint32_t frame = mtu + m_ports[i]->GetL2OverheadBytes() + 20;
+        uint32_t frame = mtu + m_ports[i]->GetL2OverheadBytes() + m_ports[i]->GetPhyOverheadBytes();
         headroom[i] = PfcFlowControl::ComputeHeadroom(m_ports[i]->GetDataRate(), meters, frame);
     }
     m_buffer->Configure(static_cast<uint32_t>(m_ports.size()), headroom);
+}
+
+uint16_t
+FabricSwitch::Choose(const FabricFrame& frame, const uint16_t* ports, uint32_t n) const
+{
+    if (n == 1)
+    {
+        return ports[0];
+    }
+    switch (m_pathSelection)
+    {
+    case LFT: {
+        const uint32_t off = frame.dst - m_lftBase;
+        if (off < m_lft.size() && m_lft[off] != 0xffff)
+        {
+            return m_lft[off];
+        }
+        return ports[frame.dst % n]; // D-mod-K
+    }
+    case ADAPTIVE: {
+        const uint8_t prio = frame.priority & 7;
+        uint16_t best = ports[frame.dst % n];
+        uint32_t bestBytes = m_portPtrs[best]->GetQueueBytes(prio);
+        for (uint32_t i = 0; i < n && bestBytes > 0; ++i)
+        {
+            const uint32_t q = m_portPtrs[ports[i]]->GetQueueBytes(prio);
+            if (q < bestBytes)
+            {
+                best = ports[i];
+                bestBytes = q;
+            }
+        }
+        return best;
+    }
+    default:
+        return ports[FabricMix32(frame.flowHash ^ m_seed) % n];
+    }
 }
 
 int32_t
@@ -225,7 +279,42 @@ FabricSwitch::SelectEgressPort(const FabricFrame& frame) const
     {
         return -1;
     }
-    return n == 1 ? ports[0] : ports[FabricMix32(frame.flowHash ^ m_seed) % n];
+    return Choose(frame, ports, n);
+}
+
+void
+FabricSwitch::BuildLinearForwardingTable(uint32_t firstLid, uint32_t lastLid)
+{
+    m_lft.assign(lastLid >= firstLid ? lastLid - firstLid + 1 : 0, 0xffff);
+    m_lftBase = firstLid;
+    std::vector<std::pair<const uint16_t*, uint32_t>> next; // group -> routes assigned so far
+    for (uint32_t lid = firstLid; lid <= lastLid && lid >= firstLid; ++lid)
+    {
+        uint32_t n = 0;
+        const uint16_t* ports = m_routes.Lookup(lid, n);
+        if (n == 0)
+        {
+            continue;
+        }
+        uint32_t k = 0;
+        size_t g = 0;
+        for (; g < next.size() && next[g].first != ports; ++g)
+        {
+        }
+        if (g == next.size())
+        {
+            next.emplace_back(ports, 0);
+        }
+        k = next[g].second++;
+        m_lft[lid - firstLid] = ports[k % n];
+    }
+}
+
+int32_t
+FabricSwitch::GetLftPort(uint32_t lid) const
+{
+    const uint32_t off = lid - m_lftBase;
+    return off < m_lft.size() && m_lft[off] != 0xffff ? m_lft[off] : -1;
 }
 
 void
@@ -256,7 +345,7 @@ FabricSwitch::ReceiveFrame(FabricNetDevice* device, FabricFrame& frame)
         Drop(frame, FabricDropReason::NO_ROUTE);
         return;
     }
-    const uint16_t out = n == 1 ? ports[0] : ports[FabricMix32(frame.flowHash ^ m_seed) % n];
+    const uint16_t out = Choose(frame, ports, n);
     FabricNetDevice* outDev = m_portPtrs[out];
     if (!outDev->IsLinkUp())
     {
@@ -264,9 +353,14 @@ FabricSwitch::ReceiveFrame(FabricNetDevice* device, FabricFrame& frame)
         return;
     }
     const uint16_t in = device->GetPortIndex();
+    if (m_portIb[in])
+    {
+        ReceiveCredited(outDev, in, out, frame);
+        return;
+    }
     const uint8_t prio = frame.priority & 7;
     const bool lossless = (m_losslessMask[in] >> prio) & 1U;
-    const uint32_t bytes = outDev->WireBytes(frame) - 20;
+    const uint32_t bytes = outDev->BufferBytes(frame);
     SwitchBufferManager::Admission a = m_buffer->Admit(in,
                                                        out,
                                                        prio,
@@ -301,12 +395,42 @@ FabricSwitch::ReceiveFrame(FabricNetDevice* device, FabricFrame& frame)
 }
 
 void
+FabricSwitch::ReceiveCredited(FabricNetDevice* outDev, uint16_t in, uint16_t out, FabricFrame& frame)
+{
+    // The sender had credits for this packet, so the ingress VL has room: no admission test.
+    const uint8_t vl = frame.priority & 7;
+    const uint32_t bytes = outDev->BufferBytes(frame);
+    m_portFc[in]->NotifyReceive(vl, bytes);
+    IbCreditFlowControl* egress = m_portIb[out];
+    if (egress && frame.ecn != FabricFrame::ECN_NOT_ECT && frame.ecn != FabricFrame::ECN_CE &&
+        egress->ShouldMarkFecn(vl, outDev->GetQueueBytes(vl), bytes))
+    {
+        frame.ecn = FabricFrame::ECN_CE; // BTH FECN
+        ++m_counters.ecnMarks;
+        if (!m_ecnTrace.IsEmpty())
+        {
+            m_ecnTrace(frame, out);
+        }
+    }
+    frame.ingressPort = in;
+    frame.bufShared = 0;
+    frame.bufHeadroom = 0;
+    ++m_counters.forwarded;
+    outDev->Enqueue(std::move(frame));
+}
+
+void
 FabricSwitch::NotifyDequeue(FabricNetDevice* device, const FabricFrame& frame)
 {
     const uint16_t in = frame.ingressPort;
     const uint8_t prio = frame.priority & 7;
+    if (m_portIb[in])
+    {
+        m_portFc[in]->NotifyRelease(prio, device->BufferBytes(frame));
+        return;
+    }
     const bool lossless = (m_losslessMask[in] >> prio) & 1U;
-    const uint32_t bytes = device->WireBytes(frame) - 20;
+    const uint32_t bytes = device->BufferBytes(frame);
     if (m_buffer->Release(in,
                           device->GetPortIndex(),
                           prio,

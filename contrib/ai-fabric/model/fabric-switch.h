@@ -16,6 +16,7 @@ namespace ns3
 
 class SwitchBufferManager;
 class FabricFlowControl;
+class IbCreditFlowControl;
 
 /// Per-switch counters.
 struct FabricSwitchCounters
@@ -36,8 +37,14 @@ struct FabricSwitchCounters
  * queue. The buffer is released when the frame starts transmission. Port-to-port latency and
  * cut-through/store-and-forward are set on the ports' receive side (one event per hop).
  *
- * Not modelled: MAC learning/L2 switching, ARP, ACLs, adaptive routing and flowlets (ECMP is
- * static per flow), and a switch CPU. ns-3's Ipv4 routing is never consulted on switches.
+ * InfiniBand: ports whose flow control is IbCreditFlowControl bypass the shared-buffer
+ * manager. Each ingress VL holds what its credits allow (lossless by construction), the egress
+ * port marks FECN per IBA Annex A10 (IbCreditFlowControl::ShouldMarkFecn), and forwarding uses
+ * a linear forwarding table indexed by destination LID (BuildLinearForwardingTable, filled by
+ * the topology helper) or adaptive routing (PathSelection).
+ *
+ * Not modelled: MAC learning/L2 switching, ARP, ACLs, flowlets, and a switch CPU. ns-3's Ipv4
+ * routing is never consulted on switches.
  */
 class FabricSwitch : public Object, public FabricFrameReceiver
 {
@@ -62,8 +69,26 @@ class FabricSwitch : public Object, public FabricFrameReceiver
      */
     void ConfigureBuffer();
 
+    /// How the switch picks among equal-cost egress ports.
+    enum PathSelection : uint8_t
+    {
+        ECMP = 0,     //!< hash of the 5-tuple and a per-switch seed (static per flow)
+        LFT = 1,      //!< linear forwarding table by destination (InfiniBand); D-mod-K if unset
+        ADAPTIVE = 2, //!< per packet, the equal-cost port with the least bytes queued on the VL
+    };
+
     /// \return the egress port the switch would pick for `frame`, or -1 if there is no route
     int32_t SelectEgressPort(const FabricFrame& frame) const;
+
+    /**
+     * Fill the linear forwarding table for destinations (LIDs) firstLid..lastLid from the
+     * routing table: each destination gets one port of its equal-cost group, assigned round
+     * robin in LID order so the destinations are spread evenly over the group (what OpenSM's
+     * min-hop/fat-tree routing engines balance). Used when PathSelection is Lft.
+     */
+    void BuildLinearForwardingTable(uint32_t firstLid, uint32_t lastLid);
+    /// \return the LFT entry of `lid` (-1: none)
+    int32_t GetLftPort(uint32_t lid) const;
 
     uint32_t GetEcmpSeed() const;
     const FabricSwitchCounters& GetCounters() const;
@@ -84,11 +109,17 @@ class FabricSwitch : public Object, public FabricFrameReceiver
 
   private:
     void Drop(const FabricFrame& frame, FabricDropReason reason);
+    uint16_t Choose(const FabricFrame& frame, const uint16_t* ports, uint32_t n) const;
+    void ReceiveCredited(FabricNetDevice* outDev, uint16_t in, uint16_t out, FabricFrame& frame);
 
     std::vector<Ptr<FabricNetDevice>> m_ports;
     std::vector<FabricNetDevice*> m_portPtrs;
     std::vector<FabricFlowControl*> m_portFc;
     std::vector<uint8_t> m_losslessMask;
+    std::vector<IbCreditFlowControl*> m_portIb; //!< non-null on InfiniBand (credit) ports
+    std::vector<uint16_t> m_lft;                 //!< linear forwarding table, 0xffff = none
+    uint32_t m_lftBase{0};
+    PathSelection m_pathSelection{ECMP};
     FabricRoutingTable m_routes;
     Ptr<SwitchBufferManager> m_buffer;
     uint32_t m_seed{0};

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "rdma-nic.h"
 
+#include "ib-credit-flow-control.h"
+
 #include "rdma-congestion-ops.h"
 #include "rdma-no-cc.h"
 #include "rdma-dcqcn.h"
@@ -51,7 +53,7 @@ MaterializeRoce(const FabricFrame& f)
         aeth.m_msn = f.aux[3] & 0xffffff;
         p->AddHeader(aeth);
     }
-    else if (op == RoceBthHeader::CNP)
+    else if (op == RoceBthHeader::CNP || op == RoceBthHeader::IB_CNP)
     {
         p->AddPaddingAtEnd(0);
         Ptr<Packet> pad = Create<Packet>(kCnpPad);
@@ -68,7 +70,7 @@ MaterializeRoce(const FabricFrame& f)
     bth.SetDestQp(f.aux[1]);
     bth.SetPsn(f.seq);
     bth.SetAckRequest(f.aux[2] & kAckReqFlag && RoceBthHeader::IsData(op));
-    bth.SetBecn(op == RoceBthHeader::CNP);
+    bth.SetBecn(op == RoceBthHeader::CNP || op == RoceBthHeader::IB_CNP);
     p->AddHeader(bth);
     return p;
 }
@@ -100,6 +102,18 @@ RdmaNic::GetTypeId()
                           UintegerValue(26),
                           MakeUintegerAccessor(&RdmaNic::m_dataDscp),
                           MakeUintegerChecker<uint8_t>(0, 63))
+            .AddAttribute("BecnInterval",
+                          "InfiniBand only: minimum time between BECNs (CNPs) of one queue pair; "
+                          "IBA Annex A10 returns one per FECN-marked packet (0).",
+                          TimeValue(Time(0)),
+                          MakeTimeAccessor(&RdmaNic::m_becnInterval),
+                          MakeTimeChecker(Time(0)))
+            .AddAttribute("UseGrh",
+                          "InfiniBand only: data packets carry a 40-byte GRH (needed across "
+                          "subnets; not inside one fat-tree subnet).",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&RdmaNic::m_useGrh),
+                          MakeBooleanChecker())
             .AddAttribute("CnpDscp",
                           "DSCP of CNPs (48 = CS6, priority 6: NVIDIA default).",
                           UintegerValue(48),
@@ -213,8 +227,40 @@ RdmaNic::Attach(Ptr<FabricNetDevice> device)
 {
     m_device = device;
     m_dev = PeekPointer(device);
+    // On InfiniBand the descriptor's UDP port is only the local demultiplexing key: the wire
+    // carries LRH (+GRH) + BTH, and l3Bytes counts no IPv4/UDP header.
     device->RegisterUdpHandler(RoceBthHeader::UDP_PORT, MakeCallback(&RdmaNic::Receive, this));
     device->SetReceiveLatency(m_nicRxLatency);
+    m_ib = device->GetLinkLayer() == FabricNetDevice::INFINIBAND;
+}
+
+bool
+RdmaNic::IsInfiniBand() const
+{
+    return m_ib;
+}
+
+uint32_t
+RdmaNic::NetworkHeaderBytes() const
+{
+    if (m_ib)
+    {
+        return m_useGrh ? 40 : 0;
+    }
+    return kIpUdp;
+}
+
+uint8_t
+RdmaNic::PriorityOf(uint8_t dscp) const
+{
+    const uint8_t level = static_cast<uint8_t>(dscp >> 3);
+    if (m_ib)
+    {
+        // The service level maps to a data VL through the fabric's SL-to-VL table.
+        auto* fc = dynamic_cast<IbCreditFlowControl*>(PeekPointer(m_dev->GetFlowControl()));
+        return fc ? fc->GetVl(level) : level;
+    }
+    return level;
 }
 
 Ptr<FabricNetDevice>
@@ -280,7 +326,7 @@ RdmaNic::CreateQueuePair(Ipv4Address remote, uint8_t dscp)
     qp->m_local = m_dev->GetIpv4Address();
     qp->m_remote = remote;
     qp->m_dscp = dscp ? dscp : m_dataDscp;
-    qp->m_priority = static_cast<uint8_t>(qp->m_dscp >> 3);
+    qp->m_priority = PriorityOf(qp->m_dscp);
     const uint32_t nodeId = m_dev->GetNode() ? m_dev->GetNode()->GetId() : 0;
     // Per-QP UDP source port: RoCEv2's ECMP entropy (49152..65535).
     qp->m_udpSport =
@@ -446,7 +492,8 @@ RdmaNic::PullFrame(uint8_t prio, FabricFrame& out)
         out.ecn = FabricFrame::ECN_ECT0;
         out.seq = psn;
         out.payloadBytes = payload;
-        out.l3Bytes = kIpUdp + kBth + (RoceBthHeader::HasReth(op) ? kReth : 0) + payload + kIcrc;
+        out.l3Bytes = NetworkHeaderBytes() + kBth + (RoceBthHeader::HasReth(op) ? kReth : 0) +
+                      payload + kIcrc;
         out.aux[2] = psn == m->lastPsn ? kAckReqFlag : 0;
         out.aux[3] = RoceBthHeader::HasReth(op) ? static_cast<uint32_t>(std::min<uint64_t>(m->bytes, UINT32_MAX)) : 0;
         out.ComputeFlowHash();
@@ -526,7 +573,7 @@ RdmaNic::FillHeaderFields(RdmaQueuePair* qp, FabricFrame& f, uint8_t opcode, uin
     f.srcPort = qp->m_udpSport;
     f.dstPort = RoceBthHeader::UDP_PORT;
     f.dscp = dscp;
-    f.priority = static_cast<uint8_t>(dscp >> 3);
+    f.priority = dscp == qp->m_dscp ? qp->m_priority : PriorityOf(dscp);
     f.ecn = FabricFrame::ECN_NOT_ECT;
     f.flowId = (m_dev->GetNode() ? m_dev->GetNode()->GetId() << 16 : 0) | (qp->m_qpn & 0xffff);
     f.txTimeStep = Simulator::Now().GetTimeStep();
@@ -546,7 +593,7 @@ RdmaNic::Receive(FabricNetDevice*, const FabricFrame& f)
         return;
     }
     const uint8_t op = static_cast<uint8_t>(f.aux[0]);
-    if (op == RoceBthHeader::CNP)
+    if (op == RoceBthHeader::CNP || op == RoceBthHeader::IB_CNP)
     {
         ++qp->m_stats.cnpsReceived;
         ++m_counters.cnpsReceived;
@@ -583,7 +630,8 @@ RdmaNic::HandleData(RdmaQueuePair* qp, const FabricFrame& f)
     {
         ++qp->m_stats.ecnMarkedReceived;
         const int64_t now = Simulator::Now().GetTimeStep();
-        if (now - qp->m_lastCnpStep >= m_cnpInterval.GetTimeStep())
+        const int64_t interval = (m_ib ? m_becnInterval : m_cnpInterval).GetTimeStep();
+        if (now - qp->m_lastCnpStep >= interval)
         {
             qp->m_lastCnpStep = now;
             SendCnp(qp);
@@ -687,7 +735,7 @@ RdmaNic::SendAck(RdmaQueuePair* qp, bool nak, uint32_t psn, uint32_t sack)
     f.seq = psn;
     f.aux[2] = nak ? RoceAethHeader::SYNDROME_NAK_PSN : RoceAethHeader::SYNDROME_ACK;
     f.aux[3] = sack;
-    f.l3Bytes = kIpUdp + kBth + kAeth + kIcrc;
+    f.l3Bytes = NetworkHeaderBytes() + kBth + kAeth + kIcrc;
     f.ComputeFlowHash();
     if (nak)
     {
@@ -706,9 +754,9 @@ void
 RdmaNic::SendCnp(RdmaQueuePair* qp)
 {
     FabricFrame f;
-    FillHeaderFields(qp, f, RoceBthHeader::CNP, m_cnpDscp);
+    FillHeaderFields(qp, f, m_ib ? RoceBthHeader::IB_CNP : RoceBthHeader::CNP, m_cnpDscp);
     f.seq = 0;
-    f.l3Bytes = kIpUdp + kBth + kCnpPad + kIcrc;
+    f.l3Bytes = NetworkHeaderBytes() + kBth + kCnpPad + kIcrc;
     f.ComputeFlowHash();
     ++qp->m_stats.cnpsSent;
     ++m_counters.cnpsSent;

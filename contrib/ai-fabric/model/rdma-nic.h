@@ -58,6 +58,13 @@ struct RdmaNicCounters
  * a host bounce buffer (PcieLatency + bytes / PcieBandwidth each side). The NIC sends no faster
  * than min(line rate, PcieBandwidth).
  *
+ * InfiniBand: on a port whose LinkLayer is InfiniBand the same engine is a host channel
+ * adapter: packets carry LRH (+GRH with UseGrh) + BTH instead of Ethernet/IPv4/UDP + BTH, the
+ * destination is the peer's LID (the host address the topology helper assigned), the queue
+ * pair's VL comes from its service level (DSCP / 8) through the port's SL-to-VL table, and CNPs
+ * use the IBA Annex A10 opcode 0x80 (BECN). Queue pairs, loss recovery and completions are
+ * unchanged.
+ *
  * Not modelled: memory registration, RDMA READ and atomics, UD/UC, RNR, NIC caches (QP/MTT
  * misses), PCIe credit flow control and ordering.
  */
@@ -83,6 +90,10 @@ class RdmaNic : public Object, public FabricFrameSource
     void SetLossRecovery(ObjectFactory factory);
 
     uint32_t GetPathMtu() const;
+    /// \return true if the NIC's port is InfiniBand (a host channel adapter), false for RoCEv2
+    bool IsInfiniBand() const;
+    /// Bytes before the BTH: IPv4 20 + UDP 8 on RoCEv2; GRH 40 or nothing on InfiniBand.
+    uint32_t NetworkHeaderBytes() const;
     /// Delay from posting `bytes` to the first byte being readable by the NIC.
     Time GetRequesterDelay(uint64_t bytes) const;
     /// Delay from the last byte arriving to the message being in GPU memory.
@@ -123,6 +134,7 @@ class RdmaNic : public Object, public FabricFrameSource
     void ScheduleWake(int64_t step);
     void Wake();
     const RdmaQueuePair::Message* FindMessage(const RdmaQueuePair* qp, uint32_t psn) const;
+    uint8_t PriorityOf(uint8_t dscp) const;
 
     Ptr<FabricNetDevice> m_device;
     Ptr<LatencyHistogram> m_latency;
@@ -141,6 +153,7 @@ class RdmaNic : public Object, public FabricFrameSource
     uint8_t m_cnpDscp{48};
     Time m_ackInterval;
     Time m_cnpInterval;
+    Time m_becnInterval;
     Time m_rto;
     uint32_t m_retryCount{7};
     bool m_backoff{false};
@@ -149,6 +162,8 @@ class RdmaNic : public Object, public FabricFrameSource
     Time m_pcieLatency;
     DataRate m_pcieBandwidth;
     bool m_gpuDirect{true};
+    bool m_useGrh{false};
+    bool m_ib{false};
     ObjectFactory m_ccFactory;
     ObjectFactory m_recoveryFactory;
     TypeId m_ccType;

@@ -30,6 +30,7 @@ class RoceBthHeader : public Header
         WRITE_ONLY = 0x0a,
         ACKNOWLEDGE = 0x11,
         CNP = 0x81,
+        IB_CNP = 0x80, //!< InfiniBand congestion notification (IBA Annex A10.3.2)
     };
 
     static constexpr uint16_t UDP_PORT = 4791;

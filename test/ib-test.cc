@@ -1,0 +1,390 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// InfiniBand: goodput with IB headers, lossless incast within advertised credits, the credit
+// loop's buffer/RTT limit, FECN/BECN congestion control protecting a victim flow, LID
+// forwarding tables, and a ring AllReduce on an IB rail-optimized fabric against alpha-beta.
+#include "test-util.h"
+
+#include <cmath>
+
+using namespace ns3;
+
+namespace
+{
+
+// An IB packet around its payload: LRH 8 + BTH 12 + ICRC 4 + VCRC 2 (+ RETH 16 on a WRITE's
+// first packet). No preamble, IFG or minimum frame.
+constexpr uint32_t kIbOverhead = 8 + 12 + 4 + 2;
+constexpr uint32_t kReth = 16;
+constexpr double kNdr = 400e9;
+
+struct Completions
+{
+    std::vector<RdmaCompletion> v;
+
+    void Add(const RdmaCompletion& c)
+    {
+        v.push_back(c);
+    }
+
+    Callback<void, const RdmaCompletion&> Cb()
+    {
+        return MakeCallback(&Completions::Add, this);
+    }
+};
+
+/// A link helper that builds InfiniBand ports with credit flow control.
+FabricLinkHelper
+IbLink(uint32_t rxBufferBytes = 131072)
+{
+    FabricLinkHelper link;
+    link.SetDeviceAttribute("LinkLayer", EnumValue(FabricNetDevice::INFINIBAND));
+    link.SetDeviceAttribute("Mtu", UintegerValue(4096 + 12 + 16 + 4));
+    link.SetFlowControl("ns3::IbCreditFlowControl");
+    link.SetFlowControlAttribute("RxBufferBytes", UintegerValue(rxBufferBytes));
+    return link;
+}
+
+Ptr<IbCreditFlowControl>
+IbFc(Ptr<FabricNetDevice> d)
+{
+    return DynamicCast<IbCreditFlowControl>(d->GetFlowControl());
+}
+
+/// Two IB hosts (LIDs 1 and 2) joined by one cable, HCAs installed.
+struct TwoHcas
+{
+    Ptr<Node> a = CreateObject<Node>();
+    Ptr<Node> b = CreateObject<Node>();
+    Ptr<FabricNetDevice> da;
+    Ptr<FabricNetDevice> db;
+    Ptr<RdmaQueuePair> qa;
+    Ptr<RdmaQueuePair> qb;
+
+    TwoHcas(RdmaHelper& rdma, double meters, uint32_t rxBufferBytes)
+    {
+        FabricLinkHelper link = IbLink(rxBufferBytes);
+        NetDeviceContainer d = link.Install(a, b, DataRate("400Gbps"), meters);
+        da = DynamicCast<FabricNetDevice>(d.Get(0));
+        db = DynamicCast<FabricNetDevice>(d.Get(1));
+        da->SetIpv4Address(Ipv4Address(1u)); // LID 1
+        db->SetIpv4Address(Ipv4Address(2u)); // LID 2
+        rdma.Install(a);
+        rdma.Install(b);
+        std::tie(qa, qb) = RdmaHelper::Connect(a, b);
+    }
+};
+
+} // namespace
+
+TEST_F(FabricTest, IbOneFlowGoodputIsLineRateTimesPayloadShare)
+{
+    RdmaHelper rdma;
+    rdma.SetCongestionControl("ns3::RdmaNoCc");
+    TwoHcas h(rdma, 3.0, 131072);
+    ASSERT_TRUE(h.qa->GetNic()->IsInfiniBand());
+    EXPECT_EQ(h.qa->GetNic()->NetworkHeaderBytes(), 0u);
+    Completions req;
+    Completions resp;
+    h.qa->SetCompletionCallback(req.Cb());
+    h.qb->SetReceiveCallback(resp.Cb());
+    const uint64_t bytes = 64ULL << 20;
+    const uint64_t packets = bytes / 4096;
+    h.qa->PostWrite(bytes);
+    Simulator::Run();
+    ASSERT_EQ(resp.v.size(), 1u);
+    EXPECT_EQ(resp.v[0].status, RdmaCompletion::SUCCESS);
+    // Goodput over the transfer (post to data in GPU memory, minus the fixed NIC/PCIe/cable
+    // latencies) against line rate x payload / (payload + IB overheads).
+    const double fixed = 300e-9 + 250e-9 + 15e-9 + 300e-9 + 250e-9;
+    const double transfer = resp.v[0].completed.GetSeconds() - fixed;
+    const double goodput = bytes * 8.0 / transfer;
+    const double theory = kNdr * 4096.0 / (4096.0 + kIbOverhead);
+    EXPECT_NEAR(goodput / theory, 1.0, 0.005) << goodput / 1e9 << " Gb/s vs " << theory / 1e9;
+    // And the wire time to the nanosecond: every packet is LRH+BTH+payload+ICRC+VCRC, plus the
+    // 6-byte flow-control packets the sender returns for the ACKs it receives (they go first).
+    const double fcps = double(IbFc(h.da)->GetFcpsSent());
+    const double wire = double(packets) * (4096 + kIbOverhead) + kReth + fcps * 6;
+    EXPECT_NEAR(transfer, wire * 8 / kNdr, 3e-9);
+    EXPECT_GT(IbFc(h.db)->GetFcpsSent(), packets / 2) << "credits return as the HCA consumes";
+    EXPECT_EQ(IbFc(h.da)->GetStalls(3), 0u) << "128 KiB covers the credit round trip";
+    EXPECT_EQ(IbFc(h.db)->GetOverruns(), 0u);
+}
+
+TEST_F(FabricTest, IbCreditLoopLimitsThroughputToBufferOverRoundTrip)
+{
+    // A 200 m cable (1 us each way) and a receive buffer of exactly 4 full packets: the sender
+    // may have at most 4 packets unreturned, so its rate is 4 packets per credit round trip:
+    // serialization + cable + the HCA's receive latency (300 ns) + FCP serialization + cable.
+    auto run = [](uint32_t bufferPackets, double meters) {
+        RdmaHelper rdma;
+        rdma.SetCongestionControl("ns3::RdmaNoCc");
+        const uint32_t blocksPerPacket = IbCreditFlowControl::Blocks(4096 + kIbOverhead);
+        TwoHcas h(rdma, meters, bufferPackets * blocksPerPacket * 64);
+        Completions resp;
+        h.qb->SetReceiveCallback(resp.Cb());
+        const uint64_t bytes = 16ULL << 20;
+        h.qa->PostWrite(bytes);
+        Simulator::Run();
+        EXPECT_EQ(resp.v.size(), 1u);
+        const double t = resp.v.empty() ? 1.0 : resp.v[0].completed.GetSeconds();
+        const Time stall = IbFc(h.da)->GetStallTime(3);
+        const uint64_t overruns = IbFc(h.db)->GetOverruns();
+        const uint32_t maxHeld = IbFc(h.db)->GetRxMaxOccupancy(3);
+        Simulator::Destroy();
+        EXPECT_EQ(overruns, 0u);
+        EXPECT_LE(maxHeld, bufferPackets * blocksPerPacket);
+        return std::make_pair(bytes * 8.0 / t, stall);
+    };
+    const double ser = (4096.0 + kIbOverhead) * 8 / kNdr;
+    const double fcp = 6.0 * 8 / kNdr;
+    const double line = kNdr * 4096.0 / (4096.0 + kIbOverhead);
+    auto theory = [&](uint32_t packets, double meters) {
+        const double rtt = ser + 2 * meters * 5e-9 + 300e-9 + fcp;
+        return std::min(line, packets * 4096.0 * 8 / rtt);
+    };
+    const auto [slow, stalled] = run(4, 200.0);
+    EXPECT_NEAR(slow / theory(4, 200.0), 1.0, 0.01)
+        << slow / 1e9 << " Gb/s vs buffer/RTT " << theory(4, 200.0) / 1e9;
+    EXPECT_GT(stalled.GetSeconds(), 0.5 * 16e6 * 8 / slow) << "the sender mostly waits";
+    // 3 m: the HCA's 300 ns receive latency still dominates the round trip (318 Gb/s).
+    const auto [short4, short4Stall] = run(4, 3.0);
+    EXPECT_NEAR(short4 / theory(4, 3.0), 1.0, 0.01) << short4 / 1e9 << " Gb/s";
+    EXPECT_LT(theory(4, 3.0), 0.85 * line);
+    // Twice the buffer on 3 m: buffer/RTT exceeds the line, so the line limits instead.
+    const auto [fast, fastStall] = run(8, 3.0);
+    EXPECT_NEAR(fast / line, 1.0, 0.01) << fast / 1e9 << " Gb/s";
+    EXPECT_LT(fastStall.GetSeconds(), short4Stall.GetSeconds() / 10);
+}
+
+TEST_F(FabricTest, IbIncastIsLosslessAndStaysWithinAdvertisedCredits)
+{
+    Ptr<StarTopologyHelper> star = CreateObject<StarTopologyHelper>();
+    star->SetAttribute("LinkLayer", EnumValue(FabricNetDevice::INFINIBAND));
+    star->SetAttribute("Servers", UintegerValue(17));
+    star->SetAttribute("GpusPerServer", UintegerValue(1));
+    star->GetLinkHelper().SetFlowControlAttribute("RxBufferBytes", UintegerValue(32768));
+    Ptr<FabricTopology> topo = star->Build();
+    EXPECT_EQ(topo->GetHostDevice(0)->GetIpv4Address().Get(), 1u) << "hosts are LIDs 1..N";
+    RdmaHelper rdma;
+    rdma.SetCongestionControl("ns3::RdmaNoCc");
+    rdma.Install(topo);
+    DropCounter drops;
+    drops.ConnectAll();
+    Completions done;
+    std::vector<Ptr<RdmaQueuePair>> senders;
+    for (uint32_t i = 1; i <= 16; ++i)
+    {
+        auto qp = RdmaHelper::Connect(topo->GetHostNode(i), topo->GetHostNode(0));
+        qp.first->SetCompletionCallback(done.Cb());
+        qp.first->PostWrite(4 << 20);
+        senders.push_back(qp.first);
+    }
+    Simulator::Run();
+    EXPECT_EQ(drops.Total(), 0u);
+    ASSERT_EQ(done.v.size(), 16u);
+    double last = 0;
+    for (const auto& c : done.v)
+    {
+        EXPECT_EQ(c.status, RdmaCompletion::SUCCESS);
+        last = std::max(last, c.completed.GetSeconds());
+    }
+    for (auto& qp : senders)
+    {
+        EXPECT_EQ(qp->GetStats().retransmittedPackets, 0u);
+    }
+    // The receiver's link is the bottleneck and stays busy: 64 MiB at the IB goodput.
+    const double line = kNdr * 4096.0 / (4096.0 + kIbOverhead);
+    EXPECT_NEAR((64.0 * (1 << 20) * 8 / line) / last, 1.0, 0.02);
+    Ptr<FabricSwitch> sw = topo->GetSwitch(0);
+    const uint32_t advertised = 32768 / 64;
+    Time senderStall(0);
+    for (uint16_t p = 0; p < sw->GetNPorts(); ++p)
+    {
+        Ptr<IbCreditFlowControl> fc = IbFc(sw->GetPort(p));
+        ASSERT_TRUE(fc);
+        EXPECT_LE(fc->GetRxMaxOccupancy(3), advertised) << "port " << p;
+        EXPECT_EQ(fc->GetOverruns(), 0u);
+    }
+    for (uint32_t i = 1; i <= 16; ++i)
+    {
+        senderStall += IbFc(topo->GetHostDevice(i))->GetStallTime(3);
+    }
+    EXPECT_GT(senderStall.GetSeconds() / 16, 0.5 * last) << "senders wait for credits";
+    uint64_t pfc = 0;
+    for (uint16_t p = 0; p < sw->GetNPorts(); ++p)
+    {
+        pfc += sw->GetPort(p)->GetCounters().pfcFramesTx;
+    }
+    EXPECT_EQ(pfc, 0u) << "no pause frames on InfiniBand";
+}
+
+TEST_F(FabricTest, IbLinearForwardingTablesSpreadDestinations)
+{
+    Ptr<RailOptimizedFatTreeHelper> rail = CreateObject<RailOptimizedFatTreeHelper>();
+    rail->SetAttribute("LinkLayer", EnumValue(FabricNetDevice::INFINIBAND));
+    rail->SetAttribute("Servers", UintegerValue(8));
+    rail->SetAttribute("GpusPerServer", UintegerValue(4));
+    rail->SetAttribute("LeafRadix", UintegerValue(16));
+    Ptr<FabricTopology> topo = rail->Build();
+    const uint32_t hosts = topo->GetNHosts();
+    for (uint32_t j = 0; j < topo->GetNSwitches(); ++j)
+    {
+        Ptr<FabricSwitch> sw = topo->GetSwitch(j);
+        std::vector<uint32_t> perPort(sw->GetNPorts(), 0);
+        for (uint32_t lid = 1; lid <= hosts; ++lid)
+        {
+            const int32_t port = sw->GetLftPort(lid);
+            ASSERT_GE(port, 0) << "switch " << j << " has no LFT entry for LID " << lid;
+            ++perPort[port];
+        }
+        // Up-ports of a leaf carry the remote destinations evenly (within one).
+        uint32_t lo = UINT32_MAX;
+        uint32_t hi = 0;
+        for (uint16_t p = 0; p < sw->GetNPorts(); ++p)
+        {
+            Ptr<FabricNetDevice> peer(sw->GetPort(p)->GetPeer());
+            if (perPort[p] > 1)
+            {
+                lo = std::min(lo, perPort[p]);
+                hi = std::max(hi, perPort[p]);
+            }
+        }
+        if (hi > 0)
+        {
+            EXPECT_LE(hi - lo, 1u) << "switch " << j;
+        }
+    }
+}
+
+namespace
+{
+
+/// Victim-flow fabric: 4 incast senders and a victim V on switch 0; the incast target D and
+/// the victim's target W on switch 1; HDR (200 Gb/s) hosts and an XDR (800 Gb/s) trunk, so the
+/// trunk has room for the victim once the incast is held to D's rate.
+struct VictimFabric
+{
+    Ptr<FabricTopology> topo = CreateObject<FabricTopology>();
+
+    explicit VictimFabric(bool cc)
+    {
+        FabricLinkHelper link = IbLink(131072);
+        link.SetFlowControlAttribute("FecnThreshold", UintegerValue(cc ? 16384 : 0));
+        for (uint32_t i = 0; i < 7; ++i)
+        {
+            topo->AddHost(CreateObject<Node>(), Ipv4Address(i + 1));
+        }
+        const uint32_t h = topo->GetNHosts();
+        for (uint32_t s = 0; s < 2; ++s)
+        {
+            Ptr<Node> n = CreateObject<Node>();
+            Ptr<FabricSwitch> sw = CreateObject<FabricSwitch>();
+            sw->SetAttribute("PathSelection", EnumValue(FabricSwitch::LFT));
+            n->AggregateObject(sw);
+            topo->AddSwitch(n, sw, "switch");
+        }
+        auto connect = [&](uint32_t a, uint32_t b, const char* rate) {
+            Ptr<Node> na = a < h ? topo->GetHostNode(a) : topo->GetSwitchNode(a - h);
+            Ptr<Node> nb = b < h ? topo->GetHostNode(b) : topo->GetSwitchNode(b - h);
+            NetDeviceContainer d = link.Install(na, nb, DataRate(rate), 10.0);
+            auto da = DynamicCast<FabricNetDevice>(d.Get(0));
+            auto db = DynamicCast<FabricNetDevice>(d.Get(1));
+            if (a >= h)
+            {
+                topo->GetSwitch(a - h)->AddPort(da);
+            }
+            if (b >= h)
+            {
+                topo->GetSwitch(b - h)->AddPort(db);
+            }
+            topo->AddLink(a, b, da, db);
+        };
+        for (uint32_t i = 0; i < 5; ++i)
+        {
+            connect(i, h, "200Gbps"); // hosts 0-3 incast senders, 4 the victim
+        }
+        connect(5, h + 1, "200Gbps"); // D
+        connect(6, h + 1, "200Gbps"); // W
+        connect(h, h + 1, "800Gbps");
+        topo->PopulateRoutes();
+        for (uint32_t s = 0; s < 2; ++s)
+        {
+            topo->GetSwitch(s)->BuildLinearForwardingTable(1, h);
+        }
+    }
+};
+
+} // namespace
+
+TEST_F(FabricTest, IbCongestionControlProtectsTheVictimFlow)
+{
+    auto run = [](bool cc) {
+        VictimFabric f(cc);
+        RdmaHelper rdma;
+        rdma.SetCongestionControl(cc ? "ns3::IbCongestionControl" : "ns3::RdmaNoCc");
+        rdma.Install(f.topo);
+        DropCounter drops;
+        drops.ConnectAll();
+        Completions victim;
+        for (uint32_t i = 0; i < 4; ++i)
+        {
+            auto qp = RdmaHelper::Connect(f.topo->GetHostNode(i), f.topo->GetHostNode(5));
+            qp.first->PostWrite(32 << 20);
+        }
+        auto v = RdmaHelper::Connect(f.topo->GetHostNode(4), f.topo->GetHostNode(6));
+        v.first->SetCompletionCallback(victim.Cb());
+        const uint64_t bytes = 8 << 20;
+        v.first->PostWrite(bytes);
+        Simulator::Run();
+        EXPECT_EQ(drops.Total(), 0u);
+        EXPECT_EQ(victim.v.size(), 1u);
+        const double tput = victim.v.empty() ? 0 : bytes * 8.0 / victim.v[0].completed.GetSeconds();
+        uint64_t fecn = f.topo->GetSwitch(1)->GetCounters().ecnMarks;
+        uint64_t becn = f.topo->GetHostNode(0)->GetObject<RdmaNic>()->GetCounters().cnpsReceived;
+        Simulator::Destroy();
+        return std::make_tuple(tput, fecn, becn);
+    };
+    const auto [off, fecnOff, becnOff] = run(false);
+    const auto [on, fecnOn, becnOn] = run(true);
+    EXPECT_EQ(fecnOff, 0u);
+    EXPECT_GT(fecnOn, 0u) << "the root port (to D) marks FECN";
+    EXPECT_GT(becnOn, 0u) << "the incast senders get BECNs";
+    // Without CC the trunk's credits are held by packets for D (congestion spreading), so the
+    // victim gets about a fifth of what the trunk returns; with CC the incast backs off.
+    EXPECT_GT(on, 2 * off) << "victim " << off / 1e9 << " Gb/s without CC, " << on / 1e9
+                             << " Gb/s with";
+    EXPECT_GT(on, 0.6 * 200e9) << on / 1e9 << " Gb/s";
+}
+
+class IbRingAlphaBetaTest : public FabricTest, public ::testing::WithParamInterface<uint64_t>
+{
+};
+
+TEST_P(IbRingAlphaBetaTest, RingAllReduceOnAnIbRailFabricMatchesAlphaBeta)
+{
+    const uint64_t bytes = GetParam();
+    // 8 single-GPU servers: the ring's neighbours share rail 0's leaf (one switch per hop).
+    Ptr<RailOptimizedFatTreeHelper> rail = CreateObject<RailOptimizedFatTreeHelper>();
+    rail->SetAttribute("LinkLayer", EnumValue(FabricNetDevice::INFINIBAND));
+    rail->SetAttribute("Servers", UintegerValue(8));
+    rail->SetAttribute("GpusPerServer", UintegerValue(1));
+    RdmaHelper rdma;
+    rdma.SetCongestionControl("ns3::IbCongestionControl");
+    Cluster c = MakeJob(rail->Build(), "ns3::RingCollective", "allreduce", bytes, 1, Time(0), false, rdma);
+    c.job->Start();
+    Simulator::Run();
+    ASSERT_TRUE(c.job->IsFinished());
+    const double measured = c.job->GetSteps()[0].CollectiveTime().GetSeconds();
+    // alpha: NIC tx 300 + PCIe 250 + 2 cables (3 m) + switch 500 + NIC rx 300 + PCIe 250 + the
+    // first packet's RETH; B: 400G x 4096 / (4096 + 26).
+    const double alpha = 300e-9 + 250e-9 + 2 * 15e-9 + 500e-9 + 300e-9 + 250e-9 + kReth * 8 / kNdr;
+    const double b = kNdr / 8 * 4096 / (4096 + kIbOverhead);
+    const double n = 8;
+    const double model = 2 * (n - 1) * alpha + 2 * (n - 1) / n * double(bytes) / b;
+    EXPECT_NEAR(measured / model, 1.0, 0.02) << "measured " << measured * 1e6 << " us, model "
+                                             << model * 1e6 << " us";
+}
+
+INSTANTIATE_TEST_SUITE_P(Sizes,
+                         IbRingAlphaBetaTest,
+                         ::testing::Values(uint64_t(1) << 20, uint64_t(32) << 20));
