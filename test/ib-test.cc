@@ -388,3 +388,54 @@ TEST_P(IbRingAlphaBetaTest, RingAllReduceOnAnIbRailFabricMatchesAlphaBeta)
 INSTANTIATE_TEST_SUITE_P(Sizes,
                          IbRingAlphaBetaTest,
                          ::testing::Values(uint64_t(1) << 20, uint64_t(32) << 20));
+
+TEST_F(FabricTest, IbPcapDecodesAsInfiniband)
+{
+    if (std::system("command -v tshark >/dev/null 2>&1") != 0)
+    {
+        GTEST_SKIP() << "tshark not installed";
+    }
+    const std::string file = ::testing::TempDir() + "aif-ib.pcap";
+    {
+        RdmaHelper rdma;
+        rdma.SetNicAttribute("AckInterval", TimeValue(Time(0)));
+        TwoHcas h(rdma, 3.0, 131072);
+        FabricLinkHelper link;
+        link.EnablePcap(file, h.db, false, true);
+        h.qa->PostWrite(3 * 4096);
+        Simulator::Run();
+        Simulator::Destroy();
+    }
+    const std::string cmd = "tshark -r " + file +
+                            " -T fields -e infiniband.lrh.vl -e infiniband.lrh.dlid "
+                            "-e infiniband.lrh.slid -e infiniband.bth.opcode -e infiniband.bth.psn "
+                            "2>/dev/null";
+    FILE* p = popen(cmd.c_str(), "r");
+    ASSERT_NE(p, nullptr);
+    std::vector<std::string> lines;
+    char buf[256];
+    while (fgets(buf, sizeof(buf), p))
+    {
+        lines.emplace_back(buf);
+    }
+    pclose(p);
+    // Received by HCA 2 (LID 2) on VL 3: WRITE FIRST/MIDDLE/LAST, PSN 0..2; sent: ACKs to LID 1.
+    std::vector<std::string> data;
+    int acks = 0;
+    for (auto& l : lines)
+    {
+        if (l.find("\t1\t2\t17\t") != std::string::npos)
+        {
+            ++acks;
+        }
+        else
+        {
+            data.push_back(l);
+        }
+    }
+    ASSERT_EQ(data.size(), 3u) << (lines.empty() ? "no output" : lines[0]);
+    EXPECT_EQ(data[0], "0x03\t2\t1\t6\t0\n");
+    EXPECT_EQ(data[1], "0x03\t2\t1\t7\t1\n");
+    EXPECT_EQ(data[2], "0x03\t2\t1\t8\t2\n");
+    EXPECT_GE(acks, 1);
+}

@@ -107,6 +107,42 @@ FabricLinkHelper::Install(NodeContainer c)
     return Install(c.Get(0), c.Get(1));
 }
 
+namespace
+{
+
+/**
+ * Write one InfiniBand packet (LRH ... VCRC) as an ERF record of type 21 (InfiniBand) in a
+ * pcap file of link type 197 (ERF): Wireshark and tshark decode it with their InfiniBand
+ * dissector (there is no plain pcap link type for InfiniBand they read).
+ */
+void
+WriteErfInfiniband(Ptr<PcapFileWrapper> file, Ptr<const Packet> packet)
+{
+    const Time now = Simulator::Now();
+    const uint64_t ns = static_cast<uint64_t>(now.GetNanoSeconds());
+    const uint64_t ts = ((ns / 1000000000ULL) << 32) | (((ns % 1000000000ULL) << 32) / 1000000000ULL);
+    const uint32_t len = packet->GetSize();
+    uint8_t h[16];
+    for (int i = 0; i < 8; ++i)
+    {
+        h[i] = static_cast<uint8_t>(ts >> (8 * i)); // little-endian timestamp
+    }
+    h[8] = 21;   // ERF_TYPE_INFINIBAND
+    h[9] = 0x04; // varying-length record
+    const uint16_t rlen = static_cast<uint16_t>(16 + len);
+    h[10] = static_cast<uint8_t>(rlen >> 8);
+    h[11] = static_cast<uint8_t>(rlen);
+    h[12] = 0; // loss counter
+    h[13] = 0;
+    h[14] = static_cast<uint8_t>(len >> 8); // wire length
+    h[15] = static_cast<uint8_t>(len);
+    Ptr<Packet> rec = Create<Packet>(h, 16);
+    rec->AddAtEnd(packet);
+    file->Write(now, rec);
+}
+
+} // namespace
+
 void
 FabricLinkHelper::EnablePcapInternal(std::string prefix,
                                      Ptr<NetDevice> nd,
@@ -122,52 +158,74 @@ FabricLinkHelper::EnablePcapInternal(std::string prefix,
     std::string filename =
         explicitFilename ? prefix : pcapHelper.GetFilenameFromDevice(prefix, dev);
     Ptr<PcapFileWrapper> file =
-        pcapHelper.CreateFile(filename, std::ios::out, PcapHelper::DLT_EN10MB);
-    pcapHelper.HookDefaultSink<FabricNetDevice>(dev,
-                                                promiscuous ? "PromiscSniffer" : "Sniffer",
-                                                file);
+        pcapHelper.CreateFile(filename,
+                              std::ios::out,
+                              static_cast<PcapHelper::DataLinkType>(dev->GetPcapDataLinkType()));
+    const std::string source = promiscuous ? "PromiscSniffer" : "Sniffer";
+    if (dev->GetLinkLayer() == FabricNetDevice::INFINIBAND)
+    {
+        dev->TraceConnectWithoutContext(source, MakeBoundCallback(&WriteErfInfiniband, file));
+        return;
+    }
+    pcapHelper.HookDefaultSink<FabricNetDevice>(dev, source, file);
 }
 
 namespace
 {
 
+/// The packet an ascii line prints: the L3 packet on Ethernet, the IB packet on InfiniBand.
+Ptr<Packet>
+AsciiPacket(const FabricNetDevice* dev, const FabricFrame& frame)
+{
+    if (dev->GetLinkLayer() == FabricNetDevice::INFINIBAND && frame.kind == FabricFrame::DATA)
+    {
+        return dev->MaterializeEthernet(frame, true);
+    }
+    return frame.ToL3Packet();
+}
+
 void
 AsciiFrameEvent(Ptr<OutputStreamWrapper> stream,
                 std::string context,
+                const FabricNetDevice* dev,
                 char op,
                 const FabricFrame& frame)
 {
     std::ostream& os = *stream->GetStream();
     os << op << " " << Simulator::Now().GetSeconds() << " " << context << " ";
-    frame.ToL3Packet()->Print(os);
+    AsciiPacket(dev, frame)->Print(os);
     os << "\n";
 }
 
 void
-AsciiEnqueue(Ptr<OutputStreamWrapper> s, std::string ctx, const FabricFrame& f)
+AsciiEnqueue(Ptr<OutputStreamWrapper> s, std::string ctx, const FabricNetDevice* d, const FabricFrame& f)
 {
-    AsciiFrameEvent(s, ctx, '+', f);
+    AsciiFrameEvent(s, ctx, d, '+', f);
 }
 
 void
-AsciiDequeue(Ptr<OutputStreamWrapper> s, std::string ctx, const FabricFrame& f)
+AsciiDequeue(Ptr<OutputStreamWrapper> s, std::string ctx, const FabricNetDevice* d, const FabricFrame& f)
 {
-    AsciiFrameEvent(s, ctx, '-', f);
+    AsciiFrameEvent(s, ctx, d, '-', f);
 }
 
 void
-AsciiReceive(Ptr<OutputStreamWrapper> s, std::string ctx, const FabricFrame& f)
+AsciiReceive(Ptr<OutputStreamWrapper> s, std::string ctx, const FabricNetDevice* d, const FabricFrame& f)
 {
-    AsciiFrameEvent(s, ctx, 'r', f);
+    AsciiFrameEvent(s, ctx, d, 'r', f);
 }
 
 void
-AsciiDrop(Ptr<OutputStreamWrapper> s, std::string ctx, const FabricFrame& f, FabricDropReason r)
+AsciiDrop(Ptr<OutputStreamWrapper> s,
+          std::string ctx,
+          const FabricNetDevice* d,
+          const FabricFrame& f,
+          FabricDropReason r)
 {
     std::ostream& os = *s->GetStream();
     os << "d " << Simulator::Now().GetSeconds() << " " << ctx << " reason="
        << FabricDropReasonName(r) << " ";
-    f.ToL3Packet()->Print(os);
+    AsciiPacket(d, f)->Print(os);
     os << "\n";
 }
 
@@ -194,10 +252,11 @@ FabricLinkHelper::EnableAsciiInternal(Ptr<OutputStreamWrapper> stream,
     std::ostringstream ctx;
     ctx << "/NodeList/" << dev->GetNode()->GetId() << "/DeviceList/" << dev->GetIfIndex()
         << "/$ns3::FabricNetDevice";
-    dev->TraceConnectWithoutContext("Enqueue", MakeBoundCallback(&AsciiEnqueue, stream, ctx.str()));
-    dev->TraceConnectWithoutContext("MacTx", MakeBoundCallback(&AsciiDequeue, stream, ctx.str()));
-    dev->TraceConnectWithoutContext("MacRx", MakeBoundCallback(&AsciiReceive, stream, ctx.str()));
-    dev->TraceConnectWithoutContext("Drop", MakeBoundCallback(&AsciiDrop, stream, ctx.str()));
+    const FabricNetDevice* d = PeekPointer(dev);
+    dev->TraceConnectWithoutContext("Enqueue", MakeBoundCallback(&AsciiEnqueue, stream, ctx.str(), d));
+    dev->TraceConnectWithoutContext("MacTx", MakeBoundCallback(&AsciiDequeue, stream, ctx.str(), d));
+    dev->TraceConnectWithoutContext("MacRx", MakeBoundCallback(&AsciiReceive, stream, ctx.str(), d));
+    dev->TraceConnectWithoutContext("Drop", MakeBoundCallback(&AsciiDrop, stream, ctx.str(), d));
 }
 
 } // namespace ns3

@@ -114,6 +114,13 @@ FabricFrame::RegisterL4Materializer(uint8_t format, L4Materializer fn)
 }
 
 Ptr<Packet>
+FabricFrame::ToTransportPacket() const
+{
+    L4Materializer fn = l4Format < L4_MAX ? Materializers()[l4Format] : nullptr;
+    return fn ? fn(*this) : MaterializeRaw(*this);
+}
+
+Ptr<Packet>
 FabricFrame::ToL3Packet() const
 {
     if (kind != DATA)

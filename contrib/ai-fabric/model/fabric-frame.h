@@ -110,6 +110,12 @@ struct FabricFrame
      */
     Ptr<Packet> ToL3Packet() const;
 
+    /**
+     * Build the transport part only (what follows the UDP header on RoCEv2, or the LRH/GRH on
+     * InfiniBand: BTH, extension headers, payload, ICRC) from the registered materializer.
+     */
+    Ptr<Packet> ToTransportPacket() const;
+
     /// A one-line human-readable description (for ascii traces and logs).
     std::string ToString() const;
 

@@ -6,6 +6,7 @@
 #include "fabric-ethernet-header.h"
 #include "fabric-flow-control.h"
 #include "host-stack-cost-model.h"
+#include "ib-lrh-header.h"
 #include "pfc-header.h"
 #include "strict-priority-egress-scheduler.h"
 
@@ -716,9 +717,7 @@ FabricNetDevice::StartTransmission(FabricFrame& frame, bool continueEpoch)
     }
     if (!m_snifferTrace.IsEmpty() || !m_promiscSnifferTrace.IsEmpty())
     {
-        Ptr<Packet> eth = MaterializeEthernet(frame, true);
-        m_snifferTrace(eth);
-        m_promiscSnifferTrace(eth);
+        Sniff(frame, true);
     }
     m_channel->Transmit(this, frame, firstBitStep, endStep);
     if (HasPendingTx())
@@ -748,9 +747,7 @@ FabricNetDevice::Receive(FabricFrame& frame)
         }
         if (!m_snifferTrace.IsEmpty() || !m_promiscSnifferTrace.IsEmpty())
         {
-            Ptr<Packet> eth = MaterializeEthernet(frame, false);
-            m_snifferTrace(eth);
-            m_promiscSnifferTrace(eth);
+            Sniff(frame, false);
         }
         m_flowControl->ReceiveControl(frame);
         return;
@@ -770,9 +767,7 @@ FabricNetDevice::Receive(FabricFrame& frame)
     }
     if (!m_snifferTrace.IsEmpty() || !m_promiscSnifferTrace.IsEmpty())
     {
-        Ptr<Packet> eth = MaterializeEthernet(frame, false);
-        m_snifferTrace(eth);
-        m_promiscSnifferTrace(eth);
+        Sniff(frame, false);
     }
     if (m_receiver)
     {
@@ -841,9 +836,77 @@ FabricNetDevice::DeliverToStack(Ptr<Packet> packet)
     m_rxCallback(this, packet, 0x0800, from);
 }
 
+void
+FabricNetDevice::Sniff(const FabricFrame& frame, bool outgoing)
+{
+    Ptr<Packet> p = MaterializeEthernet(frame, outgoing);
+    if (p)
+    {
+        m_snifferTrace(p);
+        m_promiscSnifferTrace(p);
+    }
+}
+
+uint32_t
+FabricNetDevice::GetPcapDataLinkType() const
+{
+    return m_linkLayer == INFINIBAND ? 197 : 1; // ERF (records of type InfiniBand), Ethernet
+}
+
+Ptr<Packet>
+FabricNetDevice::MaterializeInfiniBand(const FabricFrame& frame) const
+{
+    if (frame.kind != FabricFrame::DATA)
+    {
+        return nullptr;
+    }
+    Ptr<Packet> p = frame.ToTransportPacket();
+    const uint32_t grh = frame.l3Bytes >= p->GetSize() + 40 ? 40 : 0;
+    if (p->GetSize() + grh < frame.l3Bytes)
+    {
+        p->AddPaddingAtEnd(frame.l3Bytes - grh - p->GetSize());
+    }
+    if (grh)
+    {
+        // GRH: IPv6-like, next header 0x1B (IBA transport), GIDs fe80::LID.
+        uint8_t b[40] = {};
+        b[0] = 0x60;
+        const uint16_t payLen = static_cast<uint16_t>(p->GetSize());
+        b[4] = static_cast<uint8_t>(payLen >> 8);
+        b[5] = static_cast<uint8_t>(payLen);
+        b[6] = 0x1b;
+        b[7] = 64;
+        b[8] = 0xfe;
+        b[9] = 0x80;
+        b[22] = static_cast<uint8_t>(frame.src >> 8);
+        b[23] = static_cast<uint8_t>(frame.src);
+        b[24] = 0xfe;
+        b[25] = 0x80;
+        b[38] = static_cast<uint8_t>(frame.dst >> 8);
+        b[39] = static_cast<uint8_t>(frame.dst);
+        Ptr<Packet> g = Create<Packet>(b, 40);
+        g->AddAtEnd(p);
+        p = g;
+    }
+    IbLrhHeader lrh;
+    lrh.m_vl = frame.priority & 7;
+    lrh.m_sl = static_cast<uint8_t>((frame.dscp >> 3) & 15);
+    lrh.m_lnh = grh ? IbLrhHeader::LNH_IBA_GLOBAL : IbLrhHeader::LNH_IBA_LOCAL;
+    lrh.m_dlid = static_cast<uint16_t>(frame.dst);
+    lrh.m_slid = static_cast<uint16_t>(frame.src);
+    lrh.m_pktLenWords = static_cast<uint16_t>((8 + p->GetSize() + 3) / 4);
+    p->AddHeader(lrh);
+    p->AddPaddingAtEnd(2); // VCRC
+    return p;
+}
+
 Ptr<Packet>
 FabricNetDevice::MaterializeEthernet(const FabricFrame& frame, bool outgoing) const
 {
+    if (m_linkLayer == INFINIBAND)
+    {
+        return MaterializeInfiniBand(frame);
+    }
     Ptr<Packet> p = frame.ToL3Packet();
     FabricNetDevice* peer = GetPeer();
     Mac48Address other = peer ? peer->m_address : Mac48Address::GetBroadcast();

@@ -240,8 +240,14 @@ class FabricNetDevice : public NetDevice
     /// Assign RNG streams (error model); \return number of streams used.
     int64_t AssignStreams(int64_t stream);
 
-    /// \return the Ethernet frame (header + L3 packet) `frame` stands for, as pcap shows it.
+    /**
+     * \return the link-layer packet `frame` stands for, as pcap shows it: an Ethernet frame
+     * (header + L3 packet), or on InfiniBand ports LRH (+GRH) + BTH ... ICRC + VCRC; null for
+     * InfiniBand link packets (credit updates), which captures omit.
+     */
     Ptr<Packet> MaterializeEthernet(const FabricFrame& frame, bool outgoing) const;
+    /// The pcap data link type of this port: 1 (Ethernet) or 197 (ERF records of InfiniBand).
+    uint32_t GetPcapDataLinkType() const;
 
     typedef void (*FrameTracedCallback)(const FabricFrame& frame);
     typedef void (*DropTracedCallback)(const FabricFrame& frame, FabricDropReason reason);
@@ -282,6 +288,8 @@ class FabricNetDevice : public NetDevice
 
   private:
     uint32_t ControlWireBytes(const FabricFrame& frame) const;
+    Ptr<Packet> MaterializeInfiniBand(const FabricFrame& frame) const;
+    void Sniff(const FabricFrame& frame, bool outgoing);
     void TryTransmit();
     void TransmitComplete();
     bool DequeueNext(FabricFrame& out);
