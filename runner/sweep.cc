@@ -1477,6 +1477,7 @@ PrepareSweepDirectory(const Sweep& sweep, const std::string& dir, const std::str
     manifest["zip_keys"] = sweep.zipKeys;
     manifest["seeds"] = sweep.seeds;
     manifest["points"] = json::array();
+    std::vector<std::string> stale;
     for (const auto& p : sweep.points)
     {
         const fs::path scenario = d / "points" / (p.id + ".json");
@@ -1489,6 +1490,7 @@ PrepareSweepDirectory(const Sweep& sweep, const std::string& dir, const std::str
         {
             std::error_code ec;
             fs::remove(ExitPath(d, p.id), ec);
+            stale.push_back(".tmp-" + p.id + "-");
         }
         manifest["points"].push_back(json{{"index", p.index},
                                           {"id", p.id},
@@ -1498,6 +1500,21 @@ PrepareSweepDirectory(const Sweep& sweep, const std::string& dir, const std::str
                                           {"scenario", "points/" + p.id + ".json"}});
     }
     WriteAtomically(d / "sweep.json", manifest.dump(2) + "\n");
+    // A killed runner leaves its temporary directory (".tmp-<id>-<pid>"); nothing runs these
+    // points now (the engines refuse while Slurm still has some), so they can go.
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(d, ec))
+    {
+        const std::string name = e.path().filename().string();
+        for (const auto& prefix : stale)
+        {
+            if (name.rfind(prefix, 0) == 0)
+            {
+                fs::remove_all(e.path(), ec);
+                break;
+            }
+        }
+    }
 }
 
 int

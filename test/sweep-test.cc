@@ -367,11 +367,14 @@ TEST(SweepTest, LocalEngineRunsResumesOnlyTheRemovedPointAndGathers)
     // Remove one point's results: only that point runs again.
     const std::string removed = manifest["points"][5]["id"];
     fs::remove_all(out / removed);
+    // What a killed runner leaves behind: its temporary directory, cleaned up on the rerun.
+    fs::create_directories(out / (".tmp-" + removed + "-99999"));
     r = RunSweep(args);
     ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_NE(r.out.find("8 points: ran 1 (0 failed), skipped 7 already done"), std::string::npos)
         << r.out;
     EXPECT_TRUE(fs::exists(out / removed / "summary.json"));
+    EXPECT_FALSE(fs::exists(out / (".tmp-" + removed + "-99999")));
     for (const auto& [id, t] : summaries)
     {
         if (id != removed)
