@@ -473,7 +473,7 @@ StateOf(const fs::path& dir, const std::string& id, const QueueView& q, std::str
         return qs->second == "PD" ? PointState::PENDING : PointState::RUNNING;
     }
     const int rc = RecordedExit(dir, id);
-    if (rc > 0 || rc == 0)
+    if (rc >= 0)
     {
         why = rc == 0 ? "exit status 0 but no summary.json" : "exit status " + std::to_string(rc);
         return PointState::FAILED;
