@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 # Installs the Debian 12 packages ai-fabric needs (idempotent: does nothing when all are there).
+# --slurm adds Slurm and munge, for the CI check that runs a one-node cluster on localhost
+# (scripts/slurm-check.sh); submitting sweeps to a real cluster needs only its own sbatch.
 set -euo pipefail
 
 PKGS=(
@@ -12,6 +14,10 @@ PKGS=(
   gnuplot-nox             # figures
   tshark                  # tests decode our pcap files (RoCEv2 BTH, PFC)
 )
+
+if [ "${1:-}" = "--slurm" ]; then
+  PKGS+=(slurm-wlm munge)
+fi
 
 missing=()
 for p in "${PKGS[@]}"; do
