@@ -259,79 +259,45 @@ TEST_F(FabricTest, IbLinearForwardingTablesSpreadDestinations)
 namespace
 {
 
-/// Victim-flow fabric: 4 incast senders and a victim V on switch 0; the incast target D and
-/// the victim's target W on switch 1; HDR (200 Gb/s) hosts and an XDR (800 Gb/s) trunk, so the
-/// trunk has room for the victim once the incast is held to D's rate.
-struct VictimFabric
+/// Victim-flow fabric: a two-tier fat-tree of 8 HDR (200 Gb/s) hosts, 6 under leaf 0 and 2
+/// under leaf 1, joined through one spine by XDR (800 Gb/s) links. Hosts 0-3 send to host 6
+/// (the incast), host 4 to host 7 (the victim); both cross the same trunk, which has room for
+/// the victim once the incast is held to host 6's rate.
+Ptr<FabricTopology>
+VictimFabric(bool cc)
 {
-    Ptr<FabricTopology> topo = CreateObject<FabricTopology>();
-
-    explicit VictimFabric(bool cc)
-    {
-        FabricLinkHelper link = IbLink(131072);
-        link.SetFlowControlAttribute("FecnThreshold", UintegerValue(cc ? 16384 : 0));
-        for (uint32_t i = 0; i < 7; ++i)
-        {
-            topo->AddHost(CreateObject<Node>(), Ipv4Address(i + 1));
-        }
-        const uint32_t h = topo->GetNHosts();
-        for (uint32_t s = 0; s < 2; ++s)
-        {
-            Ptr<Node> n = CreateObject<Node>();
-            Ptr<FabricSwitch> sw = CreateObject<FabricSwitch>();
-            sw->SetAttribute("PathSelection", EnumValue(FabricSwitch::LFT));
-            n->AggregateObject(sw);
-            topo->AddSwitch(n, sw, "switch");
-        }
-        auto connect = [&](uint32_t a, uint32_t b, const char* rate) {
-            Ptr<Node> na = a < h ? topo->GetHostNode(a) : topo->GetSwitchNode(a - h);
-            Ptr<Node> nb = b < h ? topo->GetHostNode(b) : topo->GetSwitchNode(b - h);
-            NetDeviceContainer d = link.Install(na, nb, DataRate(rate), 10.0);
-            auto da = DynamicCast<FabricNetDevice>(d.Get(0));
-            auto db = DynamicCast<FabricNetDevice>(d.Get(1));
-            if (a >= h)
-            {
-                topo->GetSwitch(a - h)->AddPort(da);
-            }
-            if (b >= h)
-            {
-                topo->GetSwitch(b - h)->AddPort(db);
-            }
-            topo->AddLink(a, b, da, db);
-        };
-        for (uint32_t i = 0; i < 5; ++i)
-        {
-            connect(i, h, "200Gbps"); // hosts 0-3 incast senders, 4 the victim
-        }
-        connect(5, h + 1, "200Gbps"); // D
-        connect(6, h + 1, "200Gbps"); // W
-        connect(h, h + 1, "800Gbps");
-        topo->PopulateRoutes();
-        for (uint32_t s = 0; s < 2; ++s)
-        {
-            topo->GetSwitch(s)->BuildLinearForwardingTable(1, h);
-        }
-    }
-};
+    Ptr<FatTreeHelper> ft = CreateObject<FatTreeHelper>();
+    ft->SetAttribute("LinkLayer", EnumValue(FabricNetDevice::INFINIBAND));
+    ft->SetAttribute("Servers", UintegerValue(8));
+    ft->SetAttribute("GpusPerServer", UintegerValue(1));
+    ft->SetAttribute("LeafRadix", UintegerValue(7));
+    ft->SetAttribute("Oversubscription", DoubleValue(6));
+    ft->SetAttribute("LinkRate", DataRateValue(DataRate("200Gbps")));
+    ft->SetAttribute("FabricLinkRate", DataRateValue(DataRate("800Gbps")));
+    ft->SetAttribute("FabricCableLength", DoubleValue(10));
+    ft->GetLinkHelper().SetFlowControlAttribute("FecnThreshold", UintegerValue(cc ? 16384 : 0));
+    return ft->Build();
+}
 
 } // namespace
 
 TEST_F(FabricTest, IbCongestionControlProtectsTheVictimFlow)
 {
     auto run = [](bool cc) {
-        VictimFabric f(cc);
+        Ptr<FabricTopology> topo = VictimFabric(cc);
+        EXPECT_EQ(topo->GetNSwitches(), 3u) << "two leaves and one spine";
         RdmaHelper rdma;
         rdma.SetCongestionControl(cc ? "ns3::IbCongestionControl" : "ns3::RdmaNoCc");
-        rdma.Install(f.topo);
+        rdma.Install(topo);
         DropCounter drops;
         drops.ConnectAll();
         Completions victim;
         for (uint32_t i = 0; i < 4; ++i)
         {
-            auto qp = RdmaHelper::Connect(f.topo->GetHostNode(i), f.topo->GetHostNode(5));
+            auto qp = RdmaHelper::Connect(topo->GetHostNode(i), topo->GetHostNode(6));
             qp.first->PostWrite(32 << 20);
         }
-        auto v = RdmaHelper::Connect(f.topo->GetHostNode(4), f.topo->GetHostNode(6));
+        auto v = RdmaHelper::Connect(topo->GetHostNode(4), topo->GetHostNode(7));
         v.first->SetCompletionCallback(victim.Cb());
         const uint64_t bytes = 8 << 20;
         v.first->PostWrite(bytes);
@@ -339,15 +305,19 @@ TEST_F(FabricTest, IbCongestionControlProtectsTheVictimFlow)
         EXPECT_EQ(drops.Total(), 0u);
         EXPECT_EQ(victim.v.size(), 1u);
         const double tput = victim.v.empty() ? 0 : bytes * 8.0 / victim.v[0].completed.GetSeconds();
-        uint64_t fecn = f.topo->GetSwitch(1)->GetCounters().ecnMarks;
-        uint64_t becn = f.topo->GetHostNode(0)->GetObject<RdmaNic>()->GetCounters().cnpsReceived;
+        uint64_t fecn = 0;
+        for (uint32_t j = 0; j < topo->GetNSwitches(); ++j)
+        {
+            fecn += topo->GetSwitch(j)->GetCounters().ecnMarks;
+        }
+        uint64_t becn = topo->GetHostNode(0)->GetObject<RdmaNic>()->GetCounters().cnpsReceived;
         Simulator::Destroy();
         return std::make_tuple(tput, fecn, becn);
     };
     const auto [off, fecnOff, becnOff] = run(false);
     const auto [on, fecnOn, becnOn] = run(true);
     EXPECT_EQ(fecnOff, 0u);
-    EXPECT_GT(fecnOn, 0u) << "the root port (to D) marks FECN";
+    EXPECT_GT(fecnOn, 0u) << "the root port (to host 6) marks FECN";
     EXPECT_GT(becnOn, 0u) << "the incast senders get BECNs";
     // Without CC the trunk's credits are held by packets for D (congestion spreading), so the
     // victim gets about a fifth of what the trunk returns; with CC the incast backs off.

@@ -607,7 +607,7 @@ TEST(SweepTest, EverySweepFileInScenariosIsValid)
     EXPECT_GE(files, 1u);
     const aifabric::Sweep s =
         LoadSweep(std::string(AIFABRIC_SOURCE_DIR) + "/scenarios/sweeps/seed-figure.json");
-    ASSERT_EQ(s.points.size(), 2u * 4 * 3);
+    ASSERT_EQ(s.points.size(), 3u * 4 * 3);
     std::set<std::string> fabrics;
     std::set<double> drops;
     std::set<uint32_t> seeds;
@@ -621,7 +621,7 @@ TEST(SweepTest, EverySweepFileInScenariosIsValid)
         drops.insert(runs[0].dropRate);
         seeds.insert(runs[0].seed);
     }
-    EXPECT_EQ(fabrics, (std::set<std::string>{"tcp", "rocev2"}));
+    EXPECT_EQ(fabrics, (std::set<std::string>{"tcp", "rocev2", "infiniband"}));
     EXPECT_EQ(drops, (std::set<double>{0, 1e-5, 1e-4, 1e-3}));
     EXPECT_EQ(seeds, (std::set<uint32_t>{1, 2, 3}));
 }
