@@ -30,13 +30,25 @@ main(int argc, char** argv)
     uint32_t servers = 16;
     uint32_t mib = 64;
     std::string algorithm = "ring";
-    std::string cc = "ns3::RdmaDcqcn";
+    std::string cc;
+    std::string fabric = "rocev2";
     CommandLine cmd(__FILE__);
     cmd.AddValue("servers", "servers of 8 GPUs", servers);
     cmd.AddValue("mib", "AllReduce size per GPU in MiB", mib);
     cmd.AddValue("algorithm", "ring, hierarchical, tree or hd", algorithm);
-    cmd.AddValue("cc", "congestion control TypeId", cc);
+    cmd.AddValue("cc", "congestion control TypeId (default: RdmaDcqcn, IbCongestionControl on IB)", cc);
+    cmd.AddValue("fabric", "rocev2 (PFC + DCQCN) or infiniband (credits + IB CC)", fabric);
     cmd.Parse(argc, argv);
+    if (fabric != "rocev2" && fabric != "infiniband")
+    {
+        std::fprintf(stderr, "collective-bench: fabric must be rocev2 or infiniband (got %s)\n", fabric.c_str());
+        return 2;
+    }
+    const bool ib = fabric == "infiniband";
+    if (cc.empty())
+    {
+        cc = ib ? "ns3::IbCongestionControl" : "ns3::RdmaDcqcn";
+    }
     const std::string tid = algorithm == "hierarchical" ? "ns3::HierarchicalCollective"
                             : algorithm == "tree"       ? "ns3::DoubleBinaryTreeCollective"
                             : algorithm == "hd"         ? "ns3::HalvingDoublingCollective"
@@ -47,6 +59,11 @@ main(int argc, char** argv)
 
     const double cpu0 = CpuSeconds();
     Ptr<RailOptimizedFatTreeHelper> rail = CreateObject<RailOptimizedFatTreeHelper>();
+    if (ib)
+    {
+        rail->SetAttribute("LinkLayer", EnumValue(FabricNetDevice::INFINIBAND));
+        rail->GetLinkHelper().SetFlowControlAttribute("FecnThreshold", UintegerValue(16384));
+    }
     rail->SetAttribute("Servers", UintegerValue(servers));
     rail->SetAttribute("GpusPerServer", UintegerValue(8));
     Ptr<FabricTopology> topo = rail->Build();
@@ -92,8 +109,9 @@ main(int argc, char** argv)
     const TrainingStepRecord& rec = job->GetSteps().at(0);
     const double t = rec.CollectiveTime().GetSeconds();
     const double busbw = double(uint64_t(mib) << 20) / t * CollectiveSpec::BusBwFactor(CollectiveSpec::ALLREDUCE, topo->GetNHosts());
-    std::printf("%u GPUs (%u x 8, rail-optimized 1:1, 400G), %s AllReduce of %u MiB, RoCEv2 PFC + %s\n",
-                topo->GetNHosts(), servers, algorithm.c_str(), mib, cc.c_str());
+    std::printf("%u GPUs (%u x 8, rail-optimized 1:1, 400G), %s AllReduce of %u MiB, %s + %s\n",
+                topo->GetNHosts(), servers, algorithm.c_str(), mib,
+                ib ? "InfiniBand credits" : "RoCEv2 PFC", cc.c_str());
     std::printf("  simulated AllReduce %.3f ms, busbw %.1f GB/s, retransmissions %llu\n",
                 t * 1e3, busbw / 1e9, (unsigned long long)retx);
     std::printf("  setup cpu %.2f s; run cpu %.2f s, %llu events (%.2f M/s), %llu data packets, "
