@@ -92,6 +92,52 @@ class BufferManagerPfcTestCase : public TestCase
     }
 };
 
+/// InfiniBand credit loop: a 4-packet buffer over 200 m limits one VL to buffer / credit RTT.
+class IbCreditLoopTestCase : public TestCase
+{
+  public:
+    IbCreditLoopTestCase()
+        : TestCase("InfiniBand credits limit a VL to buffer over round trip, losslessly")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Ptr<Node> a = CreateObject<Node>();
+        Ptr<Node> b = CreateObject<Node>();
+        FabricLinkHelper link;
+        link.SetDeviceAttribute("LinkLayer", EnumValue(FabricNetDevice::INFINIBAND));
+        link.SetDeviceAttribute("Mtu", UintegerValue(4096 + 12 + 16 + 4));
+        link.SetFlowControl("ns3::IbCreditFlowControl");
+        const uint32_t packet = 4096 + 8 + 12 + 4 + 2; // payload + LRH, BTH, ICRC, VCRC
+        link.SetFlowControlAttribute("RxBufferBytes",
+                                     UintegerValue(4 * IbCreditFlowControl::Blocks(packet) * 64));
+        NetDeviceContainer d = link.Install(a, b, DataRate("400Gbps"), 200.0);
+        DynamicCast<FabricNetDevice>(d.Get(0))->SetIpv4Address(Ipv4Address(1u));
+        DynamicCast<FabricNetDevice>(d.Get(1))->SetIpv4Address(Ipv4Address(2u));
+        RdmaHelper rdma;
+        rdma.SetCongestionControl("ns3::RdmaNoCc");
+        rdma.Install(a);
+        rdma.Install(b);
+        auto qp = RdmaHelper::Connect(a, b);
+        Time done;
+        qp.second->SetReceiveCallback(
+            MakeCallback(+[](Time* t, const RdmaCompletion& c) { *t = c.completed; }).Bind(&done));
+        const uint64_t bytes = 4ULL << 20;
+        qp.first->PostWrite(bytes);
+        Simulator::Run();
+        const double rtt = packet * 8 / 400e9 + 2 * 1e-6 + 300e-9 + 6 * 8 / 400e9;
+        const double fixed = 300e-9 + 250e-9 + 1e-6 + 300e-9 + 250e-9;
+        const double goodput = bytes * 8.0 / (done.GetSeconds() - fixed);
+        NS_TEST_ASSERT_MSG_EQ_TOL(goodput / (4 * 4096.0 * 8 / rtt), 1.0, 0.01, "buffer / RTT");
+        Ptr<IbCreditFlowControl> rx =
+            DynamicCast<IbCreditFlowControl>(DynamicCast<FabricNetDevice>(d.Get(1))->GetFlowControl());
+        NS_TEST_ASSERT_MSG_EQ(rx->GetOverruns(), 0, "never more than advertised");
+        Simulator::Destroy();
+    }
+};
+
 class AiFabricTestSuite : public TestSuite
 {
   public:
@@ -100,6 +146,7 @@ class AiFabricTestSuite : public TestSuite
     {
         AddTestCase(new FabricSmokeTestCase);
         AddTestCase(new BufferManagerPfcTestCase);
+        AddTestCase(new IbCreditLoopTestCase);
     }
 };
 
