@@ -3,6 +3,7 @@
 
 #include "ns3/double.h"
 #include "ns3/enum.h"
+#include "ns3/fabric-enum-accessor.h"
 #include "ns3/fabric-net-device.h"
 #include "ns3/fabric-switch.h"
 #include "ns3/node.h"
@@ -65,7 +66,7 @@ FabricTopologyHelper::GetTypeId()
                           "hosts numbered by LID 1..N (address 0.0.0.LID), switches forwarding "
                           "by linear forwarding tables. Set it before other link settings.",
                           EnumValue(FabricNetDevice::ETHERNET),
-                          MakeEnumAccessor(&FabricTopologyHelper::SetLinkLayer),
+                          MakeFabricEnumAccessor<FabricNetDevice::LinkLayer>(&FabricTopologyHelper::SetLinkLayer),
                           MakeEnumChecker(FabricNetDevice::ETHERNET,
                                           "Ethernet",
                                           FabricNetDevice::INFINIBAND,

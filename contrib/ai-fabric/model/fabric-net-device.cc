@@ -3,6 +3,7 @@
 
 #include "fabric-channel.h"
 #include "fabric-egress-scheduler.h"
+#include "fabric-enum-accessor.h"
 #include "fabric-ethernet-header.h"
 #include "fabric-flow-control.h"
 #include "host-stack-cost-model.h"
@@ -67,7 +68,7 @@ FabricNetDevice::GetTypeId()
                           "VCRC 2 bytes per packet, no minimum frame, no preamble/IFG; flow "
                           "control and forwarding come from IbCreditFlowControl and the switch).",
                           EnumValue(FabricNetDevice::ETHERNET),
-                          MakeEnumAccessor(&FabricNetDevice::SetLinkLayer),
+                          MakeFabricEnumAccessor<FabricNetDevice::LinkLayer>(&FabricNetDevice::SetLinkLayer),
                           MakeEnumChecker(FabricNetDevice::ETHERNET,
                                           "Ethernet",
                                           FabricNetDevice::INFINIBAND,

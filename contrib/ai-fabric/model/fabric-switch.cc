@@ -2,6 +2,7 @@
 #include "fabric-switch.h"
 
 #include "fabric-channel.h"
+#include "fabric-enum-accessor.h"
 #include "fabric-flow-control.h"
 #include "ib-credit-flow-control.h"
 #include "pfc-flow-control.h"
@@ -51,7 +52,7 @@ FabricSwitch::GetTypeId()
                           "per flow), Lft (InfiniBand linear forwarding table by destination "
                           "LID), Adaptive (least bytes queued on the packet's VL, per packet).",
                           EnumValue(FabricSwitch::ECMP),
-                          MakeEnumAccessor(&FabricSwitch::m_pathSelection),
+                          MakeFabricEnumAccessor<FabricSwitch::PathSelection>(&FabricSwitch::m_pathSelection),
                           MakeEnumChecker(FabricSwitch::ECMP,
                                           "Ecmp",
                                           FabricSwitch::LFT,
