@@ -37,9 +37,7 @@ FabricLinkHelper
 IbLink(uint32_t rxBufferBytes = 131072)
 {
     FabricLinkHelper link;
-    link.SetDeviceAttribute("LinkLayer", EnumValue(FabricNetDevice::INFINIBAND));
-    link.SetDeviceAttribute("Mtu", UintegerValue(4096 + 12 + 16 + 4));
-    link.SetFlowControl("ns3::IbCreditFlowControl");
+    link.SetLinkLayer(FabricNetDevice::INFINIBAND);
     link.SetFlowControlAttribute("RxBufferBytes", UintegerValue(rxBufferBytes));
     return link;
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // The scenario runner: schema errors, overrides, compare, results directory, determinism.
 #include "runner.h"
+#include "process-util.h"
 #include "scenario.h"
 
 #include <gtest/gtest.h>
@@ -19,33 +20,11 @@ using nlohmann::json;
 namespace
 {
 
-struct Result
-{
-    int status{-1};
-    std::string err;
-    std::string out;
-};
-
 /// Run the runner binary with `args`; capture stdout, stderr and the exit status.
 Result
 Runner(const std::string& args)
 {
-    const std::string errFile = ::testing::TempDir() + "aif-runner-stderr-" + std::to_string(::getpid()) + ".txt";
-    const std::string cmd = std::string(AIFABRIC_RUNNER) + " --quiet " + args + " 2>" + errFile;
-    Result r;
-    FILE* p = popen(cmd.c_str(), "r");
-    std::array<char, 4096> buf{};
-    while (p && fgets(buf.data(), buf.size(), p))
-    {
-        r.out += buf.data();
-    }
-    const int st = p ? pclose(p) : -1;
-    r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-    std::ifstream e(errFile);
-    std::stringstream ss;
-    ss << e.rdbuf();
-    r.err = ss.str();
-    return r;
+    return RunCommand(std::string(AIFABRIC_RUNNER) + " --quiet " + args, "runner");
 }
 
 std::string

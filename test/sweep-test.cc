@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // Parameter sweeps: expansion, point ids, bad sweep files, the local engine (run, resume,
 // failures), gathering into a tidy CSV and figures, and the sweep files in scenarios/.
+#include "process-util.h"
 #include "scenario.h"
 #include "sweep.h"
 
@@ -23,33 +24,10 @@ using namespace aifabric;
 namespace
 {
 
-struct Result
-{
-    int status{-1};
-    std::string out;
-    std::string err;
-};
-
 Result
 RunSweep(const std::string& args)
 {
-    const std::string errFile =
-        ::testing::TempDir() + "aif-sweep-stderr-" + std::to_string(::getpid()) + ".txt";
-    const std::string cmd = std::string(AIFABRIC_SWEEP) + " " + args + " 2>" + errFile;
-    Result r;
-    FILE* p = popen(cmd.c_str(), "r");
-    std::array<char, 4096> buf{};
-    while (p && fgets(buf.data(), buf.size(), p))
-    {
-        r.out += buf.data();
-    }
-    const int st = p ? pclose(p) : -1;
-    r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-    std::ifstream e(errFile);
-    std::stringstream ss;
-    ss << e.rdbuf();
-    r.err = ss.str();
-    return r;
+    return RunCommand(std::string(AIFABRIC_SWEEP) + " " + args, "sweep");
 }
 
 fs::path

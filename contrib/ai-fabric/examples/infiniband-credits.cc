@@ -46,9 +46,7 @@ CreditLoopRun(uint32_t packets, double meters)
     Ptr<Node> a = CreateObject<Node>();
     Ptr<Node> b = CreateObject<Node>();
     FabricLinkHelper link;
-    link.SetDeviceAttribute("LinkLayer", EnumValue(FabricNetDevice::INFINIBAND));
-    link.SetDeviceAttribute("Mtu", UintegerValue(4096 + 12 + 16 + 4));
-    link.SetFlowControl("ns3::IbCreditFlowControl");
+    link.SetLinkLayer(FabricNetDevice::INFINIBAND);
     link.SetFlowControlAttribute(
         "RxBufferBytes",
         UintegerValue(packets * IbCreditFlowControl::Blocks(kPacketBytes) * 64));

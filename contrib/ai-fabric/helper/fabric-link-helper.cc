@@ -2,12 +2,14 @@
 #include "fabric-link-helper.h"
 
 #include "ns3/abort.h"
+#include "ns3/enum.h"
 #include "ns3/fabric-channel.h"
 #include "ns3/fabric-egress-scheduler.h"
 #include "ns3/fabric-flow-control.h"
 #include "ns3/fabric-net-device.h"
 #include "ns3/node.h"
 #include "ns3/simulator.h"
+#include "ns3/uinteger.h"
 
 #include <sstream>
 
@@ -34,6 +36,21 @@ void
 FabricLinkHelper::SetChannelAttribute(std::string name, const AttributeValue& value)
 {
     m_channelFactory.Set(name, value);
+}
+
+void
+FabricLinkHelper::SetLinkLayer(uint8_t linkLayer)
+{
+    if (linkLayer == FabricNetDevice::INFINIBAND)
+    {
+        m_deviceFactory.Set("LinkLayer", EnumValue(FabricNetDevice::INFINIBAND));
+        m_deviceFactory.Set("Mtu", UintegerValue(4096 + 12 + 16 + 4));
+        SetFlowControl("ns3::IbCreditFlowControl");
+    }
+    else
+    {
+        m_deviceFactory.Set("LinkLayer", EnumValue(FabricNetDevice::ETHERNET));
+    }
 }
 
 void

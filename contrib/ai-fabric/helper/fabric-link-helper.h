@@ -34,6 +34,12 @@ class FabricLinkHelper : public PcapHelperForDevice, public AsciiTraceHelperForD
     void SetDeviceAttribute(std::string name, const AttributeValue& value);
     void SetChannelAttribute(std::string name, const AttributeValue& value);
     /// Flow control type for new devices (e.g. "ns3::PfcFlowControl", "ns3::FabricFlowControl").
+    /**
+     * Ethernet (the default) or InfiniBand ports. InfiniBand sets the devices' LinkLayer, an
+     * MTU of 4128 bytes (IB MTU 4096 + BTH 12 + RETH 16 + ICRC 4) and IbCreditFlowControl; call
+     * it before other flow-control settings.
+     */
+    void SetLinkLayer(uint8_t linkLayer); //!< a FabricNetDevice::LinkLayer value
     void SetFlowControl(std::string typeId);
     void SetFlowControlAttribute(std::string name, const AttributeValue& value);
     /// Egress scheduler type for new devices.

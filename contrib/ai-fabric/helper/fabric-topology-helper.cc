@@ -86,17 +86,10 @@ void
 FabricTopologyHelper::SetLinkLayer(FabricNetDevice::LinkLayer ll)
 {
     m_linkLayer = ll;
+    m_link.SetLinkLayer(ll);
     if (ll == FabricNetDevice::INFINIBAND)
     {
-        m_link.SetDeviceAttribute("LinkLayer", EnumValue(FabricNetDevice::INFINIBAND));
-        // IB MTU 4096 + BTH 12 + RETH 16 + ICRC 4: the largest packet inside a subnet.
-        m_link.SetDeviceAttribute("Mtu", UintegerValue(4096 + 12 + 16 + 4));
-        m_link.SetFlowControl("ns3::IbCreditFlowControl");
         m_switchFactory.Set("PathSelection", EnumValue(FabricSwitch::LFT));
-    }
-    else
-    {
-        m_link.SetDeviceAttribute("LinkLayer", EnumValue(FabricNetDevice::ETHERNET));
     }
 }
 

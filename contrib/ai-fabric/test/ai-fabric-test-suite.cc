@@ -107,9 +107,7 @@ class IbCreditLoopTestCase : public TestCase
         Ptr<Node> a = CreateObject<Node>();
         Ptr<Node> b = CreateObject<Node>();
         FabricLinkHelper link;
-        link.SetDeviceAttribute("LinkLayer", EnumValue(FabricNetDevice::INFINIBAND));
-        link.SetDeviceAttribute("Mtu", UintegerValue(4096 + 12 + 16 + 4));
-        link.SetFlowControl("ns3::IbCreditFlowControl");
+        link.SetLinkLayer(FabricNetDevice::INFINIBAND);
         const uint32_t packet = 4096 + 8 + 12 + 4 + 2; // payload + LRH, BTH, ICRC, VCRC
         link.SetFlowControlAttribute("RxBufferBytes",
                                      UintegerValue(4 * IbCreditFlowControl::Blocks(packet) * 64));
