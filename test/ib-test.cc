@@ -407,3 +407,53 @@ TEST_F(FabricTest, IbPcapDecodesAsInfiniband)
     EXPECT_EQ(data[2], "0x03\t2\t1\t8\t2\n");
     EXPECT_GE(acks, 1);
 }
+
+TEST_F(FabricTest, AdaptiveRoutingSpreadsOneDestinationOverEveryUplink)
+{
+    // Two leaves of 4 hosts joined by two spines (radix 6: 4 down, 2 up). Hosts 0 and 1 send to
+    // host 4: an LFT gives every packet for host 4 the same uplink, adaptive routing uses both.
+    auto run = [](FabricSwitch::PathSelection sel) {
+        Ptr<FatTreeHelper> ft = CreateObject<FatTreeHelper>();
+        ft->SetAttribute("LinkLayer", EnumValue(FabricNetDevice::INFINIBAND));
+        ft->SetAttribute("Servers", UintegerValue(8));
+        ft->SetAttribute("GpusPerServer", UintegerValue(1));
+        ft->SetAttribute("LeafRadix", UintegerValue(6));
+        ft->SetAttribute("Oversubscription", DoubleValue(2));
+        ft->SetSwitchAttribute("PathSelection", EnumValue(sel));
+        Ptr<FabricTopology> topo = ft->Build();
+        RdmaHelper rdma;
+        rdma.SetCongestionControl("ns3::RdmaNoCc");
+        rdma.SetLossRecovery("ns3::RdmaSelectiveRepeat");
+        rdma.Install(topo);
+        Completions done;
+        for (uint32_t i = 0; i < 2; ++i)
+        {
+            auto qp = RdmaHelper::Connect(topo->GetHostNode(i), topo->GetHostNode(4));
+            qp.first->SetCompletionCallback(done.Cb());
+            qp.first->PostWrite(4 << 20);
+        }
+        Simulator::Run();
+        EXPECT_EQ(done.v.size(), 2u);
+        // Data frames that left leaf 0 on each of its uplinks.
+        std::vector<uint64_t> up;
+        Ptr<FabricSwitch> leaf = topo->GetSwitch(0);
+        for (uint16_t p = 0; p < leaf->GetNPorts(); ++p)
+        {
+            Ptr<FabricNetDevice> d = leaf->GetPort(p);
+            if (d->GetPeer()->GetNode()->GetObject<FabricSwitch>())
+            {
+                up.push_back(d->GetCounters().txDataFrames);
+            }
+        }
+        Simulator::Destroy();
+        return up;
+    };
+    const std::vector<uint64_t> lft = run(FabricSwitch::LFT);
+    const std::vector<uint64_t> adaptive = run(FabricSwitch::ADAPTIVE);
+    ASSERT_EQ(lft.size(), 2u);
+    ASSERT_EQ(adaptive.size(), 2u);
+    EXPECT_EQ(std::min(lft[0], lft[1]), 0u) << "one LFT entry per destination";
+    const uint64_t total = adaptive[0] + adaptive[1];
+    EXPECT_GE(total, 2048u);
+    EXPECT_GT(std::min(adaptive[0], adaptive[1]), total / 4) << adaptive[0] << " / " << adaptive[1];
+}
