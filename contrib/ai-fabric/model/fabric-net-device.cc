@@ -651,25 +651,21 @@ FabricNetDevice::TryTransmit()
         }
         return;
     }
-    FabricFrame f;
-    bool cont = (now == m_busyUntil);
-    while (DequeueNext(f))
-    {
-        if (!m_linkUp)
-        {
-            DropFrame(f, FabricDropReason::LINK_DOWN);
-            continue;
-        }
-        StartTransmission(f, cont);
-        return;
-    }
+    TransmitFrames(now == m_busyUntil);
 }
 
 void
 FabricNetDevice::TransmitComplete()
 {
     m_txEventPending = false;
+    TransmitFrames(true);
+}
+
+void
+FabricNetDevice::TransmitFrames(bool continueEpoch)
+{
     FabricFrame f;
+    bool sent = false;
     while (DequeueNext(f))
     {
         if (!m_linkUp)
@@ -677,8 +673,23 @@ FabricNetDevice::TransmitComplete()
             DropFrame(f, FabricDropReason::LINK_DOWN);
             continue;
         }
-        StartTransmission(f, true);
-        return;
+        const bool control = f.kind != FabricFrame::DATA;
+        StartTransmission(f, continueEpoch);
+        continueEpoch = true;
+        sent = true;
+        // A link-level control frame that ends within this time step (an IB credit update is
+        // 6 bytes) is followed back to back by the next frame, at its exact femtosecond end,
+        // without an event of its own.
+        if (!control || m_busyUntil > Simulator::Now().GetTimeStep() + 1)
+        {
+            break;
+        }
+    }
+    if (sent && HasPendingTx() && !m_txEventPending)
+    {
+        m_txEventPending = true;
+        const int64_t now = Simulator::Now().GetTimeStep();
+        Simulator::Schedule(TimeStep(m_busyUntil - now), &FabricNetDevice::TransmitComplete, this);
     }
 }
 
@@ -721,11 +732,6 @@ FabricNetDevice::StartTransmission(FabricFrame& frame, bool continueEpoch)
         Sniff(frame, true);
     }
     m_channel->Transmit(this, frame, firstBitStep, endStep);
-    if (HasPendingTx())
-    {
-        m_txEventPending = true;
-        Simulator::Schedule(TimeStep(endStep - now), &FabricNetDevice::TransmitComplete, this);
-    }
 }
 
 // ---------------------------------------------------------------- receive path

@@ -292,6 +292,7 @@ class FabricNetDevice : public NetDevice
     void Sniff(const FabricFrame& frame, bool outgoing);
     void TryTransmit();
     void TransmitComplete();
+    void TransmitFrames(bool continueEpoch);
     bool DequeueNext(FabricFrame& out);
     void StartTransmission(FabricFrame& frame, bool continueEpoch);
     void DeliverLocal(FabricFrame& frame);

@@ -43,7 +43,8 @@ IbCreditFlowControl::GetTypeId()
                           MakeUintegerChecker<uint32_t>(BLOCK_BYTES))
             .AddAttribute("CreditUpdateBlocks",
                           "Send a flow-control packet once this many blocks were released since "
-                          "the last one on the VL (1 = on every release).",
+                          "the last one on the VL, or the VL's buffer is empty (1 = on every "
+                          "release).",
                           UintegerValue(1),
                           MakeUintegerAccessor(&IbCreditFlowControl::m_updateBlocks),
                           MakeUintegerChecker<uint32_t>(1))
@@ -302,7 +303,10 @@ IbCreditFlowControl::NotifyRelease(uint8_t prio, uint32_t bytes)
     const uint32_t b = Blocks(bytes);
     m_rxUsed[vl] = m_rxUsed[vl] > b ? m_rxUsed[vl] - b : 0;
     m_rxReleased[vl] += b;
-    if (m_rxReleased[vl] - m_rxAdvertised[vl] >= m_updateBlocks || m_updateDelay.IsZero())
+    // Return credits at once when enough are pending, when the VL's buffer has drained (nothing
+    // more would be released soon), or when no delay is allowed; otherwise within the delay.
+    if (m_rxReleased[vl] - m_rxAdvertised[vl] >= m_updateBlocks || m_rxUsed[vl] == 0 ||
+        m_updateDelay.IsZero())
     {
         m_flush[vl].Cancel();
         SendFcp(vl);

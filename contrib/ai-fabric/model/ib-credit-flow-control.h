@@ -25,8 +25,8 @@ namespace ns3
  * FCCL − FCTBS covers the largest packet the link carries (so a VL blocks exactly when the next
  * full-size packet would not fit). Credits are returned by flow-control packets (FCPs: 6 bytes,
  * no LRH, sent ahead of data like VL15, never subject to credits): one as soon as
- * CreditUpdateBlocks blocks have been released since the last FCP of that VL, and any smaller
- * remainder after CreditUpdateDelay. Lossless by construction: a packet only leaves when the
+ * CreditUpdateBlocks blocks have been released since the last FCP of that VL or the VL's buffer
+ * has drained, and any smaller remainder after CreditUpdateDelay. Lossless by construction: a packet only leaves when the
  * peer has buffer for it; a receive buffer above its advertised size would be a model error and
  * is counted (GetOverruns) rather than hidden.
  *
