@@ -168,6 +168,19 @@ TEST_F(FabricTest, IbIncastIsLosslessAndStaysWithinAdvertisedCredits)
     rdma.Install(topo);
     DropCounter drops;
     drops.ConnectAll();
+    // The traces of one sender's credits: every stall it reports, and the credits it saw.
+    Time traced(0);
+    uint64_t minCredits = UINT64_MAX;
+    IbFc(topo->GetHostDevice(1))
+        ->TraceConnectWithoutContext("CreditStall",
+                                     MakeBoundCallback(+[](Time* sum, uint8_t, Time waited) { *sum += waited; },
+                                                       &traced));
+    IbFc(topo->GetHostDevice(1))
+        ->TraceConnectWithoutContext("CreditsAvailable",
+                                     MakeBoundCallback(+[](uint64_t* m, uint8_t, uint64_t blocks) {
+                                         *m = std::min(*m, blocks);
+                                     },
+                                                       &minCredits));
     Completions done;
     std::vector<Ptr<RdmaQueuePair>> senders;
     for (uint32_t i = 1; i <= 16; ++i)
@@ -208,6 +221,8 @@ TEST_F(FabricTest, IbIncastIsLosslessAndStaysWithinAdvertisedCredits)
         senderStall += IbFc(topo->GetHostDevice(i))->GetStallTime(3);
     }
     EXPECT_GT(senderStall.GetSeconds() / 16, 0.5 * last) << "senders wait for credits";
+    EXPECT_EQ(traced, IbFc(topo->GetHostDevice(1))->GetStallTime(3)) << "CreditStall adds up";
+    EXPECT_LT(minCredits, uint64_t(IbCreditFlowControl::Blocks(4096 + kIbOverhead + kReth)));
     uint64_t pfc = 0;
     for (uint16_t p = 0; p < sw->GetNPorts(); ++p)
     {
@@ -295,6 +310,15 @@ TEST_F(FabricTest, IbCongestionControlProtectsTheVictimFlow)
             auto qp = RdmaHelper::Connect(topo->GetHostNode(i), topo->GetHostNode(6));
             qp.first->PostWrite(32 << 20);
         }
+        uint32_t maxCcti = 0;
+        if (Ptr<IbCongestionControl> ibcc = DynamicCast<IbCongestionControl>(
+                topo->GetHostNode(0)->GetObject<RdmaNic>()->GetQueuePair(1)->GetCongestionOps()))
+        {
+            ibcc->TraceConnectWithoutContext(
+                "Ccti",
+                MakeBoundCallback(+[](uint32_t* m, uint32_t, uint32_t v) { *m = std::max(*m, v); },
+                                  &maxCcti));
+        }
         auto v = RdmaHelper::Connect(topo->GetHostNode(4), topo->GetHostNode(7));
         v.first->SetCompletionCallback(victim.Cb());
         const uint64_t bytes = 8 << 20;
@@ -310,6 +334,7 @@ TEST_F(FabricTest, IbCongestionControlProtectsTheVictimFlow)
         }
         uint64_t becn = topo->GetHostNode(0)->GetObject<RdmaNic>()->GetCounters().cnpsReceived;
         Simulator::Destroy();
+        EXPECT_EQ(maxCcti > 0, cc) << "the Ccti trace follows the BECNs";
         return std::make_tuple(tput, fecn, becn);
     };
     const auto [off, fecnOff, becnOff] = run(false);
