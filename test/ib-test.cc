@@ -482,3 +482,85 @@ TEST_F(FabricTest, AdaptiveRoutingSpreadsOneDestinationOverEveryUplink)
     EXPECT_GE(total, 2048u);
     EXPECT_GT(std::min(adaptive[0], adaptive[1]), total / 4) << adaptive[0] << " / " << adaptive[1];
 }
+
+TEST_F(FabricTest, IbVlArbitrationSharesTheLinkByWeight)
+{
+    // Two queue pairs on service levels 3 and 4 (VLs 3 and 4), weights 1 and 3 in the HCA's
+    // VL arbitration: while both send, VL 4 gets three quarters of the link, VL 3 one quarter.
+    Ptr<Node> a = CreateObject<Node>();
+    Ptr<Node> b = CreateObject<Node>();
+    FabricLinkHelper link;
+    link.SetLinkLayer(FabricNetDevice::INFINIBAND);
+    link.SetScheduler("ns3::DwrrEgressScheduler");
+    link.SetSchedulerAttribute("Weights", StringValue("1 1 1 1 3 1 1 1"));
+    NetDeviceContainer d = link.Install(a, b, DataRate("400Gbps"), 3.0);
+    DynamicCast<FabricNetDevice>(d.Get(0))->SetIpv4Address(Ipv4Address(1u));
+    DynamicCast<FabricNetDevice>(d.Get(1))->SetIpv4Address(Ipv4Address(2u));
+    RdmaHelper rdma;
+    rdma.SetCongestionControl("ns3::RdmaNoCc");
+    rdma.Install(a);
+    rdma.Install(b);
+    auto sl3 = RdmaHelper::Connect(a, b, 3 << 3);
+    auto sl4 = RdmaHelper::Connect(a, b, 4 << 3);
+    Completions done;
+    sl3.first->SetCompletionCallback(done.Cb());
+    sl4.first->SetCompletionCallback(done.Cb());
+    sl3.first->PostWrite(16 << 20);
+    sl4.first->PostWrite(16 << 20);
+    std::array<uint64_t, 8> bytes{};
+    Ptr<FabricNetDevice> tx = DynamicCast<FabricNetDevice>(d.Get(0));
+    tx->TraceConnectWithoutContext("MacTx",
+                                   MakeBoundCallback(+[](std::array<uint64_t, 8>* b, const FabricFrame& f) {
+                                       if (f.kind == FabricFrame::DATA && Simulator::Now() < MicroSeconds(300))
+                                       {
+                                           (*b)[f.priority & 7] += f.payloadBytes;
+                                       }
+                                   },
+                                                     &bytes));
+    Simulator::Run();
+    ASSERT_EQ(done.v.size(), 2u);
+    const double share = double(bytes[4]) / double(bytes[3] + bytes[4]);
+    EXPECT_NEAR(share, 0.75, 0.01) << bytes[3] << " / " << bytes[4];
+    // The VL-3 flow finishes after the VL-4 one, which had three times the bandwidth.
+    EXPECT_LT(done.v[0].qpn == sl4.first->GetQpn() ? done.v[0].completed : done.v[1].completed,
+              done.v[0].qpn == sl3.first->GetQpn() ? done.v[0].completed : done.v[1].completed);
+}
+
+TEST_F(FabricTest, IbServiceLevelMapsToItsVirtualLane)
+{
+    // SL 3 maps to VL 1 and SL 4 to VL 2 through the SL-to-VL table; SL 9 to 9 mod 4 = 1 with
+    // four data VLs when the table has no entry for it.
+    Ptr<Node> a = CreateObject<Node>();
+    Ptr<Node> b = CreateObject<Node>();
+    FabricLinkHelper link;
+    link.SetLinkLayer(FabricNetDevice::INFINIBAND);
+    link.SetFlowControlAttribute("NumDataVls", UintegerValue(4));
+    link.SetFlowControlAttribute("SlToVl", StringValue("0,0,0,1,2"));
+    NetDeviceContainer d = link.Install(a, b, DataRate("400Gbps"), 3.0);
+    Ptr<FabricNetDevice> tx = DynamicCast<FabricNetDevice>(d.Get(0));
+    tx->SetIpv4Address(Ipv4Address(1u));
+    DynamicCast<FabricNetDevice>(d.Get(1))->SetIpv4Address(Ipv4Address(2u));
+    EXPECT_EQ(IbFc(tx)->GetVl(3), 1);
+    EXPECT_EQ(IbFc(tx)->GetVl(4), 2);
+    EXPECT_EQ(IbFc(tx)->GetVl(9), 1);
+    RdmaHelper rdma;
+    rdma.Install(a);
+    rdma.Install(b);
+    auto sl3 = RdmaHelper::Connect(a, b, 3 << 3);
+    auto sl4 = RdmaHelper::Connect(a, b, 4 << 3);
+    std::array<uint64_t, 8> frames{};
+    tx->TraceConnectWithoutContext("MacTx",
+                                   MakeBoundCallback(+[](std::array<uint64_t, 8>* n, const FabricFrame& f) {
+                                       if (f.kind == FabricFrame::DATA)
+                                       {
+                                           ++(*n)[f.priority & 7];
+                                       }
+                                   },
+                                                     &frames));
+    sl3.first->PostWrite(64 * 1024);
+    sl4.first->PostWrite(64 * 1024);
+    Simulator::Run();
+    EXPECT_EQ(frames[1], 16u) << "SL 3 on VL 1";
+    EXPECT_EQ(frames[2], 16u) << "SL 4 on VL 2";
+    EXPECT_EQ(frames[3] + frames[4], 0u);
+}
