@@ -71,20 +71,22 @@ struct FabricDeviceCounters
 
 /**
  * \ingroup ai-fabric
- * A full-duplex point-to-point Ethernet port for AI-cluster fabrics (used by hosts and switches).
+ * A full-duplex point-to-point port for AI-cluster fabrics (used by hosts and switches):
+ * Ethernet by default, InfiniBand with LinkLayer = InfiniBand (LRH 8 + VCRC 2 bytes around each
+ * packet, no preamble, IFG or minimum size; credits instead of PFC).
  *
  * Models: serialization at line rate counting every wire byte (preamble+SFD+IFG 20 B, Ethernet
  * header 14 B, 802.1Q tag 4 B, FCS 4 B, 64 B minimum frame) with sub-tick accuracy (transmit
  * times are accumulated in femtoseconds so back-to-back frames never drift), propagation delay,
  * eight priority egress queues plus a control queue (PFC frames go first), a pluggable egress
- * scheduler and a pluggable link-level flow control (PFC now, InfiniBand credits later), random
+ * scheduler and a pluggable link-level flow control (PfcFlowControl, IbCreditFlowControl), random
  * corruption loss on receive, link down/up, a receive-side forwarding latency and cut-through
  * for switch ports.
  *
  * Hot path: frames are FabricFrame descriptors kept in ring buffers; a busy port has at most one
  * pending transmit event and its channel at most one pending delivery event per direction.
- * No header is serialized per hop; real Ethernet frames are built only when a pcap/ascii sink is
- * attached (Sniffer traces) or when a frame leaves for ns-3's IPv4 stack.
+ * No header is serialized per hop; real Ethernet frames (or IB packets) are built only when a
+ * pcap/ascii sink is attached (Sniffer traces) or when a frame leaves for ns-3's IPv4 stack.
  *
  * Not modelled: auto-negotiation, FEC latency and symbol errors (use ReceiveErrorRate), MAC
  * learning (forwarding is L3 in FabricSwitch), jumbo-frame fragmentation (frames above the MTU
