@@ -564,3 +564,28 @@ TEST_F(FabricTest, IbServiceLevelMapsToItsVirtualLane)
     EXPECT_EQ(frames[2], 16u) << "SL 4 on VL 2";
     EXPECT_EQ(frames[3] + frames[4], 0u);
 }
+
+TEST_F(FabricTest, IbCorruptPacketsGiveTheirCreditsBack)
+{
+    // 2% of the packets arriving at the HCA are corrupt, and the buffer holds 4 packets: if lost
+    // packets kept their credits, the VL would block for good after 4 losses. They are
+    // returned (ABR resynchronization), so go-back-N recovers every loss and the WRITE completes.
+    RdmaHelper rdma;
+    rdma.SetCongestionControl("ns3::RdmaNoCc");
+    rdma.SetNicAttribute("RetransmitTimeout", TimeValue(MicroSeconds(100)));
+    const uint32_t packet = IbCreditFlowControl::Blocks(4096 + kIbOverhead) * 64;
+    TwoHcas h(rdma, 3.0, 4 * packet);
+    h.db->SetAttribute("ReceiveErrorRate", DoubleValue(0.02));
+    h.db->AssignStreams(7);
+    DropCounter drops;
+    drops.ConnectAll();
+    Completions done;
+    h.qa->SetCompletionCallback(done.Cb());
+    h.qa->PostWrite(4 << 20);
+    Simulator::Run();
+    ASSERT_EQ(done.v.size(), 1u);
+    EXPECT_EQ(done.v[0].status, RdmaCompletion::SUCCESS);
+    EXPECT_GT(drops.Of(FabricDropReason::CORRUPT), 4u) << "more losses than the buffer holds";
+    EXPECT_GT(h.qa->GetStats().retransmittedPackets, 0u);
+    EXPECT_EQ(IbFc(h.db)->GetOverruns(), 0u);
+}

@@ -61,6 +61,11 @@ FabricFlowControl::NotifyRelease(uint8_t, uint32_t)
 }
 
 void
+FabricFlowControl::NotifyLost(uint8_t, uint32_t)
+{
+}
+
+void
 FabricFlowControl::SetIngressCongested(uint8_t, bool)
 {
 }

@@ -56,6 +56,13 @@ class FabricFlowControl : public Object
     virtual void NotifyRelease(uint8_t prio, uint32_t bytes);
 
     /**
+     * Receive side: a data frame of `bytes` (buffer bytes) on `prio` arrived but was lost before
+     * entering the local buffer (corrupt, link down, no route): whatever the sender reserved
+     * for it (InfiniBand credits) must be given back.
+     */
+    virtual void NotifyLost(uint8_t prio, uint32_t bytes);
+
+    /**
      * Receive side: the buffer manager says ingress priority `prio` crossed its XOFF threshold
      * (congested = true) or fell below its XON threshold (congested = false).
      */

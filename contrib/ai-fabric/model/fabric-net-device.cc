@@ -741,6 +741,10 @@ FabricNetDevice::Receive(FabricFrame& frame)
 {
     if (!m_linkUp)
     {
+        if (frame.kind == FabricFrame::DATA)
+        {
+            m_flowControl->NotifyLost(frame.priority & 7, BufferBytes(frame));
+        }
         DropFrame(frame, FabricDropReason::LINK_DOWN);
         return;
     }
@@ -762,6 +766,7 @@ FabricNetDevice::Receive(FabricFrame& frame)
     if ((m_errorRate > 0.0 && m_errorRng->GetValue() < m_errorRate) ||
         (!m_rxFilter.IsNull() && m_rxFilter(frame)))
     {
+        m_flowControl->NotifyLost(frame.priority & 7, BufferBytes(frame));
         DropFrame(frame, FabricDropReason::CORRUPT);
         return;
     }

@@ -326,6 +326,14 @@ FabricSwitch::Drop(const FabricFrame& frame, FabricDropReason reason)
 }
 
 void
+FabricSwitch::DropOnIngress(FabricNetDevice* ingress, const FabricFrame& frame, FabricDropReason reason)
+{
+    // Never admitted: the ingress flow control gives back what the sender reserved (IB credits).
+    m_portFc[ingress->GetPortIndex()]->NotifyLost(frame.priority & 7, ingress->BufferBytes(frame));
+    Drop(frame, reason);
+}
+
+void
 FabricSwitch::ReceiveFrame(FabricNetDevice* device, FabricFrame& frame)
 {
     if (!m_buffer->IsConfigured())
@@ -334,7 +342,7 @@ FabricSwitch::ReceiveFrame(FabricNetDevice* device, FabricFrame& frame)
     }
     if (frame.ttl <= 1)
     {
-        Drop(frame, FabricDropReason::TTL_EXPIRED);
+        DropOnIngress(device, frame, FabricDropReason::TTL_EXPIRED);
         return;
     }
     --frame.ttl;
@@ -343,14 +351,14 @@ FabricSwitch::ReceiveFrame(FabricNetDevice* device, FabricFrame& frame)
     const uint16_t* ports = m_routes.Lookup(frame.dst, n);
     if (n == 0)
     {
-        Drop(frame, FabricDropReason::NO_ROUTE);
+        DropOnIngress(device, frame, FabricDropReason::NO_ROUTE);
         return;
     }
     const uint16_t out = Choose(frame, ports, n);
     FabricNetDevice* outDev = m_portPtrs[out];
     if (!outDev->IsLinkUp())
     {
-        Drop(frame, FabricDropReason::LINK_DOWN);
+        DropOnIngress(device, frame, FabricDropReason::LINK_DOWN);
         return;
     }
     const uint16_t in = device->GetPortIndex();

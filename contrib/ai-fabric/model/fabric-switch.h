@@ -109,6 +109,7 @@ class FabricSwitch : public Object, public FabricFrameReceiver
 
   private:
     void Drop(const FabricFrame& frame, FabricDropReason reason);
+    void DropOnIngress(FabricNetDevice* ingress, const FabricFrame& frame, FabricDropReason reason);
     uint16_t Choose(const FabricFrame& frame, const uint16_t* ports, uint32_t n) const;
     void ReceiveCredited(FabricNetDevice* outDev, uint16_t in, uint16_t out, FabricFrame& frame);
 

@@ -297,6 +297,15 @@ IbCreditFlowControl::NotifyReceive(uint8_t prio, uint32_t bytes)
 }
 
 void
+IbCreditFlowControl::NotifyLost(uint8_t prio, uint32_t bytes)
+{
+    // ABR resynchronization: the lost packet's blocks count as received and released.
+    const uint8_t vl = prio & 7;
+    m_rxUsed[vl] += Blocks(bytes);
+    NotifyRelease(vl, bytes);
+}
+
+void
 IbCreditFlowControl::NotifyRelease(uint8_t prio, uint32_t bytes)
 {
     const uint8_t vl = prio & 7;

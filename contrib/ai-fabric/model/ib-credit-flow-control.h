@@ -40,6 +40,10 @@ namespace ns3
  * bytes is marked FECN if the port is the root of the congestion (it has credits for that VL) or
  * MarkVictims is set, if it is at least MinMarkBytes long, and then only one in MarkingRate + 1.
  *
+ * A data packet lost on the way in (corrupt, link down, no route) returns its credits at once:
+ * IBA recovers them when the next FCP's FCTBS resynchronizes the receiver's ABR; here the
+ * receiver counts the lost blocks as released.
+ *
  * Not modelled: the initial credit exchange at link training (each side starts with the peer's
  * advertised buffer), lost FCPs and the periodic refresh that recovers them (FCPs are never
  * corrupted here), the 12-bit wrap of FCTBS/FCCL (counters are exact), and per-port SL→VL tables.
@@ -66,6 +70,7 @@ class IbCreditFlowControl : public FabricFlowControl
     void ReceiveControl(const FabricFrame& frame) override;
     void NotifyReceive(uint8_t prio, uint32_t wireBytes) override;
     void NotifyRelease(uint8_t prio, uint32_t wireBytes) override;
+    void NotifyLost(uint8_t prio, uint32_t bytes) override;
     void SetIngressCongested(uint8_t prio, bool congested) override;
 
     /// The VL a service level maps to.
