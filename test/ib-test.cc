@@ -589,3 +589,30 @@ TEST_F(FabricTest, IbCorruptPacketsGiveTheirCreditsBack)
     EXPECT_GT(h.qa->GetStats().retransmittedPackets, 0u);
     EXPECT_EQ(IbFc(h.db)->GetOverruns(), 0u);
 }
+
+TEST_F(FabricTest, IbPeriodicCreditRefreshRunsWhileDataArrives)
+{
+    // With a 1 us refresh the HCA re-sends its FCP every microsecond while data arrives, on top
+    // of one FCP per packet; the refresh stops once the link is idle, so the run still ends.
+    auto run = [](Time refresh) {
+        RdmaHelper rdma;
+        rdma.SetCongestionControl("ns3::RdmaNoCc");
+        TwoHcas h(rdma, 3.0, 131072);
+        IbFc(h.db)->SetAttribute("CreditRefreshInterval", TimeValue(refresh));
+        Completions resp;
+        h.qb->SetReceiveCallback(resp.Cb());
+        h.qa->PostWrite(4 << 20);
+        Simulator::Run();
+        EXPECT_EQ(resp.v.size(), 1u);
+        const uint64_t fcps = IbFc(h.db)->GetFcpsSent();
+        const double busy = resp.v.empty() ? 0 : resp.v[0].completed.GetSeconds();
+        Simulator::Destroy();
+        return std::make_pair(fcps, busy);
+    };
+    const auto [plain, t0] = run(Time(0));
+    const auto [refreshed, t1] = run(MicroSeconds(1));
+    EXPECT_EQ(plain, 1024u) << "one FCP per packet";
+    EXPECT_DOUBLE_EQ(t0, t1) << "a refresh repeats credits, it never adds any";
+    const double extra = double(refreshed - plain);
+    EXPECT_NEAR(extra, t1 / 1e-6, 3) << "about one refresh per microsecond of traffic";
+}

@@ -54,6 +54,13 @@ IbCreditFlowControl::GetTypeId()
                           TimeValue(NanoSeconds(500)),
                           MakeTimeAccessor(&IbCreditFlowControl::m_updateDelay),
                           MakeTimeChecker(Time(0)))
+            .AddAttribute("CreditRefreshInterval",
+                          "Re-send the FCP of every VL that received data this often while data "
+                          "keeps arriving (IBA: at least every 65,536 symbol times, ~0.6 us at "
+                          "NDR); 0 = off (FCPs are never lost here).",
+                          TimeValue(Time(0)),
+                          MakeTimeAccessor(&IbCreditFlowControl::m_refreshInterval),
+                          MakeTimeChecker(Time(0)))
             .AddAttribute("MaxPacketBytes",
                           "Largest link packet (LRH..VCRC) the transmitter must have credits for "
                           "before it sends on a VL; 0 = the device MTU plus LRH and VCRC.",
@@ -119,6 +126,7 @@ IbCreditFlowControl::DoDispose()
     {
         e.Cancel();
     }
+    m_refresh.Cancel();
     FabricFlowControl::DoDispose();
 }
 
@@ -286,6 +294,14 @@ IbCreditFlowControl::NotifyReceive(uint8_t prio, uint32_t bytes)
 {
     const uint8_t vl = prio & 7;
     m_rxUsed[vl] += Blocks(bytes);
+    if (m_refreshInterval.IsStrictlyPositive())
+    {
+        m_activeMask |= static_cast<uint8_t>(1U << vl);
+        if (m_refresh.IsExpired())
+        {
+            m_refresh = Simulator::Schedule(m_refreshInterval, &IbCreditFlowControl::Refresh, this);
+        }
+    }
     if (m_rxUsed[vl] > m_rxMax[vl])
     {
         m_rxMax[vl] = m_rxUsed[vl];
@@ -333,6 +349,26 @@ IbCreditFlowControl::Flush(uint8_t vl)
     {
         SendFcp(vl);
     }
+}
+
+void
+IbCreditFlowControl::Refresh()
+{
+    // Only while data arrives: a VL that went quiet stops refreshing until it is used again.
+    const uint8_t active = m_activeMask;
+    m_activeMask = 0;
+    if (active == 0)
+    {
+        return;
+    }
+    for (uint8_t vl = 0; vl < 8; ++vl)
+    {
+        if ((active >> vl) & 1U)
+        {
+            SendFcp(vl);
+        }
+    }
+    m_refresh = Simulator::Schedule(m_refreshInterval, &IbCreditFlowControl::Refresh, this);
 }
 
 void

@@ -44,9 +44,13 @@ namespace ns3
  * IBA recovers them when the next FCP's FCTBS resynchronizes the receiver's ABR; here the
  * receiver counts the lost blocks as released.
  *
+ * With CreditRefreshInterval > 0 the receive side also re-sends the FCP of every VL that
+ * received data, periodically (IBA: at least every 65,536 symbol times), for as long as data
+ * keeps arriving, so an idle fabric still runs out of events.
+ *
  * Not modelled: the initial credit exchange at link training (each side starts with the peer's
- * advertised buffer), lost FCPs and the periodic refresh that recovers them (FCPs are never
- * corrupted here), the 12-bit wrap of FCTBS/FCCL (counters are exact), and per-port SL→VL tables.
+ * advertised buffer), lost FCPs (FCPs are never corrupted here, so the periodic refresh is off
+ * by default), the 12-bit wrap of FCTBS/FCCL (counters are exact), and per-port SL→VL tables.
  */
 class IbCreditFlowControl : public FabricFlowControl
 {
@@ -111,6 +115,7 @@ class IbCreditFlowControl : public FabricFlowControl
     void InitTx();
     void SendFcp(uint8_t vl);
     void Flush(uint8_t vl);
+    void Refresh();
     void UpdateBlocked(uint8_t vl);
     void SetSlToVl(std::string table);
     std::string GetSlToVl() const;
@@ -120,6 +125,7 @@ class IbCreditFlowControl : public FabricFlowControl
     uint32_t m_rxBufferBytes{131072};
     uint32_t m_updateBlocks{1};
     Time m_updateDelay;
+    Time m_refreshInterval;
     uint32_t m_maxPacketBytes{0};
     std::array<uint8_t, 16> m_slToVl{};
     uint32_t m_fecnThreshold{0};
@@ -143,6 +149,8 @@ class IbCreditFlowControl : public FabricFlowControl
     std::array<uint64_t, 8> m_rxReleased{};   //!< blocks released (ABR when the buffer drains)
     std::array<uint64_t, 8> m_rxAdvertised{}; //!< FCCL last sent
     std::array<EventId, 8> m_flush;
+    EventId m_refresh;
+    uint8_t m_activeMask{0}; //!< VLs that received data since the last periodic refresh
     uint64_t m_overruns{0};
 
     // egress marking
