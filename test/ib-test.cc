@@ -2,6 +2,7 @@
 // InfiniBand: goodput with IB headers, lossless incast within advertised credits, the credit
 // loop's buffer/RTT limit, FECN/BECN congestion control protecting a victim flow, LID
 // forwarding tables, and a ring AllReduce on an IB rail-optimized fabric against alpha-beta.
+#include "process-util.h"
 #include "test-util.h"
 
 #include <cmath>
@@ -401,17 +402,8 @@ TEST_F(FabricTest, IbPcapDecodesAsInfiniband)
     }
     const std::string cmd = "tshark -r " + file +
                             " -T fields -e infiniband.lrh.vl -e infiniband.lrh.dlid "
-                            "-e infiniband.lrh.slid -e infiniband.bth.opcode -e infiniband.bth.psn "
-                            "2>/dev/null";
-    FILE* p = popen(cmd.c_str(), "r");
-    ASSERT_NE(p, nullptr);
-    std::vector<std::string> lines;
-    char buf[256];
-    while (fgets(buf, sizeof(buf), p))
-    {
-        lines.emplace_back(buf);
-    }
-    pclose(p);
+                            "-e infiniband.lrh.slid -e infiniband.bth.opcode -e infiniband.bth.psn";
+    const std::vector<std::string> lines = CommandLines(cmd);
     // Received by HCA 2 (LID 2) on VL 3: WRITE FIRST/MIDDLE/LAST, PSN 0..2; sent: ACKs to LID 1.
     std::vector<std::string> data;
     int acks = 0;

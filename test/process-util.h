@@ -11,6 +11,7 @@
 #include <string>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <vector>
 
 /// What a command-line program did: exit status, stdout, stderr.
 struct Result
@@ -41,6 +42,20 @@ RunCommand(const std::string& command, const std::string& tag)
     ss << e.rdbuf();
     r.err = ss.str();
     return r;
+}
+
+/// The lines (each with its trailing newline) a command prints on stdout; stderr is dropped.
+inline std::vector<std::string>
+CommandLines(const std::string& command)
+{
+    std::vector<std::string> lines;
+    std::istringstream in(RunCommand(command, "lines").out);
+    std::string line;
+    while (std::getline(in, line))
+    {
+        lines.push_back(line + "\n");
+    }
+    return lines;
 }
 
 #endif

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // The RoCEv2 NIC: completion time, DCQCN fairness, incast, loss recovery, timeouts, pcap.
+#include "process-util.h"
 #include "test-util.h"
 
 #include <cmath>
@@ -455,16 +456,8 @@ TEST_F(FabricTest, RocePcapDecodesAsInfinibandBth)
     }
     const std::string cmd = "tshark -r " + file +
                             " -T fields -e infiniband.bth.opcode -e infiniband.bth.psn "
-                            "-e infiniband.bth.destqp 2>/dev/null";
-    FILE* p = popen(cmd.c_str(), "r");
-    ASSERT_NE(p, nullptr);
-    std::vector<std::string> lines;
-    char buf[256];
-    while (fgets(buf, sizeof(buf), p))
-    {
-        lines.emplace_back(buf);
-    }
-    pclose(p);
+                            "-e infiniband.bth.destqp";
+    const std::vector<std::string> lines = CommandLines(cmd);
     // Received at the responder: WRITE FIRST/MIDDLE/LAST (6, 7, 8) with PSN 0, 1, 2; sent by it:
     // ACKs (17).
     std::vector<std::string> data;
