@@ -78,16 +78,8 @@ main(int argc, char** argv)
     {
         BadInput("mib must be >= 1, straggler-ms >= 0 and rto-us > 0");
     }
-    if (out.empty())
-    {
-        out = ResultsDirectory::DefaultPath("barrier-story");
-    }
     ResultsDirectory results;
-    const std::string outError = results.Open(out);
-    if (!outError.empty())
-    {
-        BadInput("out: " + outError);
-    }
+    results.Start(out, "barrier-story");
     namespace fs = std::filesystem;
     const fs::path tmp = results.GetPath();
 

@@ -104,16 +104,8 @@ main(int argc, char** argv)
     {
         BadInput("seed must be >= 1");
     }
-    if (out.empty())
-    {
-        out = ResultsDirectory::DefaultPath("fabric-incast");
-    }
     ResultsDirectory results;
-    const std::string outError = results.Open(out);
-    if (!outError.empty())
-    {
-        BadInput("out: " + outError);
-    }
+    results.Start(out, "fabric-incast");
     namespace fs = std::filesystem;
     const fs::path tmp = results.GetPath();
 

@@ -143,16 +143,8 @@ main(int argc, char** argv)
     {
         BadInput("cable must be in [1, 2000] m (got " + std::to_string(cable) + ")");
     }
-    if (out.empty())
-    {
-        out = ResultsDirectory::DefaultPath("infiniband-credits");
-    }
     ResultsDirectory results;
-    const std::string outError = results.Open(out);
-    if (!outError.empty())
-    {
-        BadInput("out: " + outError);
-    }
+    results.Start(out, "infiniband-credits");
 
     // 1. Credit loop: the round trip of one credit is the packet's serialization, the cable both
     //    ways, the HCA's 300 ns receive latency and the 6-byte flow-control packet.

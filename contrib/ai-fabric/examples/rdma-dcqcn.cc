@@ -105,16 +105,8 @@ main(int argc, char** argv)
     {
         BadInput("cc must name an RdmaCongestionOps TypeId such as ns3::RdmaDcqcn (got '" + cc + "')");
     }
-    if (out.empty())
-    {
-        out = ResultsDirectory::DefaultPath("rdma-dcqcn");
-    }
     ResultsDirectory results;
-    const std::string outError = results.Open(out);
-    if (!outError.empty())
-    {
-        BadInput("out: " + outError);
-    }
+    results.Start(out, "rdma-dcqcn");
     namespace fs = std::filesystem;
     const fs::path tmp = results.GetPath();
 

@@ -52,16 +52,8 @@ main(int argc, char** argv)
     {
         BadInput("bytes must be in [1, 1073741824] (got " + std::to_string(bytes) + ")");
     }
-    if (out.empty())
-    {
-        out = ResultsDirectory::DefaultPath("tcp-vs-rdma-latency");
-    }
     ResultsDirectory results;
-    const std::string outError = results.Open(out);
-    if (!outError.empty())
-    {
-        BadInput("out: " + outError);
-    }
+    results.Start(out, "tcp-vs-rdma-latency");
 
     Ptr<StarTopologyHelper> star = CreateObject<StarTopologyHelper>();
     star->SetAttribute("Servers", UintegerValue(2));

@@ -90,6 +90,21 @@ ResultsDirectory::Commit()
     return "";
 }
 
+void
+ResultsDirectory::Start(std::string out, const std::string& program)
+{
+    if (out.empty())
+    {
+        out = DefaultPath(program);
+    }
+    const std::string err = Open(out);
+    if (!err.empty())
+    {
+        std::cerr << program << ": out: " << err << std::endl;
+        std::exit(2);
+    }
+}
+
 int
 ResultsDirectory::Finish(const std::string& gnuplotScript, const std::string& program)
 {

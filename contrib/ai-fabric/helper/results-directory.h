@@ -34,6 +34,13 @@ class ResultsDirectory
     std::string Commit();
 
     /**
+     * The start of an example program: open `out` (DefaultPath(`program`) when empty); if it
+     * cannot be used, print "<program>: out: <why>" and exit with status 2 (bad input), before
+     * anything was simulated or written.
+     */
+    void Start(std::string out, const std::string& program);
+
+    /**
      * The end of an example program: render `gnuplotScript` (a warning names `program` if
      * gnuplot fails), commit, and print where the results are.
      * \return the process exit status: 0, or 1 if the directory could not be committed
