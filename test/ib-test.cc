@@ -18,21 +18,6 @@ constexpr uint32_t kIbOverhead = 8 + 12 + 4 + 2;
 constexpr uint32_t kReth = 16;
 constexpr double kNdr = 400e9;
 
-struct Completions
-{
-    std::vector<RdmaCompletion> v;
-
-    void Add(const RdmaCompletion& c)
-    {
-        v.push_back(c);
-    }
-
-    Callback<void, const RdmaCompletion&> Cb()
-    {
-        return MakeCallback(&Completions::Add, this);
-    }
-};
-
 /// A link helper that builds InfiniBand ports with credit flow control.
 FabricLinkHelper
 IbLink(uint32_t rxBufferBytes = 131072)
@@ -50,26 +35,11 @@ IbFc(Ptr<FabricNetDevice> d)
 }
 
 /// Two IB hosts (LIDs 1 and 2) joined by one cable, HCAs installed.
-struct TwoHcas
+struct TwoHcas : public TwoHosts
 {
-    Ptr<Node> a = CreateObject<Node>();
-    Ptr<Node> b = CreateObject<Node>();
-    Ptr<FabricNetDevice> da;
-    Ptr<FabricNetDevice> db;
-    Ptr<RdmaQueuePair> qa;
-    Ptr<RdmaQueuePair> qb;
-
     TwoHcas(RdmaHelper& rdma, double meters, uint32_t rxBufferBytes)
+        : TwoHosts(rdma, meters, IbLink(rxBufferBytes), Ipv4Address(1u), Ipv4Address(2u))
     {
-        FabricLinkHelper link = IbLink(rxBufferBytes);
-        NetDeviceContainer d = link.Install(a, b, DataRate("400Gbps"), meters);
-        da = DynamicCast<FabricNetDevice>(d.Get(0));
-        db = DynamicCast<FabricNetDevice>(d.Get(1));
-        da->SetIpv4Address(Ipv4Address(1u)); // LID 1
-        db->SetIpv4Address(Ipv4Address(2u)); // LID 2
-        rdma.Install(a);
-        rdma.Install(b);
-        std::tie(qa, qb) = RdmaHelper::Connect(a, b);
     }
 };
 

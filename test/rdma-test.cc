@@ -18,45 +18,6 @@ constexpr uint32_t kRoceOverhead = 20 + 8 + 12 + 4 + 22 + 20;
 constexpr uint32_t kReth = 16;
 constexpr uint32_t kAckWire = 20 + 8 + 12 + 4 + 4 + 22 + 20;
 
-struct Completions
-{
-    std::vector<RdmaCompletion> v;
-
-    void Add(const RdmaCompletion& c)
-    {
-        v.push_back(c);
-    }
-
-    Callback<void, const RdmaCompletion&> Cb()
-    {
-        return MakeCallback(&Completions::Add, this);
-    }
-};
-
-/// Two hosts joined by one 400G cable, NICs installed.
-struct TwoHosts
-{
-    Ptr<Node> a = CreateObject<Node>();
-    Ptr<Node> b = CreateObject<Node>();
-    Ptr<FabricNetDevice> da;
-    Ptr<FabricNetDevice> db;
-    Ptr<RdmaQueuePair> qa;
-    Ptr<RdmaQueuePair> qb;
-
-    explicit TwoHosts(RdmaHelper& rdma, double meters = 3.0)
-    {
-        FabricLinkHelper link;
-        NetDeviceContainer d = link.Install(a, b, DataRate("400Gbps"), meters);
-        da = DynamicCast<FabricNetDevice>(d.Get(0));
-        db = DynamicCast<FabricNetDevice>(d.Get(1));
-        da->SetIpv4Address(Ipv4Address("10.0.0.1"));
-        db->SetIpv4Address(Ipv4Address("10.0.0.2"));
-        rdma.Install(a);
-        rdma.Install(b);
-        std::tie(qa, qb) = RdmaHelper::Connect(a, b);
-    }
-};
-
 double
 Jain(const std::vector<double>& x)
 {

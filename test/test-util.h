@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <tuple>
 #include <vector>
 
 /// Every GoogleTest test starts from a fresh simulator and fixed seeds and destroys it after.
@@ -93,6 +94,51 @@ AddSink(ns3::Ptr<ns3::Node> node)
     node->AddApplication(k);
     return k;
 }
+
+/// Collects RDMA completions (requester or responder side).
+struct Completions
+{
+    std::vector<ns3::RdmaCompletion> v;
+
+    void Add(const ns3::RdmaCompletion& c)
+    {
+        v.push_back(c);
+    }
+
+    ns3::Callback<void, const ns3::RdmaCompletion&> Cb()
+    {
+        return ns3::MakeCallback(&Completions::Add, this);
+    }
+};
+
+/// Two hosts joined by one 400G cable of `link`'s kind, RDMA NICs installed, one queue pair
+/// connected (qa on a, qb on b).
+struct TwoHosts
+{
+    ns3::Ptr<ns3::Node> a = ns3::CreateObject<ns3::Node>();
+    ns3::Ptr<ns3::Node> b = ns3::CreateObject<ns3::Node>();
+    ns3::Ptr<ns3::FabricNetDevice> da;
+    ns3::Ptr<ns3::FabricNetDevice> db;
+    ns3::Ptr<ns3::RdmaQueuePair> qa;
+    ns3::Ptr<ns3::RdmaQueuePair> qb;
+
+    explicit TwoHosts(ns3::RdmaHelper& rdma,
+                      double meters = 3.0,
+                      ns3::FabricLinkHelper link = ns3::FabricLinkHelper(),
+                      ns3::Ipv4Address addrA = ns3::Ipv4Address("10.0.0.1"),
+                      ns3::Ipv4Address addrB = ns3::Ipv4Address("10.0.0.2"))
+    {
+        using namespace ns3;
+        NetDeviceContainer d = link.Install(a, b, DataRate("400Gbps"), meters);
+        da = DynamicCast<FabricNetDevice>(d.Get(0));
+        db = DynamicCast<FabricNetDevice>(d.Get(1));
+        da->SetIpv4Address(addrA);
+        db->SetIpv4Address(addrB);
+        rdma.Install(a);
+        rdma.Install(b);
+        std::tie(qa, qb) = RdmaHelper::Connect(a, b);
+    }
+};
 
 /// A star of `hosts` single-GPU servers at 400 Gb/s.
 inline ns3::Ptr<ns3::FabricTopology>
