@@ -403,11 +403,8 @@ ReadQueue(const fs::path& dir)
         const size_t i = std::stoul(idx);
         return i < it->second.size() ? it->second[i] : "";
     };
-    std::string text;
-    if (q.submitted && OnPath("squeue") &&
-        Capture("squeue -h -r -o '%i|%t' 2>/dev/null", text) == 0)
-    {
-        q.answered = true;
+    // "<job id>|<state>" lines (squeue and sacct) -> state by point id.
+    auto parseStates = [&pointOf](const std::string& text, std::map<std::string, std::string>& into) {
         std::istringstream is(text);
         std::string line;
         while (std::getline(is, line))
@@ -420,9 +417,16 @@ ReadQueue(const fs::path& dir)
             const std::string point = pointOf(Trim(line.substr(0, bar)));
             if (!point.empty())
             {
-                q.state[point] = Trim(line.substr(bar + 1));
+                into[point] = Trim(line.substr(bar + 1));
             }
         }
+    };
+    std::string text;
+    if (q.submitted && OnPath("squeue") &&
+        Capture("squeue -h -r -o '%i|%t' 2>/dev/null", text) == 0)
+    {
+        q.answered = true;
+        parseStates(text, q.state);
     }
     std::string list;
     for (const auto& j : q.jobs)
@@ -432,21 +436,7 @@ ReadQueue(const fs::path& dir)
     if (q.submitted && OnPath("sacct") &&
         Capture("sacct -n -X -P -o JobID,State -j " + list + " 2>/dev/null", text) == 0)
     {
-        std::istringstream is(text);
-        std::string line;
-        while (std::getline(is, line))
-        {
-            const size_t bar = line.find('|');
-            if (bar == std::string::npos)
-            {
-                continue;
-            }
-            const std::string point = pointOf(Trim(line.substr(0, bar)));
-            if (!point.empty())
-            {
-                q.final[point] = Trim(line.substr(bar + 1));
-            }
-        }
+        parseStates(text, q.final);
     }
     return q;
 }
