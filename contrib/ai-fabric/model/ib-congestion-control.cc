@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "ib-congestion-control.h"
 
-#include "fabric-net-device.h"
 #include "rdma-nic.h"
 #include "rdma-queue-pair.h"
 
@@ -131,12 +130,8 @@ IbCongestionControl::Init(Ptr<RdmaQueuePair> qp)
 {
     NS_ABORT_MSG_IF(m_min > m_limit, "IbCongestionControl: CctiMin must be <= CctiLimit");
     m_qp = qp;
-    Ptr<RdmaNic> nic = qp->GetNic();
-    Ptr<FabricNetDevice> dev = nic->GetDevice();
-    // A full packet: network header + BTH 12 + RETH 16 + payload + ICRC 4 + link overheads.
-    const uint32_t bytes = nic->NetworkHeaderBytes() + 12 + 16 + nic->GetPathMtu() + 4 +
-                           dev->GetL2OverheadBytes() + dev->GetPhyOverheadBytes();
-    m_packetSeconds = bytes * 8.0 / double(qp->GetLineRate().GetBitRate());
+    m_packetSeconds =
+        qp->GetNic()->GetMaxPacketWireBytes() * 8.0 / double(qp->GetLineRate().GetBitRate());
     m_ccti = m_min;
     ApplyRate();
 }

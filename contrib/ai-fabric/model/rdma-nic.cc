@@ -241,6 +241,14 @@ RdmaNic::IsInfiniBand() const
 }
 
 uint32_t
+RdmaNic::GetMaxPacketWireBytes() const
+{
+    FabricFrame f;
+    f.l3Bytes = NetworkHeaderBytes() + kBth + kReth + m_pathMtu + kIcrc;
+    return m_dev->WireBytes(f);
+}
+
+uint32_t
 RdmaNic::NetworkHeaderBytes() const
 {
     if (m_ib)
@@ -327,6 +335,7 @@ RdmaNic::CreateQueuePair(Ipv4Address remote, uint8_t dscp)
     qp->m_remote = remote;
     qp->m_dscp = dscp ? dscp : m_dataDscp;
     qp->m_priority = PriorityOf(qp->m_dscp);
+    m_cnpPriority = PriorityOf(m_cnpDscp);
     const uint32_t nodeId = m_dev->GetNode() ? m_dev->GetNode()->GetId() : 0;
     // Per-QP UDP source port: RoCEv2's ECMP entropy (49152..65535).
     qp->m_udpSport =
@@ -488,7 +497,7 @@ RdmaNic::PullFrame(uint8_t prio, FabricFrame& out)
             op = write ? RoceBthHeader::WRITE_MIDDLE : RoceBthHeader::SEND_MIDDLE;
         }
         out = FabricFrame();
-        FillHeaderFields(qp, out, op, qp->m_dscp);
+        FillHeaderFields(qp, out, op, qp->m_dscp, qp->m_priority);
         out.ecn = FabricFrame::ECN_ECT0;
         out.seq = psn;
         out.payloadBytes = payload;
@@ -563,7 +572,11 @@ RdmaNic::PullFrame(uint8_t prio, FabricFrame& out)
 }
 
 void
-RdmaNic::FillHeaderFields(RdmaQueuePair* qp, FabricFrame& f, uint8_t opcode, uint8_t dscp) const
+RdmaNic::FillHeaderFields(RdmaQueuePair* qp,
+                          FabricFrame& f,
+                          uint8_t opcode,
+                          uint8_t dscp,
+                          uint8_t priority) const
 {
     f.kind = FabricFrame::DATA;
     f.l4Format = FabricFrame::L4_ROCE;
@@ -573,7 +586,7 @@ RdmaNic::FillHeaderFields(RdmaQueuePair* qp, FabricFrame& f, uint8_t opcode, uin
     f.srcPort = qp->m_udpSport;
     f.dstPort = RoceBthHeader::UDP_PORT;
     f.dscp = dscp;
-    f.priority = dscp == qp->m_dscp ? qp->m_priority : PriorityOf(dscp);
+    f.priority = priority;
     f.ecn = FabricFrame::ECN_NOT_ECT;
     f.flowId = (m_dev->GetNode() ? m_dev->GetNode()->GetId() << 16 : 0) | (qp->m_qpn & 0xffff);
     f.txTimeStep = Simulator::Now().GetTimeStep();
@@ -731,7 +744,7 @@ void
 RdmaNic::SendAck(RdmaQueuePair* qp, bool nak, uint32_t psn, uint32_t sack)
 {
     FabricFrame f;
-    FillHeaderFields(qp, f, RoceBthHeader::ACKNOWLEDGE, qp->m_dscp);
+    FillHeaderFields(qp, f, RoceBthHeader::ACKNOWLEDGE, qp->m_dscp, qp->m_priority);
     f.seq = psn;
     f.aux[2] = nak ? RoceAethHeader::SYNDROME_NAK_PSN : RoceAethHeader::SYNDROME_ACK;
     f.aux[3] = sack;
@@ -754,7 +767,11 @@ void
 RdmaNic::SendCnp(RdmaQueuePair* qp)
 {
     FabricFrame f;
-    FillHeaderFields(qp, f, m_ib ? RoceBthHeader::IB_CNP : RoceBthHeader::CNP, m_cnpDscp);
+    FillHeaderFields(qp,
+                     f,
+                     m_ib ? RoceBthHeader::IB_CNP : RoceBthHeader::CNP,
+                     m_cnpDscp,
+                     m_cnpPriority);
     f.seq = 0;
     f.l3Bytes = NetworkHeaderBytes() + kBth + kCnpPad + kIcrc;
     f.ComputeFlowHash();

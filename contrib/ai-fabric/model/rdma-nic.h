@@ -94,6 +94,8 @@ class RdmaNic : public Object, public FabricFrameSource
     bool IsInfiniBand() const;
     /// Bytes before the BTH: IPv4 20 + UDP 8 on RoCEv2; GRH 40 or nothing on InfiniBand.
     uint32_t NetworkHeaderBytes() const;
+    /// Wire bytes of a full data packet: path MTU payload with every header and link overhead.
+    uint32_t GetMaxPacketWireBytes() const;
     /// Delay from posting `bytes` to the first byte being readable by the NIC.
     Time GetRequesterDelay(uint64_t bytes) const;
     /// Delay from the last byte arriving to the message being in GPU memory.
@@ -125,7 +127,11 @@ class RdmaNic : public Object, public FabricFrameSource
     void SendAckNow(RdmaQueuePair* qp);
     void AckTimer(RdmaQueuePair* qp);
     void SendCnp(RdmaQueuePair* qp);
-    void FillHeaderFields(RdmaQueuePair* qp, FabricFrame& f, uint8_t opcode, uint8_t dscp) const;
+    void FillHeaderFields(RdmaQueuePair* qp,
+                          FabricFrame& f,
+                          uint8_t opcode,
+                          uint8_t dscp,
+                          uint8_t priority) const;
     void ArmRto(RdmaQueuePair* qp, bool restart);
     void OnRto(RdmaQueuePair* qp);
     void EnterError(RdmaQueuePair* qp);
@@ -151,6 +157,7 @@ class RdmaNic : public Object, public FabricFrameSource
     uint32_t m_pathMtu{4096};
     uint8_t m_dataDscp{26};
     uint8_t m_cnpDscp{48};
+    uint8_t m_cnpPriority{6}; //!< priority (VL on InfiniBand) of CNPs, from m_cnpDscp
     Time m_ackInterval;
     Time m_cnpInterval;
     Time m_becnInterval;
