@@ -134,18 +134,27 @@ FabricSwitch::AddPort(Ptr<FabricNetDevice> device)
     device->SetAttribute("TxQueueLimit", UintegerValue(0));
     m_ports.push_back(device);
     m_portPtrs.push_back(PeekPointer(device));
-    m_portFc.push_back(PeekPointer(device->GetFlowControl()));
-    m_portIb.push_back(dynamic_cast<IbCreditFlowControl*>(m_portFc.back()));
+    m_portFc.push_back(nullptr);
+    m_portIb.push_back(nullptr);
+    m_losslessMask.push_back(0);
+    UpdatePortFlowControl(idx);
+    return idx;
+}
+
+void
+FabricSwitch::UpdatePortFlowControl(uint16_t i)
+{
+    m_portFc[i] = PeekPointer(m_ports[i]->GetFlowControl());
+    m_portIb[i] = dynamic_cast<IbCreditFlowControl*>(m_portFc[i]);
     uint8_t mask = 0;
     for (uint8_t p = 0; p < 8; ++p)
     {
-        if (device->GetFlowControl()->IsLossless(p))
+        if (m_portFc[i]->IsLossless(p))
         {
             mask |= static_cast<uint8_t>(1U << p);
         }
     }
-    m_losslessMask.push_back(mask);
-    return idx;
+    m_losslessMask[i] = mask;
 }
 
 uint16_t
@@ -209,18 +218,8 @@ FabricSwitch::ConfigureBuffer()
     for (size_t i = 0; i < m_ports.size(); ++i)
     {
         // Refresh the port's flow-control view (attributes may have changed since AddPort).
-        m_portFc[i] = PeekPointer(m_ports[i]->GetFlowControl());
-        m_portIb[i] = dynamic_cast<IbCreditFlowControl*>(m_portFc[i]);
-        uint8_t mask = 0;
-        for (uint8_t p = 0; p < 8; ++p)
-        {
-            if (m_portFc[i]->IsLossless(p))
-            {
-                mask |= static_cast<uint8_t>(1U << p);
-            }
-        }
-        m_losslessMask[i] = mask;
-        if (mask == 0 || m_portIb[i])
+        UpdatePortFlowControl(static_cast<uint16_t>(i));
+        if (m_losslessMask[i] == 0 || m_portIb[i])
         {
             continue; // lossy, or InfiniBand: credits, not PFC headroom
         }
@@ -297,17 +296,16 @@ FabricSwitch::BuildLinearForwardingTable(uint32_t firstLid, uint32_t lastLid)
         {
             continue;
         }
-        uint32_t k = 0;
         size_t g = 0;
-        for (; g < next.size() && next[g].first != ports; ++g)
+        while (g < next.size() && next[g].first != ports)
         {
+            ++g;
         }
         if (g == next.size())
         {
             next.emplace_back(ports, 0);
         }
-        k = next[g].second++;
-        m_lft[lid - firstLid] = ports[k % n];
+        m_lft[lid - firstLid] = ports[next[g].second++ % n];
     }
 }
 

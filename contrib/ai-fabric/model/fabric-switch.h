@@ -111,6 +111,8 @@ class FabricSwitch : public Object, public FabricFrameReceiver
     void Drop(const FabricFrame& frame, FabricDropReason reason);
     void DropOnIngress(FabricNetDevice* ingress, const FabricFrame& frame, FabricDropReason reason);
     uint16_t Choose(const FabricFrame& frame, const uint16_t* ports, uint32_t n) const;
+    /// Cache port i's flow control (and whether it is InfiniBand) and its lossless priorities.
+    void UpdatePortFlowControl(uint16_t i);
     void ReceiveCredited(FabricNetDevice* outDev, uint16_t in, uint16_t out, FabricFrame& frame);
 
     std::vector<Ptr<FabricNetDevice>> m_ports;
