@@ -12,6 +12,7 @@
 #include "ns3/trace-source-accessor.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
 #include <sstream>
 
 namespace ns3
@@ -302,13 +303,10 @@ IbCreditFlowControl::NotifyReceive(uint8_t prio, uint32_t bytes)
             m_refresh = Simulator::Schedule(m_refreshInterval, &IbCreditFlowControl::Refresh, this);
         }
     }
-    if (m_rxUsed[vl] > m_rxMax[vl])
+    m_rxMax[vl] = std::max(m_rxMax[vl], m_rxUsed[vl]);
+    if (m_rxUsed[vl] > GetRxBufferBlocks())
     {
-        m_rxMax[vl] = m_rxUsed[vl];
-        if (m_rxUsed[vl] > GetRxBufferBlocks())
-        {
-            ++m_overruns;
-        }
+        ++m_overruns; // every packet that lands above the advertised buffer, not only new peaks
     }
 }
 
