@@ -366,3 +366,69 @@ TEST_F(FabricTest, ChannelsSpreadAFlatRingOverMorePaths)
               << " ms" << std::endl;
     EXPECT_LT(t8, t1) << "more flows per cross-rail hop average out ECMP collisions";
 }
+
+namespace
+{
+
+/// A transport that delivers every message a fixed time after it is sent and records when.
+class FixedDelayTransport : public CollectiveTransport
+{
+  public:
+    std::string GetName() const override
+    {
+        return "fixed-delay";
+    }
+
+    void Send(uint32_t src, uint32_t dst, uint64_t, CollectiveTransportListener* listener, uint64_t token, uint32_t) override
+    {
+        sent.emplace_back(static_cast<uint32_t>(token), Simulator::Now());
+        EXPECT_NE(src, dst);
+        Simulator::Schedule(delay, &CollectiveTransportListener::MessageArrived, listener, token);
+    }
+
+    Time delay{MicroSeconds(1)};
+    std::vector<std::pair<uint32_t, Time>> sent; //!< (transfer, send time) in send order
+};
+
+} // namespace
+
+TEST_F(FabricTest, ExecutorSendsATransferWhenItsSourceIsReadyAndEveryDependencyArrived)
+{
+    // Fan-in (t2 waits for t0 and t1), fan-out (t0 releases t2 and t3), a chain (t4 after t2),
+    // and a source that becomes ready late (rank 2 at 5 us).
+    auto s = std::make_shared<CollectiveSchedule>();
+    const uint32_t t0 = s->Add(0, 1, 1000, nullptr, 0);
+    const uint32_t t1 = s->Add(2, 1, 1000, nullptr, 0);
+    const uint32_t in[2] = {t0, t1};
+    const uint32_t t2 = s->Add(1, 3, 1000, in, 2);
+    const uint32_t t3 = s->Add(1, 0, 1000, &t0, 1);
+    const uint32_t t4 = s->Add(3, 2, 1000, &t2, 1);
+    Ptr<FixedDelayTransport> net = CreateObject<FixedDelayTransport>();
+    Ptr<CollectiveExecutor> exec = CreateObject<CollectiveExecutor>();
+    exec->SetNetworkTransport(net);
+    bool done = false;
+    for (int round = 0; round < 2; ++round) // the second Start reuses the inverted schedule
+    {
+        net->sent.clear();
+        done = false;
+        const Time t = Simulator::Now();
+        exec->Start(s, 4, Callback<void>([&done]() { done = true; }));
+        for (uint32_t r : {0U, 1U, 3U})
+        {
+            exec->MarkReady(r);
+        }
+        Simulator::Schedule(MicroSeconds(5), &CollectiveExecutor::MarkReady, exec, 2U);
+        Simulator::Run();
+        ASSERT_TRUE(done);
+        ASSERT_TRUE(exec->IsDone());
+        const std::vector<std::pair<uint32_t, Time>> expect = {{t0, t},
+                                                               {t3, t + MicroSeconds(1)},
+                                                               {t1, t + MicroSeconds(5)},
+                                                               {t2, t + MicroSeconds(6)},
+                                                               {t4, t + MicroSeconds(7)}};
+        EXPECT_EQ(net->sent, expect);
+        EXPECT_EQ(exec->GetRankEnd(2), t + MicroSeconds(8));
+        EXPECT_EQ(exec->GetLastSender(1), 2U);
+        EXPECT_EQ(exec->GetBytesSent(1), 2000U);
+    }
+}

@@ -4,6 +4,8 @@
 #include "ns3/abort.h"
 #include "ns3/simulator.h"
 
+#include <algorithm>
+
 namespace ns3
 {
 
@@ -28,7 +30,9 @@ CollectiveExecutor::DoDispose()
     m_network = nullptr;
     m_nvlink = nullptr;
     m_schedule.reset();
-    m_s = nullptr;
+    m_nodes.clear();
+    m_dependents.clear();
+    m_held.clear();
     m_done = Callback<void>();
     Object::DoDispose();
 }
@@ -50,51 +54,64 @@ void
 CollectiveExecutor::Start(std::shared_ptr<const CollectiveSchedule> s, uint32_t ranks, Callback<void> done)
 {
     NS_ABORT_MSG_IF(!m_network, "CollectiveExecutor: no network transport");
-    const bool same = m_schedule == s && m_bySrcBegin.size() == size_t(ranks) + 1;
+    const std::vector<CollectiveTransfer>& tr = s->transfers;
+    const uint32_t n = static_cast<uint32_t>(tr.size());
+    const bool same = m_schedule == s && m_nodes.size() == n && m_held.size() == ranks;
     m_schedule = s;
-    m_s = m_schedule.get();
     m_done = done;
     m_arrived = 0;
-    const uint32_t n = static_cast<uint32_t>(m_s->transfers.size());
-    m_remaining.resize(n);
-    for (uint32_t t = 0; t < n; ++t)
-    {
-        m_remaining[t] = m_s->transfers[t].depCount;
-    }
     if (!same)
     {
-        // Dependents and per-source lists, as compressed rows (built once per schedule).
-        m_dependentBegin.assign(n + 1, 0);
-        m_bySrcBegin.assign(ranks + 1, 0);
+        // Invert the dependency lists (built once per schedule): most transfers have exactly
+        // one dependent, kept in the record itself; the others get a range of m_dependents.
+        m_nodes.assign(n, Node());
+        std::vector<uint32_t> count(n, 0);
         for (uint32_t t = 0; t < n; ++t)
         {
-            const CollectiveTransfer& tr = m_s->transfers[t];
-            for (uint32_t k = 0; k < tr.depCount; ++k)
+            Node& x = m_nodes[t];
+            x.bytes = tr[t].bytes;
+            x.src = tr[t].src;
+            x.dst = tr[t].dst;
+            x.channel = tr[t].channel;
+            for (uint32_t k = 0; k < tr[t].depCount; ++k)
             {
-                ++m_dependentBegin[m_s->deps[tr.depBegin + k] + 1];
+                ++count[s->deps[tr[t].depBegin + k]];
             }
-            ++m_bySrcBegin[tr.src + 1];
         }
+        uint32_t total = 0;
         for (uint32_t t = 0; t < n; ++t)
         {
-            m_dependentBegin[t + 1] += m_dependentBegin[t];
-        }
-        for (uint32_t r = 0; r < ranks; ++r)
-        {
-            m_bySrcBegin[r + 1] += m_bySrcBegin[r];
-        }
-        m_dependents.assign(m_dependentBegin[n], 0);
-        m_bySrc.assign(n, 0);
-        std::vector<uint32_t> fillDep(m_dependentBegin.begin(), m_dependentBegin.end() - 1);
-        std::vector<uint32_t> fillSrc(m_bySrcBegin.begin(), m_bySrcBegin.end() - 1);
-        for (uint32_t t = 0; t < n; ++t)
-        {
-            const CollectiveTransfer& tr = m_s->transfers[t];
-            for (uint32_t k = 0; k < tr.depCount; ++k)
+            if (count[t] > 1)
             {
-                m_dependents[fillDep[m_s->deps[tr.depBegin + k]]++] = t;
+                m_nodes[t].dependents = total;
+                total += count[t];
             }
-            m_bySrc[fillSrc[tr.src]++] = t;
+        }
+        m_dependents.assign(total, 0);
+        for (uint32_t t = 0; t < n; ++t)
+        {
+            for (uint32_t k = 0; k < tr[t].depCount; ++k)
+            {
+                Node& d = m_nodes[s->deps[tr[t].depBegin + k]];
+                if (count[s->deps[tr[t].depBegin + k]] == 1)
+                {
+                    d.dependents = t;
+                    d.nDependents = 1;
+                }
+                else
+                {
+                    m_dependents[d.dependents + d.nDependents++] = t;
+                }
+            }
+        }
+    }
+    m_held.assign(ranks, {});
+    for (uint32_t t = 0; t < n; ++t)
+    {
+        m_nodes[t].remaining = tr[t].depCount;
+        if (tr[t].depCount == 0)
+        {
+            m_held[tr[t].src].push_back(t);
         }
     }
     m_ready.assign(ranks, 0);
@@ -125,32 +142,45 @@ CollectiveExecutor::MarkReady(uint32_t r)
     {
         m_rankEnd[r] = Simulator::Now();
     }
-    for (uint32_t i = m_bySrcBegin[r]; i < m_bySrcBegin[r + 1]; ++i)
+    // In schedule order, whatever order their dependencies arrived in.
+    std::vector<uint32_t> held;
+    held.swap(m_held[r]);
+    std::sort(held.begin(), held.end());
+    for (uint32_t t : held)
     {
-        const uint32_t t = m_bySrc[i];
-        if (m_remaining[t] == 0)
-        {
-            Issue(t);
-        }
+        Issue(t);
+    }
+}
+
+void
+CollectiveExecutor::Release(uint32_t t)
+{
+    const uint32_t src = m_nodes[t].src;
+    if (m_ready[src])
+    {
+        Issue(t);
+    }
+    else
+    {
+        m_held[src].push_back(t);
     }
 }
 
 void
 CollectiveExecutor::Issue(uint32_t t)
 {
-    const CollectiveTransfer& tr = m_s->transfers[t];
-    m_remaining[t] = UINT32_MAX; // issued
-    m_bytesSent[tr.src] += tr.bytes;
-    const bool local = m_nvlink && tr.src / m_gpusPerServer == tr.dst / m_gpusPerServer;
-    if (local)
+    Node& x = m_nodes[t];
+    x.remaining = ISSUED;
+    m_bytesSent[x.src] += x.bytes;
+    if (m_nvlink && x.src / m_gpusPerServer == x.dst / m_gpusPerServer)
     {
-        m_nvlinkBytes += tr.bytes;
-        m_nvlink->Send(tr.src, tr.dst, tr.bytes, this, t, tr.channel);
+        m_nvlinkBytes += x.bytes;
+        m_nvlink->Send(x.src, x.dst, x.bytes, this, t, x.channel);
     }
     else
     {
-        m_networkBytes += tr.bytes;
-        m_network->Send(tr.src, tr.dst, tr.bytes, this, t, tr.channel);
+        m_networkBytes += x.bytes;
+        m_network->Send(x.src, x.dst, x.bytes, this, t, x.channel);
     }
 }
 
@@ -165,20 +195,21 @@ CollectiveExecutor::Arrived(uint32_t t)
 {
     if (t != UINT32_MAX)
     {
-        const CollectiveTransfer& tr = m_s->transfers[t];
-        m_rankEnd[tr.dst] = Simulator::Now();
-        m_lastSender[tr.dst] = tr.src;
+        const Node& x = m_nodes[t];
+        m_rankEnd[x.dst] = Simulator::Now();
+        m_lastSender[x.dst] = x.src;
         ++m_arrived;
-        for (uint32_t i = m_dependentBegin[t]; i < m_dependentBegin[t + 1]; ++i)
+        const uint32_t* dep = x.nDependents == 1 ? &x.dependents : m_dependents.data() + x.dependents;
+        for (uint32_t i = 0; i < x.nDependents; ++i)
         {
-            const uint32_t d = m_dependents[i];
-            if (m_remaining[d] != UINT32_MAX && --m_remaining[d] == 0 && m_ready[m_s->transfers[d].src])
+            Node& d = m_nodes[dep[i]];
+            if (d.remaining != ISSUED && --d.remaining == 0)
             {
-                Issue(d);
+                Release(dep[i]);
             }
         }
     }
-    if (m_arrived == m_s->transfers.size() && !m_done.IsNull())
+    if (m_arrived == m_nodes.size() && !m_done.IsNull())
     {
         Callback<void> done = m_done;
         m_done = Callback<void>();
@@ -189,7 +220,7 @@ CollectiveExecutor::Arrived(uint32_t t)
 bool
 CollectiveExecutor::IsDone() const
 {
-    return m_arrived == m_s->transfers.size();
+    return m_arrived == m_nodes.size();
 }
 
 Time
