@@ -8,6 +8,8 @@
 #include "ns3/node.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
+
 namespace ns3
 {
 
@@ -61,10 +63,8 @@ RdmaCollectiveTransport::Send(uint32_t src,
                               uint64_t token,
                               uint32_t channel)
 {
-    const uint64_t key = (uint64_t(channel) << 48) | (uint64_t(src) << 24) | dst;
-    auto it = m_index.find(key);
-    uint32_t idx;
-    if (it == m_index.end())
+    uint32_t idx = FindPair(src, dst, channel);
+    if (idx == UINT32_MAX)
     {
         Ptr<Node> a = m_nodes.Get(src);
         Ptr<Node> b = m_nodes.Get(dst);
@@ -79,11 +79,13 @@ RdmaCollectiveTransport::Send(uint32_t src,
         p.responder->SetReceiveCallback(
             MakeCallback(&RdmaCollectiveTransport::Arrived, this).Bind(idx));
         m_pairs.push_back(p);
-        m_index.emplace(key, idx);
-    }
-    else
-    {
-        idx = it->second;
+        if (m_index.size() <= src)
+        {
+            m_index.resize(src + 1);
+        }
+        const std::pair<uint64_t, uint32_t> entry((uint64_t(channel) << 32) | dst, idx);
+        auto& row = m_index[src];
+        row.insert(std::lower_bound(row.begin(), row.end(), entry), entry);
     }
     m_pairs[idx].pending.emplace_back(listener, token);
     m_pairs[idx].requester->PostWrite(bytes);
@@ -123,11 +125,26 @@ RdmaCollectiveTransport::GetTimeouts() const
     return n;
 }
 
+uint32_t
+RdmaCollectiveTransport::FindPair(uint32_t src, uint32_t dst, uint32_t channel) const
+{
+    if (src >= m_index.size())
+    {
+        return UINT32_MAX;
+    }
+    const uint64_t key = (uint64_t(channel) << 32) | dst;
+    const auto& row = m_index[src];
+    auto it = std::lower_bound(row.begin(), row.end(), key, [](const std::pair<uint64_t, uint32_t>& e, uint64_t k) {
+        return e.first < k;
+    });
+    return it != row.end() && it->first == key ? it->second : UINT32_MAX;
+}
+
 Ptr<RdmaQueuePair>
 RdmaCollectiveTransport::GetQueuePair(uint32_t src, uint32_t dst) const
 {
-    auto it = m_index.find((uint64_t(src) << 24) | dst);
-    return it == m_index.end() ? nullptr : m_pairs[it->second].requester;
+    const uint32_t idx = FindPair(src, dst, 0);
+    return idx == UINT32_MAX ? nullptr : m_pairs[idx].requester;
 }
 
 uint32_t

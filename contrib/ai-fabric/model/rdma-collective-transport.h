@@ -7,7 +7,6 @@
 #include "ns3/node-container.h"
 
 #include <deque>
-#include <unordered_map>
 #include <vector>
 
 namespace ns3
@@ -57,10 +56,15 @@ class RdmaCollectiveTransport : public CollectiveTransport
     };
 
     void Arrived(uint32_t pair, const RdmaCompletion& c);
+    /// \return the index in m_pairs of (src, dst, channel), or UINT32_MAX
+    uint32_t FindPair(uint32_t src, uint32_t dst, uint32_t channel) const;
 
     NodeContainer m_nodes;
     std::vector<Pair> m_pairs;
-    std::unordered_map<uint64_t, uint32_t> m_index;
+    /// Per source rank: (channel << 32 | dst, pair index), sorted. Ranks talk to few peers
+    /// (All-to-All: N-1), and a small sorted array stays in cache where a hash map's
+    /// chained nodes did not (one lookup per message).
+    std::vector<std::vector<std::pair<uint64_t, uint32_t>>> m_index;
     uint8_t m_dscp{0};
 };
 
