@@ -207,3 +207,75 @@ TEST_F(FabricTest, PacedSourceKeepsItsRate)
                             8 / (sink->GetLastRxTime() - sink->GetFirstRxTime()).GetSeconds();
     EXPECT_NEAR(wireRate / 100e9, 1.0, 0.01);
 }
+
+namespace
+{
+
+/// Counts live instances, to check that FabricRing constructs and destroys exactly once.
+struct Tracked
+{
+    static int live;
+    int v{0};
+
+    explicit Tracked(int x)
+        : v(x)
+    {
+        ++live;
+    }
+
+    Tracked(Tracked&& o) noexcept
+        : v(o.v)
+    {
+        ++live;
+    }
+
+    Tracked(const Tracked& o)
+        : v(o.v)
+    {
+        ++live;
+    }
+
+    ~Tracked()
+    {
+        --live;
+    }
+};
+
+int Tracked::live = 0;
+
+} // namespace
+
+TEST(FabricRingTest, KeepsFifoOrderAcrossWrapAndGrowthAndDestroysEveryElement)
+{
+    {
+        FabricRing<Tracked> q;
+        int next = 0;
+        int expect = 0;
+        // Interleave pushes and pops so the ring wraps, then grows while wrapped (8 -> 64).
+        for (int round = 0; round < 40; ++round)
+        {
+            for (int i = 0; i < 3; ++i)
+            {
+                q.EmplaceBack(next++);
+            }
+            for (int i = 0; i < 2; ++i)
+            {
+                EXPECT_EQ(q.PopFront().v, expect++);
+            }
+            ASSERT_EQ(q.Size(), size_t(next - expect));
+            EXPECT_EQ(q.Front().v, expect);
+            EXPECT_EQ(q.Back().v, next - 1);
+            EXPECT_EQ(q.At(q.Size() - 1).v, next - 1);
+            EXPECT_EQ(Tracked::live, next - expect);
+        }
+        q.Clear();
+        EXPECT_TRUE(q.Empty());
+        EXPECT_EQ(Tracked::live, 0);
+        for (int i = 0; i < 5; ++i)
+        {
+            q.PushBack(Tracked(i));
+        }
+        EXPECT_EQ(Tracked::live, 5);
+    }
+    EXPECT_EQ(Tracked::live, 0); // the destructor destroyed what was left
+}

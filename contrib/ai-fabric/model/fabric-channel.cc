@@ -143,10 +143,7 @@ FabricChannel::Transmit(FabricNetDevice* src,
         arrival = now;
     }
     Lane& lane = dir.lanes[laneIdx];
-    InFlight item;
-    item.arrival = arrival;
-    item.frame = std::move(frame);
-    lane.fifo.PushBack(std::move(item));
+    lane.fifo.EmplaceBack(arrival, std::move(frame));
     if (!lane.pending)
     {
         lane.pending = true;

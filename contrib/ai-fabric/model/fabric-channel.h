@@ -61,6 +61,12 @@ class FabricChannel : public Channel
   private:
     struct InFlight
     {
+        InFlight(int64_t a, FabricFrame&& f)
+            : arrival(a),
+              frame(std::move(f))
+        {
+        }
+
         int64_t arrival{0};
         FabricFrame frame;
     };

@@ -3,8 +3,8 @@
 #define FABRIC_RING_H
 
 #include <cstddef>
+#include <new>
 #include <utility>
-#include <vector>
 
 namespace ns3
 {
@@ -13,12 +13,26 @@ namespace ns3
  * \ingroup ai-fabric
  * A growable FIFO ring buffer. Queues on the per-packet path use it instead of std::deque so a
  * steady-state queue performs no allocation at all (capacity doubles, never shrinks).
+ *
+ * Slots are raw storage: an element is constructed in place when pushed and destroyed when
+ * popped, so pushing into a free slot only writes it. In a large simulation the slot a cable or
+ * queue writes next was last used many thousands of events ago and is no longer cached; a
+ * store can retire while its line is fetched, where an assignment (which first reads the old
+ * value) stalls on it.
  */
 template <typename T>
 class FabricRing
 {
   public:
     FabricRing() = default; // no storage until the first push: idle ports cost nothing
+    FabricRing(const FabricRing&) = delete;
+    FabricRing& operator=(const FabricRing&) = delete;
+
+    ~FabricRing()
+    {
+        Clear();
+        Deallocate(m_buf);
+    }
 
     bool Empty() const
     {
@@ -32,47 +46,55 @@ class FabricRing
 
     T& Front()
     {
-        return m_buf[m_head];
+        return *Slot(m_head);
     }
 
     const T& Front() const
     {
-        return m_buf[m_head];
+        return *Slot(m_head);
     }
 
     T& Back()
     {
-        return m_buf[(m_head + m_count - 1) & (m_buf.size() - 1)];
+        return *Slot(m_head + m_count - 1);
     }
 
     /// \return element i positions from the front (0 = front)
     const T& At(size_t i) const
     {
-        return m_buf[(m_head + i) & (m_buf.size() - 1)];
+        return *Slot(m_head + i);
+    }
+
+    /// Construct an element at the back from `args`. \return it
+    template <typename... Args>
+    T& EmplaceBack(Args&&... args)
+    {
+        if (m_count == m_capacity)
+        {
+            Grow();
+        }
+        T* p = new (Slot(m_head + m_count)) T(std::forward<Args>(args)...);
+        ++m_count;
+        return *p;
     }
 
     void PushBack(T&& v)
     {
-        if (m_count == m_buf.size())
-        {
-            Grow();
-        }
-        m_buf[(m_head + m_count) & (m_buf.size() - 1)] = std::move(v);
-        ++m_count;
+        EmplaceBack(std::move(v));
     }
 
     void PushBack(const T& v)
     {
-        T copy = v;
-        PushBack(std::move(copy));
+        EmplaceBack(v);
     }
 
     /// Remove the front element and return it.
     T PopFront()
     {
-        T v = std::move(m_buf[m_head]);
-        m_buf[m_head] = T();
-        m_head = (m_head + 1) & (m_buf.size() - 1);
+        T* p = Slot(m_head);
+        T v(std::move(*p));
+        p->~T();
+        m_head = (m_head + 1) & (m_capacity - 1);
         --m_count;
         return v;
     }
@@ -81,23 +103,49 @@ class FabricRing
     {
         while (m_count > 0)
         {
-            PopFront();
+            Slot(m_head)->~T();
+            m_head = (m_head + 1) & (m_capacity - 1);
+            --m_count;
         }
     }
 
   private:
+    T* Slot(size_t i) const
+    {
+        return m_buf + (i & (m_capacity - 1));
+    }
+
+    static T* Allocate(size_t n)
+    {
+        return static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t(alignof(T))));
+    }
+
+    static void Deallocate(T* p)
+    {
+        if (p != nullptr)
+        {
+            ::operator delete(p, std::align_val_t(alignof(T)));
+        }
+    }
+
     void Grow()
     {
-        std::vector<T> bigger(m_buf.empty() ? 8 : m_buf.size() * 2);
+        const size_t capacity = m_capacity == 0 ? 8 : m_capacity * 2;
+        T* bigger = Allocate(capacity);
         for (size_t i = 0; i < m_count; ++i)
         {
-            bigger[i] = std::move(m_buf[(m_head + i) & (m_buf.size() - 1)]);
+            T* p = Slot(m_head + i);
+            new (bigger + i) T(std::move(*p));
+            p->~T();
         }
-        m_buf.swap(bigger);
+        Deallocate(m_buf);
+        m_buf = bigger;
+        m_capacity = capacity;
         m_head = 0;
     }
 
-    std::vector<T> m_buf; //!< storage; size is a power of two
+    T* m_buf{nullptr};    //!< storage for m_capacity elements, a power of two
+    size_t m_capacity{0};
     size_t m_head{0};
     size_t m_count{0};
 };
