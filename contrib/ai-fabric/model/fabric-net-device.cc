@@ -995,7 +995,7 @@ FabricNetDevice::GetMtu() const
 bool
 FabricNetDevice::IsLinkUp() const
 {
-    return m_linkUp && m_channel;
+    return IsUp();
 }
 
 void

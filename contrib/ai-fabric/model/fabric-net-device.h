@@ -231,6 +231,12 @@ class FabricNetDevice : public NetDevice
         return m_rxLatencySteps;
     }
 
+    /// IsLinkUp() without the virtual call (the switch asks once per forwarded frame).
+    bool IsUp() const
+    {
+        return m_linkUp && m_channel;
+    }
+
     bool IsCutThrough() const
     {
         return m_cutThrough;

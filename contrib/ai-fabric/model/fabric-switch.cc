@@ -354,7 +354,7 @@ FabricSwitch::ReceiveFrame(FabricNetDevice* device, FabricFrame& frame)
     }
     const uint16_t out = Choose(frame, ports, n);
     FabricNetDevice* outDev = m_portPtrs[out];
-    if (!outDev->IsLinkUp())
+    if (!outDev->IsUp())
     {
         DropOnIngress(device, frame, FabricDropReason::LINK_DOWN);
         return;

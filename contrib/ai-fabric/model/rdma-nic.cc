@@ -337,6 +337,7 @@ RdmaNic::CreateQueuePair(Ipv4Address remote, uint8_t dscp)
     qp->m_priority = PriorityOf(qp->m_dscp);
     m_cnpPriority = PriorityOf(m_cnpDscp);
     const uint32_t nodeId = m_dev->GetNode() ? m_dev->GetNode()->GetId() : 0;
+    qp->m_flowId = (nodeId << 16) | (qp->m_qpn & 0xffff);
     // Per-QP UDP source port: RoCEv2's ECMP entropy (49152..65535).
     qp->m_udpSport =
         static_cast<uint16_t>(49152 + FabricMix32((nodeId << 12) ^ qp->m_qpn ^ 0x40c3) % 16384);
@@ -588,7 +589,7 @@ RdmaNic::FillHeaderFields(RdmaQueuePair* qp,
     f.dscp = dscp;
     f.priority = priority;
     f.ecn = FabricFrame::ECN_NOT_ECT;
-    f.flowId = (m_dev->GetNode() ? m_dev->GetNode()->GetId() << 16 : 0) | (qp->m_qpn & 0xffff);
+    f.flowId = qp->m_flowId;
     f.txTimeStep = Simulator::Now().GetTimeStep();
     f.aux[0] = opcode;
     f.aux[1] = qp->m_peerQpn;

@@ -163,6 +163,7 @@ class RdmaQueuePair : public Object
     uint8_t m_priority{3};
     uint8_t m_dscp{26};
     uint16_t m_udpSport{49152};
+    uint32_t m_flowId{0}; //!< node id << 16 | QPN: the flowId of this QP's frames
     uint32_t m_weight{1};
     bool m_error{false};
     bool m_active{false}; //!< on the NIC's active list
