@@ -5,12 +5,20 @@
 // Prints CPU time, events, events/s, CPU ns per packet-hop and peak RSS.
 //
 // Usage: collective-bench [--servers=16] [--mib=64] [--algorithm=ring|hierarchical|tree|hd]
+//        [--fabric=rocev2|infiniband] [--job-servers=K] [--pending-stats]
+//
+// --job-servers runs the job on the first K servers of the topology only (the rest of the
+// fabric is built but idle), which separates the cost of a large topology from the cost of a
+// large job. --pending-stats counts pending events (the scheduler's heap size) through a
+// wrapper that costs one extra virtual call per event.
 #include "bench-util.h"
 
 #include "ns3/ai-fabric-module.h"
 #include "ns3/core-module.h"
 #include "ns3/network-module.h"
+#include "ns3/priority-queue-scheduler.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <ctime>
 #include <fstream>
@@ -21,6 +29,66 @@ using namespace aifabricbench;
 
 namespace
 {
+
+/// PriorityQueueScheduler that also counts pending events (for --pending-stats).
+class CountingScheduler : public Scheduler
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::AiFabricBenchCountingScheduler")
+                                .SetParent<Scheduler>()
+                                .AddConstructor<CountingScheduler>();
+        return tid;
+    }
+
+    CountingScheduler()
+        : m_q(CreateObject<PriorityQueueScheduler>())
+    {
+    }
+
+    void Insert(const Event& ev) override
+    {
+        m_q->Insert(ev);
+        s_max = std::max(s_max, ++s_pending);
+    }
+
+    bool IsEmpty() const override
+    {
+        return m_q->IsEmpty();
+    }
+
+    Event PeekNext() const override
+    {
+        return m_q->PeekNext();
+    }
+
+    Event RemoveNext() override
+    {
+        s_sum += --s_pending;
+        ++s_pops;
+        return m_q->RemoveNext();
+    }
+
+    void Remove(const Event& ev) override
+    {
+        --s_pending;
+        m_q->Remove(ev);
+    }
+
+    static uint64_t s_pending;
+    static uint64_t s_max;
+    static uint64_t s_sum;
+    static uint64_t s_pops;
+
+  private:
+    Ptr<PriorityQueueScheduler> m_q;
+};
+
+uint64_t CountingScheduler::s_pending = 0;
+uint64_t CountingScheduler::s_max = 0;
+uint64_t CountingScheduler::s_sum = 0;
+uint64_t CountingScheduler::s_pops = 0;
 
 } // namespace
 
@@ -38,7 +106,16 @@ main(int argc, char** argv)
     cmd.AddValue("algorithm", "ring, hierarchical, tree or hd", algorithm);
     cmd.AddValue("cc", "congestion control TypeId (default: RdmaDcqcn, IbCongestionControl on IB)", cc);
     cmd.AddValue("fabric", "rocev2 (PFC + DCQCN) or infiniband (credits + IB CC)", fabric);
+    uint32_t jobServers = 0;
+    bool pendingStats = false;
+    cmd.AddValue("job-servers", "run the job on the first K servers only (0 = all)", jobServers);
+    cmd.AddValue("pending-stats", "count pending events (adds one virtual call per event)", pendingStats);
     cmd.Parse(argc, argv);
+    if (jobServers > servers)
+    {
+        std::fprintf(stderr, "collective-bench: job-servers must be in [0, %u] (got %u)\n", servers, jobServers);
+        return 2;
+    }
     if (fabric != "rocev2" && fabric != "infiniband")
     {
         std::fprintf(stderr, "collective-bench: fabric must be rocev2 or infiniband (got %s)\n", fabric.c_str());
@@ -54,7 +131,7 @@ main(int argc, char** argv)
                             : algorithm == "hd"         ? "ns3::HalvingDoublingCollective"
                                                         : "ns3::RingCollective";
     ObjectFactory sched;
-    sched.SetTypeId("ns3::PriorityQueueScheduler");
+    sched.SetTypeId(pendingStats ? CountingScheduler::GetTypeId() : TypeId::LookupByName("ns3::PriorityQueueScheduler"));
     Simulator::SetScheduler(sched);
 
     const double cpu0 = CpuSeconds();
@@ -72,10 +149,16 @@ main(int argc, char** argv)
     rdma.SetCongestionControl(cc);
     rdma.Install(topo);
     Ptr<RdmaCollectiveTransport> net = CreateObject<RdmaCollectiveTransport>();
-    net->SetRanks(topo->GetHosts());
+    const uint32_t ranks = (jobServers ? jobServers : servers) * 8;
+    NodeContainer hosts;
+    for (uint32_t r = 0; r < ranks; ++r)
+    {
+        hosts.Add(topo->GetHostNode(r));
+    }
+    net->SetRanks(hosts);
     Ptr<NvlinkTransport> nvlink = CreateObject<NvlinkTransport>();
-    nvlink->SetRanks(topo->GetNHosts());
-    for (uint32_t r = 0; r < topo->GetNHosts(); ++r)
+    nvlink->SetRanks(ranks);
+    for (uint32_t r = 0; r < ranks; ++r)
     {
         Ptr<GpuTrainingApp> app = CreateObject<GpuTrainingApp>();
         app->SetAttribute("ComputeTime", TimeValue(Time(0)));
@@ -85,7 +168,7 @@ main(int argc, char** argv)
     job->SetAttribute("Steps", UintegerValue(1));
     job->SetAttribute("Algorithm", TypeIdValue(TypeId::LookupByName(tid)));
     job->SetAttribute("Bytes", UintegerValue(uint64_t(mib) << 20));
-    job->Setup(topo->GetHosts(), 8, net, nvlink);
+    job->Setup(hosts, 8, net, nvlink);
     const double setup = CpuSeconds() - cpu0;
 
     job->Start();
@@ -108,9 +191,9 @@ main(int argc, char** argv)
     }
     const TrainingStepRecord& rec = job->GetSteps().at(0);
     const double t = rec.CollectiveTime().GetSeconds();
-    const double busbw = double(uint64_t(mib) << 20) / t * CollectiveSpec::BusBwFactor(CollectiveSpec::ALLREDUCE, topo->GetNHosts());
-    std::printf("%u GPUs (%u x 8, rail-optimized 1:1, 400G), %s AllReduce of %u MiB, %s + %s\n",
-                topo->GetNHosts(), servers, algorithm.c_str(), mib,
+    const double busbw = double(uint64_t(mib) << 20) / t * CollectiveSpec::BusBwFactor(CollectiveSpec::ALLREDUCE, ranks);
+    std::printf("%u GPUs (%u x 8 of a %u x 8 rail-optimized 1:1 fat-tree, 400G), %s AllReduce of %u MiB, %s + %s\n",
+                ranks, ranks / 8, servers, algorithm.c_str(), mib,
                 ib ? "InfiniBand credits" : "RoCEv2 PFC", cc.c_str());
     std::printf("  simulated AllReduce %.3f ms, busbw %.1f GB/s, retransmissions %llu\n",
                 t * 1e3, busbw / 1e9, (unsigned long long)retx);
@@ -119,6 +202,12 @@ main(int argc, char** argv)
                 setup, cpu, (unsigned long long)events, events / cpu / 1e6,
                 (unsigned long long)packets, (unsigned long long)hops, cpu * 1e9 / double(hops),
                 double(events) / double(hops), PeakRssMb());
+    if (pendingStats)
+    {
+        std::printf("  pending events: max %llu, mean %.0f\n",
+                    (unsigned long long)CountingScheduler::s_max,
+                    double(CountingScheduler::s_sum) / double(std::max<uint64_t>(CountingScheduler::s_pops, 1)));
+    }
     Simulator::Destroy();
     return 0;
 }

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Per-packet-hop CPU cost of collective-bench at two cluster sizes, measured the way a noisy
+# machine allows: the two sizes run alternately, each REPEAT times in a fresh process, and the
+# figures are the minimum (least disturbed run) and the median over the repeats.
+#
+# Usage: bench/collective-scaling.sh [--repeat N] [--mib M] [--small S] [--large L] [ARGS...]
+#   --repeat N   runs per size (default 5)
+#   --mib M      AllReduce size per GPU in MiB (default 64)
+#   --small S    servers of 8 GPUs in the small run (default 16: 128 GPUs)
+#   --large L    servers of 8 GPUs in the large run (default 128: 1,024 GPUs)
+#   ARGS         passed to every collective-bench run (e.g. --algorithm=hierarchical)
+# Needs a built tree (./ai-fabric build); BUILD=dir overrides the build directory.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+BIN="${BUILD:-$ROOT/build}/bench/collective-bench"
+repeat=5
+mib=64
+small=16
+large=128
+extra=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --repeat) repeat="$2"; shift 2 ;;
+    --mib) mib="$2"; shift 2 ;;
+    --small) small="$2"; shift 2 ;;
+    --large) large="$2"; shift 2 ;;
+    *) extra+=("$1"); shift ;;
+  esac
+done
+for v in repeat:"$repeat" mib:"$mib" small:"$small" large:"$large"; do
+  if ! [[ "${v#*:}" =~ ^[1-9][0-9]*$ ]]; then
+    echo "collective-scaling: --${v%%:*} must be a positive integer (got '${v#*:}')" >&2
+    exit 2
+  fi
+done
+if [ ! -x "$BIN" ]; then
+  echo "collective-scaling: $BIN not found; run ./ai-fabric build first" >&2
+  exit 2
+fi
+
+declare -A runs
+for ((i = 1; i <= repeat; ++i)); do
+  for s in "$small" "$large"; do
+    out="$("$BIN" --servers="$s" --mib="$mib" "${extra[@]}")"
+    ns="$(grep -o '[0-9.]* ns/packet-hop' <<<"$out" | cut -d' ' -f1)"
+    echo "run $i: $((s * 8)) GPUs: $ns ns/packet-hop"
+    runs[$s]+="$ns "
+  done
+done
+
+stat() { # $1 = min|median, rest = values
+  local what="$1"; shift
+  printf '%s\n' "$@" | sort -g | awk -v w="$what" '{v[NR]=$1} END{print (w=="min") ? v[1] : v[int((NR+1)/2)]}'
+}
+read -r -a a <<<"${runs[$small]}"
+read -r -a b <<<"${runs[$large]}"
+amin="$(stat min "${a[@]}")"; amed="$(stat median "${a[@]}")"
+bmin="$(stat min "${b[@]}")"; bmed="$(stat median "${b[@]}")"
+echo "$((small * 8)) GPUs: min $amin, median $amed ns/packet-hop"
+echo "$((large * 8)) GPUs: min $bmin, median $bmed ns/packet-hop"
+awk -v a="$amin" -v b="$bmin" -v c="$amed" -v d="$bmed" -v n="$((small * 8))" -v m="$((large * 8))" \
+  'BEGIN{printf "ratio %d -> %d GPUs: %.2f (minima), %.2f (medians)\n", n, m, b/a, d/c}'
