@@ -9,14 +9,13 @@
 //
 // --job-servers runs the job on the first K servers of the topology only (the rest of the
 // fabric is built but idle), which separates the cost of a large topology from the cost of a
-// large job. --pending-stats counts pending events (the scheduler's heap size) through a
-// wrapper that costs one extra virtual call per event.
+// large job. --pending-stats counts pending events (the scheduler's heap size).
 #include "bench-util.h"
+#include "counting-scheduler.h"
 
 #include "ns3/ai-fabric-module.h"
 #include "ns3/core-module.h"
 #include "ns3/network-module.h"
-#include "ns3/priority-queue-scheduler.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -26,71 +25,6 @@
 
 using namespace ns3;
 using namespace aifabricbench;
-
-namespace
-{
-
-/// PriorityQueueScheduler that also counts pending events (for --pending-stats).
-class CountingScheduler : public Scheduler
-{
-  public:
-    static TypeId GetTypeId()
-    {
-        static TypeId tid = TypeId("ns3::AiFabricBenchCountingScheduler")
-                                .SetParent<Scheduler>()
-                                .AddConstructor<CountingScheduler>();
-        return tid;
-    }
-
-    CountingScheduler()
-        : m_q(CreateObject<PriorityQueueScheduler>())
-    {
-    }
-
-    void Insert(const Event& ev) override
-    {
-        m_q->Insert(ev);
-        s_max = std::max(s_max, ++s_pending);
-    }
-
-    bool IsEmpty() const override
-    {
-        return m_q->IsEmpty();
-    }
-
-    Event PeekNext() const override
-    {
-        return m_q->PeekNext();
-    }
-
-    Event RemoveNext() override
-    {
-        s_sum += --s_pending;
-        ++s_pops;
-        return m_q->RemoveNext();
-    }
-
-    void Remove(const Event& ev) override
-    {
-        --s_pending;
-        m_q->Remove(ev);
-    }
-
-    static uint64_t s_pending;
-    static uint64_t s_max;
-    static uint64_t s_sum;
-    static uint64_t s_pops;
-
-  private:
-    Ptr<PriorityQueueScheduler> m_q;
-};
-
-uint64_t CountingScheduler::s_pending = 0;
-uint64_t CountingScheduler::s_max = 0;
-uint64_t CountingScheduler::s_sum = 0;
-uint64_t CountingScheduler::s_pops = 0;
-
-} // namespace
 
 int
 main(int argc, char** argv)
@@ -109,7 +43,7 @@ main(int argc, char** argv)
     uint32_t jobServers = 0;
     bool pendingStats = false;
     cmd.AddValue("job-servers", "run the job on the first K servers only (0 = all)", jobServers);
-    cmd.AddValue("pending-stats", "count pending events (adds one virtual call per event)", pendingStats);
+    cmd.AddValue("pending-stats", "count pending events (peak and mean)", pendingStats);
     cmd.Parse(argc, argv);
     if (jobServers > servers)
     {
@@ -205,8 +139,8 @@ main(int argc, char** argv)
     if (pendingStats)
     {
         std::printf("  pending events: max %llu, mean %.0f\n",
-                    (unsigned long long)CountingScheduler::s_max,
-                    double(CountingScheduler::s_sum) / double(std::max<uint64_t>(CountingScheduler::s_pops, 1)));
+                    (unsigned long long)CountingScheduler::s_peak,
+                    CountingScheduler::Mean());
     }
     Simulator::Destroy();
     return 0;

@@ -10,6 +10,7 @@
 //
 // Usage: fabric-forwarding-bench [--packets=N] [--repeat=R]
 #include "bench-util.h"
+#include "counting-scheduler.h"
 
 #include "ns3/ai-fabric-module.h"
 #include "ns3/applications-module.h"
@@ -17,7 +18,6 @@
 #include "ns3/internet-module.h"
 #include "ns3/network-module.h"
 #include "ns3/point-to-point-module.h"
-#include "ns3/priority-queue-scheduler.h"
 
 #include <algorithm>
 #include <chrono>
@@ -29,50 +29,6 @@
 
 using namespace ns3;
 using namespace aifabricbench;
-
-namespace ns3
-{
-
-/// PriorityQueueScheduler that also records the largest pending-event set.
-class CountingScheduler : public PriorityQueueScheduler
-{
-  public:
-    static TypeId GetTypeId()
-    {
-        static TypeId tid = TypeId("ns3::AiFabricBenchCountingScheduler")
-                                .SetParent<PriorityQueueScheduler>()
-                                .AddConstructor<CountingScheduler>();
-        return tid;
-    }
-
-    void Insert(const Scheduler::Event& ev) override
-    {
-        PriorityQueueScheduler::Insert(ev);
-        ++s_size;
-        s_peak = std::max(s_peak, s_size);
-    }
-
-    Scheduler::Event RemoveNext() override
-    {
-        --s_size;
-        return PriorityQueueScheduler::RemoveNext();
-    }
-
-    void Remove(const Scheduler::Event& ev) override
-    {
-        --s_size;
-        PriorityQueueScheduler::Remove(ev);
-    }
-
-    static uint64_t s_size;
-    static uint64_t s_peak;
-};
-
-uint64_t CountingScheduler::s_size = 0;
-uint64_t CountingScheduler::s_peak = 0;
-NS_OBJECT_ENSURE_REGISTERED(CountingScheduler);
-
-} // namespace ns3
 
 namespace
 {
@@ -102,10 +58,9 @@ void
 Prepare()
 {
     ObjectFactory f;
-    f.SetTypeId("ns3::AiFabricBenchCountingScheduler");
+    f.SetTypeId(CountingScheduler::GetTypeId());
     Simulator::SetScheduler(f);
-    CountingScheduler::s_size = 0;
-    CountingScheduler::s_peak = 0;
+    CountingScheduler::Reset();
 }
 
 Result
