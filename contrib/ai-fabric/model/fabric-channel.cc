@@ -29,7 +29,16 @@ FabricChannel::GetTypeId()
     return tid;
 }
 
-FabricChannel::FabricChannel() = default;
+FabricChannel::FabricChannel()
+{
+    for (uint8_t d = 0; d < 2; ++d)
+    {
+        for (uint8_t l = 0; l < 2; ++l)
+        {
+            m_dir[d].lanes[l].deliver = Ptr<EventImpl>(MakeEvent(&FabricChannel::Deliver, this, d, l), false);
+        }
+    }
+}
 FabricChannel::~FabricChannel() = default;
 
 void
@@ -40,6 +49,7 @@ FabricChannel::DoDispose()
         d.dst = nullptr;
         for (auto& l : d.lanes)
         {
+            l.deliver->Cancel();
             l.fifo.Clear();
         }
     }
@@ -147,7 +157,7 @@ FabricChannel::Transmit(FabricNetDevice* src,
     if (!lane.pending)
     {
         lane.pending = true;
-        Simulator::Schedule(TimeStep(arrival - now), &FabricChannel::Deliver, this, d, laneIdx);
+        Simulator::Schedule(TimeStep(arrival - now), lane.deliver);
     }
 }
 
@@ -160,11 +170,7 @@ FabricChannel::Deliver(uint8_t d, uint8_t laneIdx)
     if (!lane.fifo.Empty())
     {
         const int64_t now = Simulator::Now().GetTimeStep();
-        Simulator::Schedule(TimeStep(lane.fifo.Front().arrival - now),
-                            &FabricChannel::Deliver,
-                            this,
-                            d,
-                            laneIdx);
+        Simulator::Schedule(TimeStep(lane.fifo.Front().arrival - now), lane.deliver);
     }
     else
     {

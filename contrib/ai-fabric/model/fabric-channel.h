@@ -6,6 +6,7 @@
 #include "fabric-ring.h"
 
 #include "ns3/channel.h"
+#include "ns3/event-impl.h"
 #include "ns3/nstime.h"
 
 #include <array>
@@ -75,6 +76,9 @@ class FabricChannel : public Channel
     {
         FabricRing<InFlight> fifo;
         bool pending{false};
+        /// The lane's delivery event, scheduled again for each frame: a lane has at most one
+        /// pending delivery, so one event object serves all of them (no allocation per frame).
+        Ptr<EventImpl> deliver;
     };
 
     struct Direction

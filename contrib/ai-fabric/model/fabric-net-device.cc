@@ -160,6 +160,7 @@ FabricNetDevice::FabricNetDevice()
     m_flowControl = CreateObject<FabricFlowControl>();
     m_flowControl->SetDevice(this);
     m_errorRng = CreateObject<UniformRandomVariable>();
+    m_txComplete = Ptr<EventImpl>(MakeEvent(&FabricNetDevice::TransmitComplete, this), false);
 }
 
 FabricNetDevice::~FabricNetDevice() = default;
@@ -228,6 +229,7 @@ FabricNetDevice::DoInitialize()
 void
 FabricNetDevice::DoDispose()
 {
+    m_txComplete->Cancel();
     for (auto& q : m_queue)
     {
         q.Clear();
@@ -647,7 +649,7 @@ FabricNetDevice::TryTransmit()
         if (HasPendingTx())
         {
             m_txEventPending = true;
-            Simulator::Schedule(TimeStep(m_busyUntil - now), &FabricNetDevice::TransmitComplete, this);
+            Simulator::Schedule(TimeStep(m_busyUntil - now), m_txComplete);
         }
         return;
     }
@@ -689,7 +691,7 @@ FabricNetDevice::TransmitFrames(bool continueEpoch)
     {
         m_txEventPending = true;
         const int64_t now = Simulator::Now().GetTimeStep();
-        Simulator::Schedule(TimeStep(m_busyUntil - now), &FabricNetDevice::TransmitComplete, this);
+        Simulator::Schedule(TimeStep(m_busyUntil - now), m_txComplete);
     }
 }
 

@@ -7,6 +7,7 @@
 
 #include "ns3/data-rate.h"
 #include "ns3/event-id.h"
+#include "ns3/event-impl.h"
 #include "ns3/mac48-address.h"
 #include "ns3/net-device.h"
 #include "ns3/nstime.h"
@@ -348,6 +349,7 @@ class FabricNetDevice : public NetDevice
 
     // transmit timing: exact end of the last frame = m_epochStep + m_offsetFs (fs)
     bool m_txEventPending{false};
+    Ptr<EventImpl> m_txComplete; //!< the TransmitComplete event, scheduled again for each frame
     int64_t m_busyUntil{0};
     int64_t m_epochStep{0};
     int64_t m_offsetFs{0};
