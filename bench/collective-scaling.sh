@@ -53,7 +53,8 @@ done
 
 stat() { # $1 = min|median, rest = values
   local what="$1"; shift
-  printf '%s\n' "$@" | sort -g | awk -v w="$what" '{v[NR]=$1} END{print (w=="min") ? v[1] : v[int((NR+1)/2)]}'
+  printf '%s\n' "$@" | sort -g | awk -v w="$what" '{v[NR]=$1} END{
+    if (w == "min") print v[1]; else if (NR % 2) print v[(NR+1)/2]; else print (v[NR/2]+v[NR/2+1])/2}'
 }
 read -r -a a <<<"${runs[$small]}"
 read -r -a b <<<"${runs[$large]}"
