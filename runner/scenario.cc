@@ -127,23 +127,7 @@ std::string
 Suggest(const std::string& path)
 {
     const std::string parent = path.find('.') == std::string::npos ? "" : path.substr(0, path.rfind('.'));
-    std::string best;
-    size_t bestD = SIZE_MAX;
-    for (const auto& k : Schema())
-    {
-        std::string p = k.path;
-        std::string kp = p.find('.') == std::string::npos ? "" : p.substr(0, p.rfind('.'));
-        if (kp != parent)
-        {
-            continue;
-        }
-        size_t d = Distance(path, p);
-        if (d < bestD)
-        {
-            bestD = d;
-            best = p;
-        }
-    }
+    std::vector<std::string> siblings;
     std::string allowed;
     for (const auto& k : Schema())
     {
@@ -151,9 +135,12 @@ Suggest(const std::string& path)
         std::string kp = p.find('.') == std::string::npos ? "" : p.substr(0, p.rfind('.'));
         if (kp == parent)
         {
+            siblings.push_back(p);
             allowed += (allowed.empty() ? "" : ", ") + p.substr(parent.empty() ? 0 : parent.size() + 1);
         }
     }
+    size_t bestD = SIZE_MAX;
+    const std::string best = ClosestKey(path, siblings, bestD);
     std::string s = "unknown key";
     if (!best.empty() && bestD <= std::max<size_t>(2, path.size() / 3))
     {
@@ -484,6 +471,23 @@ ToRun(const json& j, size_t index)
 }
 
 } // namespace
+
+std::string
+ClosestKey(const std::string& key, const std::vector<std::string>& candidates, size_t& distance)
+{
+    std::string best;
+    distance = SIZE_MAX;
+    for (const auto& c : candidates)
+    {
+        const size_t d = Distance(key, c);
+        if (d < distance)
+        {
+            distance = d;
+            best = c;
+        }
+    }
+    return best;
+}
 
 json
 DefaultScenario()

@@ -82,6 +82,14 @@ nlohmann::json LoadScenarioFile(const std::string& path);
 /// The documented schema, printed by --help.
 std::string SchemaHelp();
 
+/**
+ * The candidate closest to `key` by edit distance (the first one on ties), for "did you mean"
+ * messages; its distance in `distance` (SIZE_MAX with no candidates).
+ */
+std::string ClosestKey(const std::string& key,
+                       const std::vector<std::string>& candidates,
+                       size_t& distance);
+
 } // namespace aifabric
 
 #endif

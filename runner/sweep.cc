@@ -39,28 +39,6 @@ namespace
 const char* const kManifestFormat = "ai-fabric-sweep/1";
 const size_t kMaxPoints = 100000;
 
-size_t
-EditDistance(const std::string& a, const std::string& b)
-{
-    std::vector<size_t> prev(b.size() + 1);
-    std::vector<size_t> cur(b.size() + 1);
-    for (size_t j = 0; j <= b.size(); ++j)
-    {
-        prev[j] = j;
-    }
-    for (size_t i = 1; i <= a.size(); ++i)
-    {
-        cur[0] = i;
-        for (size_t j = 1; j <= b.size(); ++j)
-        {
-            cur[j] = std::min(
-                {prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
-        }
-        std::swap(prev, cur);
-    }
-    return prev[b.size()];
-}
-
 /// A value as a CSV cell or label: strings bare, everything else as JSON.
 std::string
 Text(const json& v)
@@ -1027,17 +1005,8 @@ ExpandSweep(const std::string& text, const std::string& defaultName, const std::
         {
             continue;
         }
-        std::string best;
         size_t bestD = SIZE_MAX;
-        for (const auto& a : allowed)
-        {
-            const size_t d = EditDistance(it.key(), a);
-            if (d < bestD)
-            {
-                bestD = d;
-                best = a;
-            }
-        }
+        const std::string best = ClosestKey(it.key(), allowed, bestD);
         std::string msg = it.key() + ": unknown sweep key";
         if (bestD <= 2)
         {
