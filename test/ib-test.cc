@@ -153,14 +153,7 @@ TEST_F(FabricTest, IbIncastIsLosslessAndStaysWithinAdvertisedCredits)
                                      },
                                                        &minCredits));
     Completions done;
-    std::vector<Ptr<RdmaQueuePair>> senders;
-    for (uint32_t i = 1; i <= 16; ++i)
-    {
-        auto qp = RdmaHelper::Connect(topo->GetHostNode(i), topo->GetHostNode(0));
-        qp.first->SetCompletionCallback(done.Cb());
-        qp.first->PostWrite(4 << 20);
-        senders.push_back(qp.first);
-    }
+    const std::vector<Ptr<RdmaQueuePair>> senders = PostIncast(topo, 16, 4 << 20, done);
     Simulator::Run();
     EXPECT_EQ(drops.Total(), 0u);
     ASSERT_EQ(done.v.size(), 16u);
@@ -449,29 +442,21 @@ TEST_F(FabricTest, IbVlArbitrationSharesTheLinkByWeight)
 {
     // Two queue pairs on service levels 3 and 4 (VLs 3 and 4), weights 1 and 3 in the HCA's
     // VL arbitration: while both send, VL 4 gets three quarters of the link, VL 3 one quarter.
-    Ptr<Node> a = CreateObject<Node>();
-    Ptr<Node> b = CreateObject<Node>();
-    FabricLinkHelper link;
-    link.SetLinkLayer(FabricNetDevice::INFINIBAND);
+    FabricLinkHelper link = IbLink();
     link.SetScheduler("ns3::DwrrEgressScheduler");
     link.SetSchedulerAttribute("Weights", StringValue("1 1 1 1 3 1 1 1"));
-    NetDeviceContainer d = link.Install(a, b, DataRate("400Gbps"), 3.0);
-    DynamicCast<FabricNetDevice>(d.Get(0))->SetIpv4Address(Ipv4Address(1u));
-    DynamicCast<FabricNetDevice>(d.Get(1))->SetIpv4Address(Ipv4Address(2u));
     RdmaHelper rdma;
     rdma.SetCongestionControl("ns3::RdmaNoCc");
-    rdma.Install(a);
-    rdma.Install(b);
-    auto sl3 = RdmaHelper::Connect(a, b, 3 << 3);
-    auto sl4 = RdmaHelper::Connect(a, b, 4 << 3);
+    TwoHosts h(rdma, 3.0, link, Ipv4Address(1u), Ipv4Address(2u));
+    auto sl3 = RdmaHelper::Connect(h.a, h.b, 3 << 3);
+    auto sl4 = RdmaHelper::Connect(h.a, h.b, 4 << 3);
     Completions done;
     sl3.first->SetCompletionCallback(done.Cb());
     sl4.first->SetCompletionCallback(done.Cb());
     sl3.first->PostWrite(16 << 20);
     sl4.first->PostWrite(16 << 20);
     std::array<uint64_t, 8> bytes{};
-    Ptr<FabricNetDevice> tx = DynamicCast<FabricNetDevice>(d.Get(0));
-    tx->TraceConnectWithoutContext("MacTx",
+    h.da->TraceConnectWithoutContext("MacTx",
                                    MakeBoundCallback(+[](std::array<uint64_t, 8>* b, const FabricFrame& f) {
                                        if (f.kind == FabricFrame::DATA && Simulator::Now() < MicroSeconds(300))
                                        {
@@ -492,24 +477,17 @@ TEST_F(FabricTest, IbServiceLevelMapsToItsVirtualLane)
 {
     // SL 3 maps to VL 1 and SL 4 to VL 2 through the SL-to-VL table; SL 9 to 9 mod 4 = 1 with
     // four data VLs when the table has no entry for it.
-    Ptr<Node> a = CreateObject<Node>();
-    Ptr<Node> b = CreateObject<Node>();
-    FabricLinkHelper link;
-    link.SetLinkLayer(FabricNetDevice::INFINIBAND);
+    FabricLinkHelper link = IbLink();
     link.SetFlowControlAttribute("NumDataVls", UintegerValue(4));
     link.SetFlowControlAttribute("SlToVl", StringValue("0,0,0,1,2"));
-    NetDeviceContainer d = link.Install(a, b, DataRate("400Gbps"), 3.0);
-    Ptr<FabricNetDevice> tx = DynamicCast<FabricNetDevice>(d.Get(0));
-    tx->SetIpv4Address(Ipv4Address(1u));
-    DynamicCast<FabricNetDevice>(d.Get(1))->SetIpv4Address(Ipv4Address(2u));
+    RdmaHelper rdma;
+    TwoHosts h(rdma, 3.0, link, Ipv4Address(1u), Ipv4Address(2u));
+    Ptr<FabricNetDevice> tx = h.da;
     EXPECT_EQ(IbFc(tx)->GetVl(3), 1);
     EXPECT_EQ(IbFc(tx)->GetVl(4), 2);
     EXPECT_EQ(IbFc(tx)->GetVl(9), 1);
-    RdmaHelper rdma;
-    rdma.Install(a);
-    rdma.Install(b);
-    auto sl3 = RdmaHelper::Connect(a, b, 3 << 3);
-    auto sl4 = RdmaHelper::Connect(a, b, 4 << 3);
+    auto sl3 = RdmaHelper::Connect(h.a, h.b, 3 << 3);
+    auto sl4 = RdmaHelper::Connect(h.a, h.b, 4 << 3);
     std::array<uint64_t, 8> frames{};
     tx->TraceConnectWithoutContext("MacTx",
                                    MakeBoundCallback(+[](std::array<uint64_t, 8>* n, const FabricFrame& f) {

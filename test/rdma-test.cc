@@ -144,14 +144,7 @@ TEST_F(FabricTest, IncastWithDcqcnAndPfcIsLosslessAndCompletes)
     DropCounter drops;
     drops.ConnectAll();
     Completions done;
-    std::vector<Ptr<RdmaQueuePair>> senders;
-    for (uint32_t i = 1; i <= 16; ++i)
-    {
-        auto qp = RdmaHelper::Connect(topo->GetHostNode(i), topo->GetHostNode(0));
-        qp.first->SetCompletionCallback(done.Cb());
-        qp.first->PostWrite(4 << 20);
-        senders.push_back(qp.first);
-    }
+    const std::vector<Ptr<RdmaQueuePair>> senders = PostIncast(topo, 16, 4 << 20, done);
     Simulator::Run();
     EXPECT_EQ(drops.Total(), 0u);
     ASSERT_EQ(done.v.size(), 16u);
@@ -369,12 +362,9 @@ TEST_F(FabricTest, SameSeedSameRdmaTrace)
         rdma.Install(topo);
         std::vector<int64_t> trace;
         Completions done;
-        for (uint32_t i = 1; i <= 8; ++i)
+        for (const auto& qp : PostIncast(topo, 8, 2 << 20, done))
         {
-            auto qp = RdmaHelper::Connect(topo->GetHostNode(i), topo->GetHostNode(0));
-            qp.first->SetCompletionCallback(done.Cb());
-            qp.first->PostWrite(2 << 20);
-            qp.first->TraceConnectWithoutContext(
+            qp->TraceConnectWithoutContext(
                 "Rate",
                 MakeCallback(+[](std::vector<int64_t>* t, uint64_t, uint64_t v) {
                     t->push_back(Simulator::Now().GetTimeStep());

@@ -111,6 +111,22 @@ struct Completions
     }
 };
 
+/// An incast: hosts 1..n of `topo` each post one RDMA WRITE of `bytes` to host 0, completions
+/// to `done`. \return the requester queue pairs, host 1's first
+inline std::vector<ns3::Ptr<ns3::RdmaQueuePair>>
+PostIncast(ns3::Ptr<ns3::FabricTopology> topo, uint32_t n, uint64_t bytes, Completions& done)
+{
+    std::vector<ns3::Ptr<ns3::RdmaQueuePair>> senders;
+    for (uint32_t i = 1; i <= n; ++i)
+    {
+        auto qp = ns3::RdmaHelper::Connect(topo->GetHostNode(i), topo->GetHostNode(0));
+        qp.first->SetCompletionCallback(done.Cb());
+        qp.first->PostWrite(bytes);
+        senders.push_back(qp.first);
+    }
+    return senders;
+}
+
 /// Two hosts joined by one 400G cable of `link`'s kind, RDMA NICs installed, one queue pair
 /// connected (qa on a, qb on b).
 struct TwoHosts
