@@ -47,6 +47,7 @@ void
 RdmaCollectiveTransport::SetRanks(NodeContainer nodes)
 {
     m_nodes = nodes;
+    m_index.assign(nodes.GetN(), {});
 }
 
 std::string
@@ -79,10 +80,6 @@ RdmaCollectiveTransport::Send(uint32_t src,
         p.responder->SetReceiveCallback(
             MakeCallback(&RdmaCollectiveTransport::Arrived, this).Bind(idx));
         m_pairs.push_back(p);
-        if (m_index.size() <= src)
-        {
-            m_index.resize(src + 1);
-        }
         const std::pair<uint64_t, uint32_t> entry((uint64_t(channel) << 32) | dst, idx);
         auto& row = m_index[src];
         row.insert(std::lower_bound(row.begin(), row.end(), entry), entry);
