@@ -17,7 +17,6 @@
 #include "ns3/core-module.h"
 #include "ns3/network-module.h"
 
-#include <algorithm>
 #include <cstdio>
 #include <ctime>
 #include <fstream>
@@ -65,7 +64,7 @@ main(int argc, char** argv)
                             : algorithm == "hd"         ? "ns3::HalvingDoublingCollective"
                                                         : "ns3::RingCollective";
     ObjectFactory sched;
-    sched.SetTypeId(pendingStats ? CountingScheduler::GetTypeId() : TypeId::LookupByName("ns3::PriorityQueueScheduler"));
+    sched.SetTypeId(pendingStats ? CountingScheduler::GetTypeId() : PriorityQueueScheduler::GetTypeId());
     Simulator::SetScheduler(sched);
 
     const double cpu0 = CpuSeconds();
