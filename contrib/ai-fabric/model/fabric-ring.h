@@ -94,8 +94,9 @@ class FabricRing
         T* p = Slot(m_head);
         T v(std::move(*p));
         p->~T();
-        m_head = (m_head + 1) & (m_capacity - 1);
-        --m_count;
+        // An emptied ring starts again at slot 0, so a queue that holds a few frames at a time
+        // keeps using the same few cache lines instead of cycling through all of its storage.
+        m_head = --m_count == 0 ? 0 : (m_head + 1) & (m_capacity - 1);
         return v;
     }
 
@@ -130,7 +131,7 @@ class FabricRing
 
     void Grow()
     {
-        const size_t capacity = m_capacity == 0 ? 8 : m_capacity * 2;
+        const size_t capacity = m_capacity == 0 ? 2 : m_capacity * 2;
         T* bigger = Allocate(capacity);
         for (size_t i = 0; i < m_count; ++i)
         {
