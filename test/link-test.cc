@@ -279,3 +279,42 @@ TEST(FabricRingTest, KeepsFifoOrderAcrossWrapAndGrowthAndDestroysEveryElement)
     }
     EXPECT_EQ(Tracked::live, 0); // the destructor destroyed what was left
 }
+
+// The device reads one byte per frame to learn whether its per-frame trace sources have sinks
+// (FabricFlaggedTrace). Connecting and disconnecting, by object or by Config path, must keep that
+// byte right: a sink hears exactly the frames sent while it is connected.
+TEST_F(FabricTest, PerFrameTraceSinksHearExactlyTheFramesSentWhileConnected)
+{
+    DirectLink link(DataRate("400Gbps"), 1.0);
+    uint32_t tx1 = 0;
+    uint32_t tx2 = 0;
+    uint32_t rx = 0;
+    auto countTx1 = MakeCallback(+[](uint32_t* n, const FabricFrame&) { ++*n; }).Bind(&tx1);
+    auto countTx2 = MakeCallback(+[](uint32_t* n, std::string, const FabricFrame&) { ++*n; }).Bind(&tx2);
+    auto countRx = MakeCallback(+[](uint32_t* n, const FabricFrame&) { ++*n; }).Bind(&rx);
+    ASSERT_TRUE(link.da->TraceConnectWithoutContext("MacTx", countTx1));
+    const std::string path = "/NodeList/" + std::to_string(link.a->GetId()) + "/DeviceList/" +
+                             std::to_string(link.da->GetIfIndex()) + "/$ns3::FabricNetDevice/MacTx";
+    Config::Connect(path, countTx2);
+    ASSERT_TRUE(link.db->TraceConnectWithoutContext("MacRx", countRx));
+    auto sink = AddSink(link.b);
+    // 10 frames at t = 0, 10 more at 1 ms and 10 more at 2 ms.
+    AddSource(link.a, Ipv4Address("10.0.0.2"), 1, 10 * 1000, 1000);
+    Simulator::Schedule(MilliSeconds(1), [&]() {
+        AddSource(link.a, Ipv4Address("10.0.0.2"), 2, 10 * 1000, 1000);
+    });
+    Simulator::Schedule(MilliSeconds(1) - NanoSeconds(1), [&]() {
+        // One MacTx sink leaves; the other still hears every frame.
+        ASSERT_TRUE(link.da->TraceDisconnectWithoutContext("MacTx", countTx1));
+        ASSERT_TRUE(link.db->TraceDisconnectWithoutContext("MacRx", countRx));
+    });
+    Simulator::Schedule(MilliSeconds(2) - NanoSeconds(1), [&]() {
+        Config::Disconnect(path, countTx2);
+        AddSource(link.a, Ipv4Address("10.0.0.2"), 3, 10 * 1000, 1000);
+    });
+    Simulator::Run();
+    EXPECT_EQ(sink->GetReceivedPackets(), 30u);
+    EXPECT_EQ(tx1, 10u);
+    EXPECT_EQ(tx2, 20u);
+    EXPECT_EQ(rx, 10u);
+}

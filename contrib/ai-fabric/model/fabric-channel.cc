@@ -67,6 +67,21 @@ FabricChannel::Attach(Ptr<FabricNetDevice> device)
     {
         m_dir[0].dst = PeekPointer(m_devices[1]); // frames sent by device 0
         m_dir[1].dst = PeekPointer(m_devices[0]);
+        UpdateReceiveTiming(m_dir[0].dst);
+        UpdateReceiveTiming(m_dir[1].dst);
+    }
+}
+
+void
+FabricChannel::UpdateReceiveTiming(const FabricNetDevice* receiver)
+{
+    for (auto& dir : m_dir)
+    {
+        if (dir.dst == receiver)
+        {
+            dir.rxLatencySteps = receiver->GetRxLatencySteps();
+            dir.cutThrough = receiver->IsCutThrough();
+        }
     }
 }
 
@@ -140,8 +155,7 @@ FabricChannel::Transmit(FabricNetDevice* src,
     int64_t arrival;
     if (laneIdx == 0)
     {
-        arrival = (dir.dst->IsCutThrough() ? firstBitStep : lastBitStep) + m_delaySteps +
-                  dir.dst->GetRxLatencySteps();
+        arrival = (dir.cutThrough ? firstBitStep : lastBitStep) + m_delaySteps + dir.rxLatencySteps;
     }
     else
     {

@@ -53,6 +53,13 @@ class FabricChannel : public Channel
     /// Frames currently on the wire in both directions.
     uint32_t GetFramesInFlight() const;
 
+    /**
+     * Copy `receiver`'s CutThrough and ReceiveLatency into the direction that ends at it (the
+     * device calls this when they change), so that Transmit does not read the receiving
+     * device, whose state is usually out of the cache when the frame leaves the sender.
+     */
+    void UpdateReceiveTiming(const FabricNetDevice* receiver);
+
     std::size_t GetNDevices() const override;
     Ptr<NetDevice> GetDevice(std::size_t i) const override;
 
@@ -84,6 +91,8 @@ class FabricChannel : public Channel
     struct Direction
     {
         FabricNetDevice* dst{nullptr};
+        int64_t rxLatencySteps{0}; //!< dst's ReceiveLatency, in time steps
+        bool cutThrough{false};    //!< dst's CutThrough
         std::array<Lane, 2> lanes; //!< 0: data, 1: link-level control
     };
 

@@ -21,4 +21,10 @@ FabricEgressScheduler::NotifySent(uint8_t, uint32_t)
 {
 }
 
+bool
+FabricEgressScheduler::CountsSent() const
+{
+    return true;
+}
+
 } // namespace ns3

@@ -33,6 +33,12 @@ class FabricEgressScheduler : public Object
     /// The device sent `wireBytes` from queue `prio` (after Select chose it).
     virtual void NotifySent(uint8_t prio, uint32_t wireBytes);
 
+    /**
+     * \return false if NotifySent does nothing here, so that the device leaves the call out of
+     * the per-frame path. Asked once, when the scheduler is installed. The base returns true.
+     */
+    virtual bool CountsSent() const;
+
     /// \return the highest set bit of a non-zero mask (priority 7 is the highest)
     static uint8_t HighestBit(uint8_t mask)
     {

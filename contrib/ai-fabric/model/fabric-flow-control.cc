@@ -45,6 +45,12 @@ FabricFlowControl::NotifyTransmit(uint8_t, uint32_t)
 {
 }
 
+bool
+FabricFlowControl::CountsTraffic() const
+{
+    return true;
+}
+
 void
 FabricFlowControl::ReceiveControl(const FabricFrame&)
 {

@@ -43,6 +43,14 @@ class FabricFlowControl : public Object
     /// Transmit side: a data frame of `wireBytes` (FabricNetDevice::WireBytes) on `prio` is leaving.
     virtual void NotifyTransmit(uint8_t prio, uint32_t wireBytes);
 
+    /**
+     * \return false if NotifyTransmit, NotifyReceive and NotifyRelease do nothing here, so that
+     * devices and switches leave these three calls out of the per-frame path. Asked once, when
+     * the flow control is installed on a device or a switch port. The base returns true: a
+     * subclass that counts traffic (credits, per-priority occupancy) is always told.
+     */
+    virtual bool CountsTraffic() const;
+
     /// Transmit side: a link-level control frame from the peer arrived (PFC, credits).
     virtual void ReceiveControl(const FabricFrame& frame);
 

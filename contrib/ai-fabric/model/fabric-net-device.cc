@@ -97,7 +97,7 @@ FabricNetDevice::GetTypeId()
                           "Receive side: a frame is handed on after its first bit arrives "
                           "(plus ReceiveLatency) instead of its last bit (store-and-forward).",
                           BooleanValue(false),
-                          MakeBooleanAccessor(&FabricNetDevice::m_cutThrough),
+                          MakeBooleanAccessor(&FabricNetDevice::SetCutThrough, &FabricNetDevice::IsCutThrough),
                           MakeBooleanChecker())
             .AddAttribute("ReceiveLatency",
                           "Receive-side processing latency (a switch's port-to-port latency).",
@@ -161,6 +161,12 @@ FabricNetDevice::FabricNetDevice()
     m_flowControl->SetDevice(this);
     m_errorRng = CreateObject<UniformRandomVariable>();
     m_txComplete = Ptr<EventImpl>(MakeEvent(&FabricNetDevice::TransmitComplete, this), false);
+    m_macTxTrace.Bind(&m_traced, TRACED_MAC_TX);
+    m_macRxTrace.Bind(&m_traced, TRACED_MAC_RX);
+    m_enqueueTrace.Bind(&m_traced, TRACED_ENQUEUE);
+    m_queueLengthTrace.Bind(&m_traced, TRACED_QUEUE_LENGTH);
+    m_snifferTrace.Bind(&m_traced, TRACED_SNIFFER);
+    m_promiscSnifferTrace.Bind(&m_traced, TRACED_PROMISC_SNIFFER);
 }
 
 FabricNetDevice::~FabricNetDevice() = default;
@@ -211,6 +217,20 @@ FabricNetDevice::SetReceiveLatency(Time latency)
 {
     m_rxLatency = latency;
     m_rxLatencySteps = latency.GetTimeStep();
+    if (m_channel)
+    {
+        m_channel->UpdateReceiveTiming(this);
+    }
+}
+
+void
+FabricNetDevice::SetCutThrough(bool cutThrough)
+{
+    m_cutThrough = cutThrough;
+    if (m_channel)
+    {
+        m_channel->UpdateReceiveTiming(this);
+    }
 }
 
 Time
@@ -223,6 +243,10 @@ void
 FabricNetDevice::DoInitialize()
 {
     m_rxLatencySteps = m_rxLatency.GetTimeStep();
+    if (m_channel)
+    {
+        m_channel->UpdateReceiveTiming(this);
+    }
     NetDevice::DoInitialize();
 }
 
@@ -331,6 +355,7 @@ FabricNetDevice::SetFlowControl(Ptr<FabricFlowControl> fc)
     }
     m_flowControl = fc ? fc : CreateObject<FabricFlowControl>();
     m_flowControl->SetDevice(this);
+    m_fcCountsTraffic = fc && fc->CountsTraffic(); // the default flow control counts nothing
 }
 
 Ptr<FabricFlowControl>
@@ -343,6 +368,7 @@ void
 FabricNetDevice::SetScheduler(Ptr<FabricEgressScheduler> s)
 {
     m_scheduler = s ? s : Ptr<FabricEgressScheduler>(CreateObject<StrictPriorityEgressScheduler>());
+    m_schedCountsSent = m_scheduler->CountsSent();
 }
 
 Ptr<FabricEgressScheduler>
@@ -382,12 +408,6 @@ void
 FabricNetDevice::SetPortIndex(uint16_t index)
 {
     m_portIndex = index;
-}
-
-uint16_t
-FabricNetDevice::GetPortIndex() const
-{
-    return m_portIndex;
 }
 
 void
@@ -489,14 +509,14 @@ FabricNetDevice::Enqueue(FabricFrame&& frame)
         DropFrame(frame, FabricDropReason::TX_QUEUE_FULL);
         return false;
     }
-    if (!m_enqueueTrace.IsEmpty())
+    if (m_traced & TRACED_ENQUEUE)
     {
         m_enqueueTrace(frame);
     }
     m_queueBytes[p] += bytes;
     m_queue[p].PushBack(std::move(frame));
     m_nonEmptyMask |= static_cast<uint8_t>(1U << p);
-    if (!m_queueLengthTrace.IsEmpty())
+    if (m_traced & TRACED_QUEUE_LENGTH)
     {
         m_queueLengthTrace(p, m_queueBytes[p]);
     }
@@ -601,7 +621,7 @@ FabricNetDevice::DequeueNext(FabricFrame& out)
             {
                 m_nonEmptyMask &= static_cast<uint8_t>(~bit);
             }
-            if (!m_queueLengthTrace.IsEmpty())
+            if (m_traced & TRACED_QUEUE_LENGTH)
             {
                 m_queueLengthTrace(p, m_queueBytes[p]);
             }
@@ -631,7 +651,10 @@ FabricNetDevice::DequeueNext(FabricFrame& out)
                 continue;
             }
         }
-        m_scheduler->NotifySent(p, WireBytes(out));
+        if (m_schedCountsSent)
+        {
+            m_scheduler->NotifySent(p, WireBytes(out));
+        }
         return true;
     }
 }
@@ -719,17 +742,20 @@ FabricNetDevice::StartTransmission(FabricFrame& frame, bool continueEpoch)
     if (frame.kind == FabricFrame::DATA)
     {
         ++m_counters.txDataFrames;
-        m_flowControl->NotifyTransmit(frame.priority & 7, wire);
+        if (m_fcCountsTraffic)
+        {
+            m_flowControl->NotifyTransmit(frame.priority & 7, wire);
+        }
     }
     else if (frame.kind == FabricFrame::PFC)
     {
         ++m_counters.pfcFramesTx;
     }
-    if (!m_macTxTrace.IsEmpty())
+    if (m_traced & TRACED_MAC_TX)
     {
         m_macTxTrace(frame);
     }
-    if (!m_snifferTrace.IsEmpty() || !m_promiscSnifferTrace.IsEmpty())
+    if (m_traced & (TRACED_SNIFFER | TRACED_PROMISC_SNIFFER))
     {
         Sniff(frame, true);
     }
@@ -758,7 +784,7 @@ FabricNetDevice::Receive(FabricFrame& frame)
         {
             ++m_counters.pfcFramesRx;
         }
-        if (!m_snifferTrace.IsEmpty() || !m_promiscSnifferTrace.IsEmpty())
+        if (m_traced & (TRACED_SNIFFER | TRACED_PROMISC_SNIFFER))
         {
             Sniff(frame, false);
         }
@@ -775,11 +801,11 @@ FabricNetDevice::Receive(FabricFrame& frame)
     ++m_counters.rxFrames;
     ++m_counters.rxDataFrames;
     m_counters.rxBytes += WireBytes(frame);
-    if (!m_macRxTrace.IsEmpty())
+    if (m_traced & TRACED_MAC_RX)
     {
         m_macRxTrace(frame);
     }
-    if (!m_snifferTrace.IsEmpty() || !m_promiscSnifferTrace.IsEmpty())
+    if (m_traced & (TRACED_SNIFFER | TRACED_PROMISC_SNIFFER))
     {
         Sniff(frame, false);
     }
@@ -799,8 +825,11 @@ FabricNetDevice::DeliverLocal(FabricFrame& frame)
     const uint8_t p = frame.priority & 7;
     const uint32_t bytes = BufferBytes(frame);
     // A host consumes at once: its receive buffer is released immediately.
-    m_flowControl->NotifyReceive(p, bytes);
-    m_flowControl->NotifyRelease(p, bytes);
+    if (m_fcCountsTraffic)
+    {
+        m_flowControl->NotifyReceive(p, bytes);
+        m_flowControl->NotifyRelease(p, bytes);
+    }
     if (frame.protocol == 17)
     {
         for (auto& h : m_udpHandlers)

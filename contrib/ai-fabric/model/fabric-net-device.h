@@ -2,6 +2,7 @@
 #ifndef FABRIC_NET_DEVICE_H
 #define FABRIC_NET_DEVICE_H
 
+#include "fabric-flagged-trace.h"
 #include "fabric-frame.h"
 #include "fabric-ring.h"
 
@@ -93,7 +94,7 @@ struct FabricDeviceCounters
  * learning (forwarding is L3 in FabricSwitch), jumbo-frame fragmentation (frames above the MTU
  * are the sender's bug and are sent as is).
  */
-class FabricNetDevice : public NetDevice
+class alignas(64) FabricNetDevice : public NetDevice // its per-frame state starts a cache line
 {
   public:
     static TypeId GetTypeId();
@@ -135,7 +136,10 @@ class FabricNetDevice : public NetDevice
 
     /// Index of this device on its switch (set by FabricSwitch::AddPort).
     void SetPortIndex(uint16_t index);
-    uint16_t GetPortIndex() const;
+    uint16_t GetPortIndex() const
+    {
+        return m_portIndex;
+    }
 
     /// The IPv4 address of a host NIC (set by the topology helper).
     void SetIpv4Address(Ipv4Address a);
@@ -238,6 +242,9 @@ class FabricNetDevice : public NetDevice
         return m_linkUp && m_channel;
     }
 
+    /// Receive side: hand a frame on after its first bit arrives instead of its last.
+    void SetCutThrough(bool cutThrough);
+
     bool IsCutThrough() const
     {
         return m_cutThrough;
@@ -314,71 +321,85 @@ class FabricNetDevice : public NetDevice
         return !m_ctrlQueue.Empty() || (m_nonEmptyMask | m_sourceReadyMask) != 0;
     }
 
-    Ptr<Node> m_node;
+    // Members are grouped by use. The first group is everything the per-frame path reads or
+    // writes, ordered so that receiving a frame reads the first two cache lines and sending one
+    // a few more: on a large fabric each port's state is usually out of the L2 cache by the time
+    // its next frame comes, so every line a hop touches costs a cache miss. Configuration and
+    // rarely used state follow.
+
+    // per-frame state: receive side (and the flags both sides test)
+    bool m_linkUp{true};
+    bool m_txEventPending{false};
+    bool m_fcCountsTraffic{false}; //!< m_flowControl->CountsTraffic(), asked when it is installed
+    bool m_schedCountsSent{false}; //!< m_scheduler->CountsSent(), asked when it is installed
+    uint8_t m_nonEmptyMask{0};
+    uint8_t m_blockedMask{0};
+    uint8_t m_sourceReadyMask{0};
+    uint8_t m_traced{0}; //!< TRACED_* bits: which per-frame trace sources have sinks
+    bool m_cutThrough{false};
+    uint16_t m_portIndex{0};
+    uint32_t m_l2Overhead{22};
+    uint32_t m_minFrame{64};
+    uint32_t m_phyOverhead{20};
+    FabricFrameReceiver* m_receiver{nullptr};
+    double m_errorRate{0.0};
+    Callback<bool, const FabricFrame&> m_rxFilter;
+    FabricDeviceCounters m_counters;
+    // per-frame state: transmit side
     Ptr<FabricChannel> m_channel;
+    Ptr<FabricEgressScheduler> m_scheduler;
+    Ptr<FabricFlowControl> m_flowControl;
+    Ptr<EventImpl> m_txComplete; //!< the TransmitComplete event, scheduled again for each frame
+    // transmit timing: exact end of the last frame = m_epochStep + m_offsetFs (fs)
+    int64_t m_fsPerByte{0}; //!< femtoseconds per wire byte
+    int64_t m_fsPerStep{0}; //!< femtoseconds per ns-3 time step
+    int64_t m_busyUntil{0};
+    int64_t m_epochStep{0};
+    int64_t m_offsetFs{0};
+    uint32_t m_txQueueLimit{0}; //!< bytes per priority, 0 = unlimited
+    std::array<uint32_t, 8> m_queueBytes{};
+    FabricRing<FabricFrame> m_ctrlQueue;
+    std::array<FabricRing<FabricFrame>, 8> m_queue;
+
+    // configuration and owners
+    Ptr<Node> m_node;
     FabricNetDevice* m_peer{nullptr};
     uint32_t m_ifIndex{0};
     Mac48Address m_address;
     uint16_t m_mtu{4200};
     Ipv4Address m_ipv4;
-    uint16_t m_portIndex{0};
-
-    // rate and framing
     DataRate m_rate;
-    int64_t m_fsPerByte{0}; //!< femtoseconds per wire byte
-    int64_t m_fsPerStep{0}; //!< femtoseconds per ns-3 time step
     bool m_vlanTagged{true};
     LinkLayer m_linkLayer{ETHERNET};
-    uint32_t m_ibFraming{0};  //!< IbFramingBytes attribute
-    uint32_t m_l2Overhead{22};
-    uint32_t m_minFrame{64};
-    uint32_t m_phyOverhead{20};
-
-    // egress queues
-    std::array<FabricRing<FabricFrame>, 8> m_queue;
-    std::array<uint32_t, 8> m_queueBytes{};
-    FabricRing<FabricFrame> m_ctrlQueue;
-    uint8_t m_nonEmptyMask{0};
-    uint8_t m_blockedMask{0};
-    uint8_t m_sourceReadyMask{0};
+    uint32_t m_ibFraming{0}; //!< IbFramingBytes attribute
     std::array<std::vector<FabricFrameSource*>, 8> m_sources;
     std::array<uint32_t, 8> m_sourceRr{};
-    uint32_t m_txQueueLimit{0}; //!< bytes per priority, 0 = unlimited
-    Ptr<FabricEgressScheduler> m_scheduler;
-    Ptr<FabricFlowControl> m_flowControl;
-
-    // transmit timing: exact end of the last frame = m_epochStep + m_offsetFs (fs)
-    bool m_txEventPending{false};
-    Ptr<EventImpl> m_txComplete; //!< the TransmitComplete event, scheduled again for each frame
-    int64_t m_busyUntil{0};
-    int64_t m_epochStep{0};
-    int64_t m_offsetFs{0};
-
-    // receive side
-    FabricFrameReceiver* m_receiver{nullptr};
-    double m_errorRate{0.0};
-    Callback<bool, const FabricFrame&> m_rxFilter;
     HostStackCostModel* m_hostStack{nullptr};
     Ptr<UniformRandomVariable> m_errorRng;
-    bool m_cutThrough{false};
     Time m_rxLatency;
     int64_t m_rxLatencySteps{0};
-    bool m_linkUp{true};
     std::vector<std::pair<uint16_t, Callback<void, FabricNetDevice*, const FabricFrame&>>>
         m_udpHandlers;
     NetDevice::ReceiveCallback m_rxCallback;
     NetDevice::PromiscReceiveCallback m_promiscCallback;
     std::vector<Callback<void>> m_linkChangeCallbacks;
-
-    FabricDeviceCounters m_counters;
-
-    TracedCallback<const FabricFrame&> m_macTxTrace;
-    TracedCallback<const FabricFrame&> m_macRxTrace;
-    TracedCallback<const FabricFrame&> m_enqueueTrace;
     TracedCallback<const FabricFrame&, FabricDropReason> m_dropTrace;
-    TracedCallback<uint8_t, uint32_t> m_queueLengthTrace;
-    TracedCallback<Ptr<const Packet>> m_snifferTrace;
-    TracedCallback<Ptr<const Packet>> m_promiscSnifferTrace;
+    // per-frame trace sources: each keeps its bit of m_traced up to date
+    enum : uint8_t
+    {
+        TRACED_MAC_TX = 1,
+        TRACED_MAC_RX = 2,
+        TRACED_ENQUEUE = 4,
+        TRACED_QUEUE_LENGTH = 8,
+        TRACED_SNIFFER = 16,
+        TRACED_PROMISC_SNIFFER = 32,
+    };
+    FabricFlaggedTrace<const FabricFrame&> m_macTxTrace;
+    FabricFlaggedTrace<const FabricFrame&> m_macRxTrace;
+    FabricFlaggedTrace<const FabricFrame&> m_enqueueTrace;
+    FabricFlaggedTrace<uint8_t, uint32_t> m_queueLengthTrace;
+    FabricFlaggedTrace<Ptr<const Packet>> m_snifferTrace;
+    FabricFlaggedTrace<Ptr<const Packet>> m_promiscSnifferTrace;
 };
 
 } // namespace ns3

@@ -115,9 +115,7 @@ FabricSwitch::DoDispose()
         p->SetFrameReceiver(nullptr);
     }
     m_ports.clear();
-    m_portPtrs.clear();
-    m_portFc.clear();
-    m_portIb.clear();
+    m_port.clear();
     m_buffer = nullptr;
     Object::DoDispose();
 }
@@ -133,10 +131,7 @@ FabricSwitch::AddPort(Ptr<FabricNetDevice> device)
     device->SetAttribute("CutThrough", BooleanValue(m_cutThrough));
     device->SetAttribute("TxQueueLimit", UintegerValue(0));
     m_ports.push_back(device);
-    m_portPtrs.push_back(PeekPointer(device));
-    m_portFc.push_back(nullptr);
-    m_portIb.push_back(nullptr);
-    m_losslessMask.push_back(0);
+    m_port.push_back(PortInfo{PeekPointer(device)});
     UpdatePortFlowControl(idx);
     return idx;
 }
@@ -144,17 +139,19 @@ FabricSwitch::AddPort(Ptr<FabricNetDevice> device)
 void
 FabricSwitch::UpdatePortFlowControl(uint16_t i)
 {
-    m_portFc[i] = PeekPointer(m_ports[i]->GetFlowControl());
-    m_portIb[i] = dynamic_cast<IbCreditFlowControl*>(m_portFc[i]);
+    PortInfo& port = m_port[i];
+    port.fc = PeekPointer(m_ports[i]->GetFlowControl());
+    port.ib = dynamic_cast<IbCreditFlowControl*>(port.fc);
+    port.fcCounts = port.fc->CountsTraffic();
     uint8_t mask = 0;
     for (uint8_t p = 0; p < 8; ++p)
     {
-        if (m_portFc[i]->IsLossless(p))
+        if (port.fc->IsLossless(p))
         {
             mask |= static_cast<uint8_t>(1U << p);
         }
     }
-    m_losslessMask[i] = mask;
+    port.losslessMask = mask;
 }
 
 uint16_t
@@ -219,7 +216,7 @@ FabricSwitch::ConfigureBuffer()
     {
         // Refresh the port's flow-control view (attributes may have changed since AddPort).
         UpdatePortFlowControl(static_cast<uint16_t>(i));
-        if (m_losslessMask[i] == 0 || m_portIb[i])
+        if (m_port[i].losslessMask == 0 || m_port[i].ib)
         {
             continue; // lossy, or InfiniBand: credits, not PFC headroom
         }
@@ -253,10 +250,10 @@ FabricSwitch::Choose(const FabricFrame& frame, const uint16_t* ports, uint32_t n
     case ADAPTIVE: {
         const uint8_t prio = frame.priority & 7;
         uint16_t best = ports[frame.dst % n];
-        uint32_t bestBytes = m_portPtrs[best]->GetQueueBytes(prio);
+        uint32_t bestBytes = m_port[best].dev->GetQueueBytes(prio);
         for (uint32_t i = 0; i < n && bestBytes > 0; ++i)
         {
-            const uint32_t q = m_portPtrs[ports[i]]->GetQueueBytes(prio);
+            const uint32_t q = m_port[ports[i]].dev->GetQueueBytes(prio);
             if (q < bestBytes)
             {
                 best = ports[i];
@@ -327,7 +324,7 @@ void
 FabricSwitch::DropOnIngress(FabricNetDevice* ingress, const FabricFrame& frame, FabricDropReason reason)
 {
     // Never admitted: the ingress flow control gives back what the sender reserved (IB credits).
-    m_portFc[ingress->GetPortIndex()]->NotifyLost(frame.priority & 7, ingress->BufferBytes(frame));
+    m_port[ingress->GetPortIndex()].fc->NotifyLost(frame.priority & 7, ingress->BufferBytes(frame));
     Drop(frame, reason);
 }
 
@@ -353,20 +350,20 @@ FabricSwitch::ReceiveFrame(FabricNetDevice* device, FabricFrame& frame)
         return;
     }
     const uint16_t out = Choose(frame, ports, n);
-    FabricNetDevice* outDev = m_portPtrs[out];
+    FabricNetDevice* outDev = m_port[out].dev;
     if (!outDev->IsUp())
     {
         DropOnIngress(device, frame, FabricDropReason::LINK_DOWN);
         return;
     }
     const uint16_t in = device->GetPortIndex();
-    if (m_portIb[in])
+    if (m_port[in].ib)
     {
         ReceiveCredited(outDev, in, out, frame);
         return;
     }
     const uint8_t prio = frame.priority & 7;
-    const bool lossless = (m_losslessMask[in] >> prio) & 1U;
+    const bool lossless = (m_port[in].losslessMask >> prio) & 1U;
     const uint32_t bytes = outDev->BufferBytes(frame);
     SwitchBufferManager::Admission a = m_buffer->Admit(in,
                                                        out,
@@ -380,10 +377,13 @@ FabricSwitch::ReceiveFrame(FabricNetDevice* device, FabricFrame& frame)
         Drop(frame, a.reason);
         return;
     }
-    m_portFc[in]->NotifyReceive(prio, bytes);
+    if (m_port[in].fcCounts)
+    {
+        m_port[in].fc->NotifyReceive(prio, bytes);
+    }
     if (a.pause)
     {
-        m_portFc[in]->SetIngressCongested(prio, true);
+        m_port[in].fc->SetIngressCongested(prio, true);
     }
     if (a.ecnMark)
     {
@@ -407,8 +407,8 @@ FabricSwitch::ReceiveCredited(FabricNetDevice* outDev, uint16_t in, uint16_t out
     // The sender had credits for this packet, so the ingress VL has room: no admission test.
     const uint8_t vl = frame.priority & 7;
     const uint32_t bytes = outDev->BufferBytes(frame);
-    m_portFc[in]->NotifyReceive(vl, bytes);
-    IbCreditFlowControl* egress = m_portIb[out];
+    m_port[in].fc->NotifyReceive(vl, bytes);
+    IbCreditFlowControl* egress = m_port[out].ib;
     if (egress && frame.ecn != FabricFrame::ECN_NOT_ECT && frame.ecn != FabricFrame::ECN_CE &&
         egress->ShouldMarkFecn(vl, outDev->GetQueueBytes(vl), bytes))
     {
@@ -431,12 +431,12 @@ FabricSwitch::NotifyDequeue(FabricNetDevice* device, const FabricFrame& frame)
 {
     const uint16_t in = frame.ingressPort;
     const uint8_t prio = frame.priority & 7;
-    if (m_portIb[in])
+    if (m_port[in].ib)
     {
-        m_portFc[in]->NotifyRelease(prio, device->BufferBytes(frame));
+        m_port[in].fc->NotifyRelease(prio, device->BufferBytes(frame));
         return;
     }
-    const bool lossless = (m_losslessMask[in] >> prio) & 1U;
+    const bool lossless = (m_port[in].losslessMask >> prio) & 1U;
     const uint32_t bytes = device->BufferBytes(frame);
     if (m_buffer->Release(in,
                           device->GetPortIndex(),
@@ -446,9 +446,12 @@ FabricSwitch::NotifyDequeue(FabricNetDevice* device, const FabricFrame& frame)
                           frame.bufHeadroom,
                           lossless))
     {
-        m_portFc[in]->SetIngressCongested(prio, false);
+        m_port[in].fc->SetIngressCongested(prio, false);
     }
-    m_portFc[in]->NotifyRelease(prio, bytes);
+    if (m_port[in].fcCounts)
+    {
+        m_port[in].fc->NotifyRelease(prio, bytes);
+    }
 }
 
 } // namespace ns3

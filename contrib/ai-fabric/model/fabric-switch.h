@@ -115,11 +115,18 @@ class FabricSwitch : public Object, public FabricFrameReceiver
     void UpdatePortFlowControl(uint16_t i);
     void ReceiveCredited(FabricNetDevice* outDev, uint16_t in, uint16_t out, FabricFrame& frame);
 
+    /// What the per-frame path needs of a port, in one record (one cache line holds two).
+    struct PortInfo
+    {
+        FabricNetDevice* dev{nullptr};
+        FabricFlowControl* fc{nullptr};
+        IbCreditFlowControl* ib{nullptr}; //!< non-null on InfiniBand (credit) ports
+        uint8_t losslessMask{0};
+        bool fcCounts{true}; //!< fc->CountsTraffic()
+    };
+
     std::vector<Ptr<FabricNetDevice>> m_ports;
-    std::vector<FabricNetDevice*> m_portPtrs;
-    std::vector<FabricFlowControl*> m_portFc;
-    std::vector<uint8_t> m_losslessMask;
-    std::vector<IbCreditFlowControl*> m_portIb; //!< non-null on InfiniBand (credit) ports
+    std::vector<PortInfo> m_port; //!< per-port view of m_ports for the per-frame path
     std::vector<uint16_t> m_lft;                 //!< linear forwarding table, 0xffff = none
     uint32_t m_lftBase{0};
     PathSelection m_pathSelection{ECMP};

@@ -73,6 +73,12 @@ PfcFlowControl::IsLossless(uint8_t prio) const
 }
 
 bool
+PfcFlowControl::CountsTraffic() const
+{
+    return false;
+}
+
+bool
 PfcFlowControl::IsPaused(uint8_t prio) const
 {
     return (m_pausedMask >> (prio & 7)) & 1U;

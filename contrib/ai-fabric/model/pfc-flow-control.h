@@ -37,6 +37,7 @@ class PfcFlowControl : public FabricFlowControl
     ~PfcFlowControl() override;
 
     bool IsLossless(uint8_t prio) const override;
+    bool CountsTraffic() const override; // false: the switch's buffer manager counts for PFC
     void ReceiveControl(const FabricFrame& frame) override;
     void SetIngressCongested(uint8_t prio, bool congested) override;
 

@@ -22,4 +22,10 @@ StrictPriorityEgressScheduler::Select(uint8_t eligible, const uint32_t*)
     return HighestBit(eligible);
 }
 
+bool
+StrictPriorityEgressScheduler::CountsSent() const
+{
+    return false;
+}
+
 } // namespace ns3

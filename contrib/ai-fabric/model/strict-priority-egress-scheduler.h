@@ -17,6 +17,7 @@ class StrictPriorityEgressScheduler : public FabricEgressScheduler
   public:
     static TypeId GetTypeId();
     uint8_t Select(uint8_t eligible, const uint32_t* headBytes) override;
+    bool CountsSent() const override; // false: strict priority keeps no state
 };
 
 } // namespace ns3
