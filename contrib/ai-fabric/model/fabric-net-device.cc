@@ -217,9 +217,15 @@ FabricNetDevice::SetReceiveLatency(Time latency)
 {
     m_rxLatency = latency;
     m_rxLatencySteps = latency.GetTimeStep();
+    ReceiveTimingChanged();
+}
+
+void
+FabricNetDevice::ReceiveTimingChanged()
+{
     if (m_channel)
     {
-        m_channel->UpdateReceiveTiming(this);
+        m_channel->UpdateReceiveTiming(this); // the cable keeps a copy for its per-frame path
     }
 }
 
@@ -227,10 +233,7 @@ void
 FabricNetDevice::SetCutThrough(bool cutThrough)
 {
     m_cutThrough = cutThrough;
-    if (m_channel)
-    {
-        m_channel->UpdateReceiveTiming(this);
-    }
+    ReceiveTimingChanged();
 }
 
 Time
@@ -243,10 +246,7 @@ void
 FabricNetDevice::DoInitialize()
 {
     m_rxLatencySteps = m_rxLatency.GetTimeStep();
-    if (m_channel)
-    {
-        m_channel->UpdateReceiveTiming(this);
-    }
+    ReceiveTimingChanged();
     NetDevice::DoInitialize();
 }
 

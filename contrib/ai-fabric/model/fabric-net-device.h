@@ -94,7 +94,7 @@ struct FabricDeviceCounters
  * learning (forwarding is L3 in FabricSwitch), jumbo-frame fragmentation (frames above the MTU
  * are the sender's bug and are sent as is).
  */
-class alignas(64) FabricNetDevice : public NetDevice // its per-frame state starts a cache line
+class alignas(64) FabricNetDevice : public NetDevice // per-frame state in the first lines
 {
   public:
     static TypeId GetTypeId();
@@ -313,6 +313,8 @@ class alignas(64) FabricNetDevice : public NetDevice // its per-frame state star
     void StartTransmission(FabricFrame& frame, bool continueEpoch);
     void DeliverLocal(FabricFrame& frame);
     void UpdateRateConstants();
+    /// Tell the channel that CutThrough or ReceiveLatency changed.
+    void ReceiveTimingChanged();
     void UpdateFraming();
     void SetIbFramingBytes(uint32_t bytes);
     uint32_t GetIbFramingBytes() const;
