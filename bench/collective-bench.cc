@@ -6,6 +6,7 @@
 //
 // Usage: collective-bench [--servers=16] [--mib=64] [--algorithm=ring|hierarchical|tree|hd]
 //        [--fabric=rocev2|infiniband] [--job-servers=K] [--pending-stats]
+//        [--scheduler=ns3::TimingWheelScheduler|ns3::PriorityQueueScheduler]
 //
 // --job-servers runs the job on the first K servers of the topology only (the rest of the
 // fabric is built but idle), which separates the cost of a large topology from the cost of a
@@ -43,6 +44,8 @@ main(int argc, char** argv)
     bool pendingStats = false;
     cmd.AddValue("job-servers", "run the job on the first K servers only (0 = all)", jobServers);
     cmd.AddValue("pending-stats", "count pending events (peak and mean)", pendingStats);
+    std::string scheduler = "ns3::TimingWheelScheduler";
+    cmd.AddValue("scheduler", "event scheduler TypeId (e.g. ns3::PriorityQueueScheduler)", scheduler);
     cmd.Parse(argc, argv);
     if (jobServers > servers)
     {
@@ -64,7 +67,22 @@ main(int argc, char** argv)
                             : algorithm == "hd"         ? "ns3::HalvingDoublingCollective"
                                                         : "ns3::RingCollective";
     ObjectFactory sched;
-    sched.SetTypeId(pendingStats ? CountingScheduler::GetTypeId() : PriorityQueueScheduler::GetTypeId());
+    TypeId schedTid;
+    if (!TypeId::LookupByNameFailSafe(scheduler, &schedTid) || !schedTid.IsChildOf(Scheduler::GetTypeId()))
+    {
+        std::fprintf(stderr, "collective-bench: scheduler must be an ns-3 Scheduler TypeId (got %s)\n", scheduler.c_str());
+        return 2;
+    }
+    if (pendingStats)
+    {
+        schedTid = CountingSchedulerFor(scheduler);
+        if (schedTid.GetUid() == 0)
+        {
+            std::fprintf(stderr, "collective-bench: pending-stats needs scheduler ns3::PriorityQueueScheduler or ns3::TimingWheelScheduler (got %s)\n", scheduler.c_str());
+            return 2;
+        }
+    }
+    sched.SetTypeId(schedTid);
     Simulator::SetScheduler(sched);
 
     const double cpu0 = CpuSeconds();
@@ -138,8 +156,8 @@ main(int argc, char** argv)
     if (pendingStats)
     {
         std::printf("  pending events: max %llu, mean %.0f\n",
-                    (unsigned long long)CountingScheduler::s_peak,
-                    CountingScheduler::Mean());
+                    (unsigned long long)PendingStats::s_peak,
+                    PendingStats::Mean());
     }
     Simulator::Destroy();
     return 0;

@@ -1,50 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0-only
-// The benchmarks' scheduler: ns-3's PriorityQueueScheduler, also counting pending events.
+// The benchmarks' schedulers: ns-3's PriorityQueueScheduler or ai-fabric's TimingWheelScheduler,
+// also counting pending events.
 #ifndef AI_FABRIC_BENCH_COUNTING_SCHEDULER_H
 #define AI_FABRIC_BENCH_COUNTING_SCHEDULER_H
 
 #include "ns3/priority-queue-scheduler.h"
+#include "ns3/timing-wheel-scheduler.h"
 
 #include <algorithm>
 #include <cstdint>
+#include <string>
 
 namespace aifabricbench
 {
 
-/**
- * PriorityQueueScheduler that also records the pending-event set: its peak, and its mean as
- * seen by each event removed. The counting costs a few additions per event.
- */
-class CountingScheduler : public ns3::PriorityQueueScheduler
+/// The pending-event set as the counting schedulers saw it: its peak, and its mean as seen by
+/// each event removed.
+struct PendingStats
 {
-  public:
-    static ns3::TypeId GetTypeId()
-    {
-        static ns3::TypeId tid = ns3::TypeId("ns3::AiFabricBenchCountingScheduler")
-                                     .SetParent<ns3::PriorityQueueScheduler>()
-                                     .AddConstructor<CountingScheduler>();
-        return tid;
-    }
-
-    void Insert(const Event& ev) override
-    {
-        PriorityQueueScheduler::Insert(ev);
-        s_peak = std::max(s_peak, ++s_size);
-    }
-
-    Event RemoveNext() override
-    {
-        s_sum += --s_size;
-        ++s_removed;
-        return PriorityQueueScheduler::RemoveNext();
-    }
-
-    void Remove(const Event& ev) override
-    {
-        --s_size;
-        PriorityQueueScheduler::Remove(ev);
-    }
-
     static void Reset()
     {
         s_size = s_peak = s_sum = s_removed = 0;
@@ -60,6 +33,55 @@ class CountingScheduler : public ns3::PriorityQueueScheduler
     static inline uint64_t s_sum = 0;
     static inline uint64_t s_removed = 0;
 };
+
+/// `Base` (an ns-3 Scheduler) that also updates PendingStats; a few additions per event.
+template <typename Base>
+class Counting : public Base
+{
+  public:
+    static ns3::TypeId GetTypeId()
+    {
+        static ns3::TypeId tid =
+            ns3::TypeId("ns3::AiFabricBenchCounting" + Base::GetTypeId().GetName().substr(5))
+                .template SetParent<Base>()
+                .template AddConstructor<Counting<Base>>();
+        return tid;
+    }
+
+    void Insert(const ns3::Scheduler::Event& ev) override
+    {
+        Base::Insert(ev);
+        PendingStats::s_peak = std::max(PendingStats::s_peak, ++PendingStats::s_size);
+    }
+
+    ns3::Scheduler::Event RemoveNext() override
+    {
+        PendingStats::s_sum += --PendingStats::s_size;
+        ++PendingStats::s_removed;
+        return Base::RemoveNext();
+    }
+
+    void Remove(const ns3::Scheduler::Event& ev) override
+    {
+        --PendingStats::s_size;
+        Base::Remove(ev);
+    }
+};
+
+/// \return the counting TypeId for a scheduler TypeId name, or an invalid TypeId
+inline ns3::TypeId
+CountingSchedulerFor(const std::string& scheduler)
+{
+    if (scheduler == "ns3::PriorityQueueScheduler")
+    {
+        return Counting<ns3::PriorityQueueScheduler>::GetTypeId();
+    }
+    if (scheduler == "ns3::TimingWheelScheduler")
+    {
+        return Counting<ns3::TimingWheelScheduler>::GetTypeId();
+    }
+    return ns3::TypeId();
+}
 
 } // namespace aifabricbench
 

@@ -3,7 +3,7 @@
 // RoCEv2 NIC benchmark: a 16->1 incast on one 400 Gb/s switch and a 16-host permutation on a
 // 2-tier leaf-spine (4 leaves, 4 spines), PFC and DCQCN on, no trace sinks. Prints simulated
 // time, CPU time, delivered data packets, packets/s, events/s, events per delivered packet,
-// CPU ns per packet-hop and peak RSS.
+// CPU ns per packet-hop and peak RSS. Events are scheduled by ns3::TimingWheelScheduler.
 //
 // Usage: rdma-bench [--mib=N] (MiB per sender, default 16)
 #include "bench-util.h"
@@ -101,7 +101,7 @@ main(int argc, char** argv)
     cmd.AddValue("mib", "MiB per sender", mib);
     cmd.Parse(argc, argv);
     ObjectFactory sched;
-    sched.SetTypeId("ns3::PriorityQueueScheduler");
+    sched.SetTypeId("ns3::TimingWheelScheduler");
     std::printf("RoCEv2 at 400 Gb/s, path MTU 4096, PFC + DCQCN (paper preset, CNP every 50 us), "
                 "%u MiB per sender\n",
                 mib);

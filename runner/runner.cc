@@ -223,7 +223,7 @@ ExecuteRun(const RunConfig& c, bool progress, size_t index, size_t total)
     RngSeedManager::SetSeed(c.seed);
     RngSeedManager::SetRun(1);
     ObjectFactory sched;
-    sched.SetTypeId("ns3::PriorityQueueScheduler");
+    sched.SetTypeId("ns3::TimingWheelScheduler");
     Simulator::SetScheduler(sched);
 
     // --- topology

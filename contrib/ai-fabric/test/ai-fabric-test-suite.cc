@@ -5,6 +5,7 @@
 #include "ns3/ai-fabric-module.h"
 #include "ns3/core-module.h"
 #include "ns3/network-module.h"
+#include "ns3/priority-queue-scheduler.h"
 
 using namespace ns3;
 
@@ -136,6 +137,55 @@ class IbCreditLoopTestCase : public TestCase
     }
 };
 
+/// TimingWheelScheduler hands out events in the order of ns-3's PriorityQueueScheduler.
+class TimingWheelOrderTestCase : public TestCase
+{
+  public:
+    TimingWheelOrderTestCase()
+        : TestCase("TimingWheelScheduler orders events like PriorityQueueScheduler")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Ptr<TimingWheelScheduler> wheel = CreateObject<TimingWheelScheduler>();
+        wheel->SetSlots(64);
+        Ptr<PriorityQueueScheduler> reference = CreateObject<PriorityQueueScheduler>();
+        uint64_t now = 0;
+        uint32_t uid = 0;
+        uint64_t lcg = 12345;
+        auto next = [&lcg]() {
+            lcg = lcg * 6364136223846793005ULL + 1442695040888963407ULL;
+            return lcg >> 33;
+        };
+        for (int op = 0; op < 50000; ++op)
+        {
+            if (next() % 2 == 0 || wheel->IsEmpty())
+            {
+                // same step, near (inside the 64-slot wheel), just past it, or far away
+                const uint64_t delays[4] = {0,
+                                            next() % 64,
+                                            60 + next() % 10,
+                                            100000 + next() % 1000};
+                Scheduler::Event ev;
+                ev.impl = nullptr;
+                ev.key.m_ts = now + delays[next() % 4];
+                ev.key.m_uid = uid++;
+                ev.key.m_context = 0;
+                wheel->Insert(ev);
+                reference->Insert(ev);
+                continue;
+            }
+            const Scheduler::Event a = wheel->RemoveNext();
+            const Scheduler::Event b = reference->RemoveNext();
+            NS_TEST_ASSERT_MSG_EQ(a.key.m_uid, b.key.m_uid, "same event at operation " << op);
+            now = a.key.m_ts;
+        }
+        NS_TEST_ASSERT_MSG_EQ(wheel->IsEmpty(), reference->IsEmpty(), "both empty or neither");
+    }
+};
+
 class AiFabricTestSuite : public TestSuite
 {
   public:
@@ -145,6 +195,7 @@ class AiFabricTestSuite : public TestSuite
         AddTestCase(new FabricSmokeTestCase);
         AddTestCase(new BufferManagerPfcTestCase);
         AddTestCase(new IbCreditLoopTestCase);
+        AddTestCase(new TimingWheelOrderTestCase);
     }
 };
 

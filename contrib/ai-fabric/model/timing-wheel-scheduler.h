@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#ifndef TIMING_WHEEL_SCHEDULER_H
+#define TIMING_WHEEL_SCHEDULER_H
+
+#include "ns3/scheduler.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup ai-fabric
+ * An event scheduler for packet-level fabric simulations: a timing wheel of one slot per time
+ * step for the near future, and a binary heap for everything further away.
+ *
+ * A packet-level fabric schedules almost every event a few nanoseconds to a few microseconds
+ * ahead (a serialization end, a cable delivery after the switch latency), and a few long timers
+ * (congestion-control timers, retransmission timeouts, compute phases). With `Slots` slots of
+ * one time step each, an event less than `Slots` steps after the last event removed goes to its
+ * slot, in O(1); a two-level bitmap finds the next non-empty slot in a few instructions; the
+ * rest wait in a heap that stays small (the timers). Events in one slot have the same time
+ * stamp and are kept in insertion order, which is uid order, so the order of events is exactly
+ * that of every other ns-3 scheduler: by time stamp, then uid. Results do not depend on the
+ * scheduler; only the CPU time does.
+ *
+ * What it costs: O(1) insert and remove for near events, O(log F) for the F far ones; memory of
+ * 8 bytes per slot plus 32 bytes per pending near event. With a time resolution finer than the
+ * default nanosecond, the wheel covers less simulated time and more events take the heap path
+ * (still correct; set `Slots` higher).
+ *
+ * Not done: Remove() of a pending event walks its slot or the heap (linear; ns-3 removes events
+ * only through Simulator::Remove, which the fabric models do not use on the data path).
+ */
+class TimingWheelScheduler : public Scheduler
+{
+  public:
+    static TypeId GetTypeId();
+    TimingWheelScheduler();
+    ~TimingWheelScheduler() override;
+
+    void Insert(const Scheduler::Event& ev) override;
+    bool IsEmpty() const override;
+    Scheduler::Event PeekNext() const override;
+    Scheduler::Event RemoveNext() override;
+    void Remove(const Scheduler::Event& ev) override;
+
+    /// Set the number of wheel slots (a power of two in [64, 262144]); only while empty.
+    void SetSlots(uint32_t slots);
+    uint32_t GetSlots() const;
+    /// Pending events in the wheel and in the far heap (for tests and benchmarks).
+    uint32_t GetNearEvents() const;
+    uint32_t GetFarEvents() const;
+
+  private:
+    static constexpr uint32_t NONE = UINT32_MAX;
+
+    /// A pending near event, linked into its slot's FIFO (or into the free list).
+    struct Node
+    {
+        Scheduler::Event ev;
+        uint32_t next{NONE};
+    };
+
+    struct Slot
+    {
+        uint32_t head{NONE};
+        uint32_t tail{NONE};
+    };
+
+    /// \return the first non-empty slot at or after slot `from`, circularly (NONE: wheel empty)
+    uint32_t FindSlot(uint32_t from) const;
+    /// \return the slot holding the earliest near event (NONE: wheel empty)
+    uint32_t NextSlot() const;
+    /// true if the near candidate in `slot` comes before the far heap's top
+    bool NearFirst(uint32_t slot) const;
+    void MarkSlot(uint32_t slot);
+    void UnmarkSlot(uint32_t slot);
+    uint32_t AllocNode(const Scheduler::Event& ev);
+    void PopFar();
+
+    uint32_t m_slots{0};
+    uint64_t m_mask{0};
+    uint64_t m_now{
+        0}; //!< time stamp of the last event removed: the wheel holds [m_now, m_now+m_slots)
+    uint32_t m_nearCount{0};
+    std::vector<Slot> m_slot;
+    std::vector<uint64_t> m_bits;    //!< one bit per slot: non-empty
+    std::vector<uint64_t> m_summary; //!< one bit per word of m_bits: non-zero
+    std::vector<Node> m_nodes;
+    uint32_t m_freeNode{NONE};
+    std::vector<Scheduler::Event> m_far; //!< min-heap by (time stamp, uid)
+};
+
+} // namespace ns3
+
+#endif // TIMING_WHEEL_SCHEDULER_H
