@@ -131,6 +131,7 @@ FabricTrafficSource::StopApplication()
 void
 FabricTrafficSource::Wake()
 {
+    m_wakeEvent.Expire();
     if (m_running && m_device)
     {
         m_device->WakeSource(m_priority);
@@ -153,10 +154,10 @@ FabricTrafficSource::PullFrame(uint8_t, FabricFrame& out)
     const int64_t now = Simulator::Now().GetTimeStep();
     if (m_rate.GetBitRate() > 0 && now < m_nextSend)
     {
-        if (m_wakeEvent.IsExpired())
+        if (!m_wakeEvent.IsPending())
         {
-            m_wakeEvent =
-                Simulator::Schedule(TimeStep(m_nextSend - now), &FabricTrafficSource::Wake, this);
+            m_wakeEvent.Set(
+                Simulator::Schedule(TimeStep(m_nextSend - now), &FabricTrafficSource::Wake, this));
         }
         return false;
     }

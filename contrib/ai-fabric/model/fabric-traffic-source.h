@@ -3,6 +3,7 @@
 #define FABRIC_TRAFFIC_SOURCE_H
 
 #include "fabric-net-device.h"
+#include "fabric-timer.h"
 
 #include "ns3/application.h"
 #include "ns3/data-rate.h"
@@ -59,7 +60,7 @@ class FabricTrafficSource : public Application, public FabricFrameSource
     uint64_t m_sentPackets{0};
     uint64_t m_sentBytes{0};
     int64_t m_nextSend{0};
-    EventId m_wakeEvent;
+    FabricTimer m_wakeEvent;
     TracedCallback<const FabricFrame&> m_txTrace;
 };
 

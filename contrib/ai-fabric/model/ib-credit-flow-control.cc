@@ -298,9 +298,10 @@ IbCreditFlowControl::NotifyReceive(uint8_t prio, uint32_t bytes)
     if (m_refreshInterval.IsStrictlyPositive())
     {
         m_activeMask |= static_cast<uint8_t>(1U << vl);
-        if (m_refresh.IsExpired())
+        if (!m_refresh.IsPending())
         {
-            m_refresh = Simulator::Schedule(m_refreshInterval, &IbCreditFlowControl::Refresh, this);
+            m_refresh.Set(
+                Simulator::Schedule(m_refreshInterval, &IbCreditFlowControl::Refresh, this));
         }
     }
     m_rxMax[vl] = std::max(m_rxMax[vl], m_rxUsed[vl]);
@@ -334,15 +335,17 @@ IbCreditFlowControl::NotifyRelease(uint8_t prio, uint32_t bytes)
         m_flush[vl].Cancel();
         SendFcp(vl);
     }
-    else if (m_flush[vl].IsExpired())
+    else if (!m_flush[vl].IsPending())
     {
-        m_flush[vl] = Simulator::Schedule(m_updateDelay, &IbCreditFlowControl::Flush, this, vl);
+        m_flush[vl].Set(
+            Simulator::Schedule(m_updateDelay, &IbCreditFlowControl::Flush, this, vl));
     }
 }
 
 void
 IbCreditFlowControl::Flush(uint8_t vl)
 {
+    m_flush[vl].Expire();
     if (m_rxReleased[vl] > m_rxAdvertised[vl])
     {
         SendFcp(vl);
@@ -352,6 +355,7 @@ IbCreditFlowControl::Flush(uint8_t vl)
 void
 IbCreditFlowControl::Refresh()
 {
+    m_refresh.Expire();
     // Only while data arrives: a VL that went quiet stops refreshing until it is used again.
     const uint8_t active = m_activeMask;
     m_activeMask = 0;
@@ -366,7 +370,7 @@ IbCreditFlowControl::Refresh()
             SendFcp(vl);
         }
     }
-    m_refresh = Simulator::Schedule(m_refreshInterval, &IbCreditFlowControl::Refresh, this);
+    m_refresh.Set(Simulator::Schedule(m_refreshInterval, &IbCreditFlowControl::Refresh, this));
 }
 
 void

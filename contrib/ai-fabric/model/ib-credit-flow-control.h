@@ -3,6 +3,7 @@
 #define IB_CREDIT_FLOW_CONTROL_H
 
 #include "fabric-flow-control.h"
+#include "fabric-timer.h"
 
 #include "ns3/event-id.h"
 #include "ns3/nstime.h"
@@ -148,8 +149,8 @@ class IbCreditFlowControl : public FabricFlowControl
     std::array<uint32_t, 8> m_rxMax{};
     std::array<uint64_t, 8> m_rxReleased{};   //!< blocks released (ABR when the buffer drains)
     std::array<uint64_t, 8> m_rxAdvertised{}; //!< FCCL last sent
-    std::array<EventId, 8> m_flush;
-    EventId m_refresh;
+    std::array<FabricTimer, 8> m_flush;
+    FabricTimer m_refresh;
     uint8_t m_activeMask{0}; //!< VLs that received data since the last periodic refresh
     uint64_t m_overruns{0};
 

@@ -224,8 +224,8 @@ void
 RdmaDcqcn::Stop()
 {
     // Remove (not just cancel) so a finished simulation does not run on to dead timers.
-    Simulator::Remove(m_alphaEvent);
-    Simulator::Remove(m_increaseEvent);
+    m_alphaEvent.Remove();
+    m_increaseEvent.Remove();
     m_qp = nullptr;
 }
 
@@ -245,7 +245,7 @@ void
 RdmaDcqcn::EnsureTimers()
 {
     const int64_t now = Simulator::Now().GetTimeStep();
-    if (m_alphaEvent.IsExpired())
+    if (!m_alphaEvent.IsPending())
     {
         // Apply the decay of the periods that passed while the timer was stopped.
         const int64_t period = m_p.alphaPeriod.GetTimeStep();
@@ -255,12 +255,13 @@ RdmaDcqcn::EnsureTimers()
             m_alpha = m_alpha * std::pow(1.0 - m_p.g, double(std::min<int64_t>(missed, 100000)));
         }
         m_alphaStampStep = now;
-        m_alphaEvent = Simulator::Schedule(m_p.alphaPeriod, &RdmaDcqcn::AlphaTimer, this);
+        m_alphaEvent.Set(Simulator::Schedule(m_p.alphaPeriod, &RdmaDcqcn::AlphaTimer, this));
     }
-    if (m_increaseEvent.IsExpired())
+    if (!m_increaseEvent.IsPending())
     {
         m_increaseDeadline = now + m_p.increaseTimer.GetTimeStep();
-        m_increaseEvent = Simulator::Schedule(m_p.increaseTimer, &RdmaDcqcn::IncreaseTimer, this);
+        m_increaseEvent.Set(
+            Simulator::Schedule(m_p.increaseTimer, &RdmaDcqcn::IncreaseTimer, this));
     }
 }
 
@@ -299,6 +300,7 @@ RdmaDcqcn::Idle() const
 void
 RdmaDcqcn::AlphaTimer()
 {
+    m_alphaEvent.Expire();
     if (!m_qp || Idle())
     {
         return;
@@ -310,13 +312,14 @@ RdmaDcqcn::AlphaTimer()
     // At line rate the decay continues analytically (EnsureTimers) without events.
     if (m_qp->GetRate() < m_qp->GetLineRate())
     {
-        m_alphaEvent = Simulator::Schedule(m_p.alphaPeriod, &RdmaDcqcn::AlphaTimer, this);
+        m_alphaEvent.Set(Simulator::Schedule(m_p.alphaPeriod, &RdmaDcqcn::AlphaTimer, this));
     }
 }
 
 void
 RdmaDcqcn::IncreaseTimer()
 {
+    m_increaseEvent.Expire();
     if (!m_qp || Idle())
     {
         return;
@@ -324,7 +327,9 @@ RdmaDcqcn::IncreaseTimer()
     const int64_t now = Simulator::Now().GetTimeStep();
     if (now < m_increaseDeadline)
     {
-        m_increaseEvent = Simulator::Schedule(TimeStep(m_increaseDeadline - now), &RdmaDcqcn::IncreaseTimer, this);
+        m_increaseEvent.Set(Simulator::Schedule(TimeStep(m_increaseDeadline - now),
+                                                &RdmaDcqcn::IncreaseTimer,
+                                                this));
         return;
     }
     ++m_timerStage;
@@ -332,7 +337,8 @@ RdmaDcqcn::IncreaseTimer()
     if (m_qp->GetRate() < m_qp->GetLineRate())
     {
         m_increaseDeadline = now + m_p.increaseTimer.GetTimeStep();
-        m_increaseEvent = Simulator::Schedule(m_p.increaseTimer, &RdmaDcqcn::IncreaseTimer, this);
+        m_increaseEvent.Set(
+            Simulator::Schedule(m_p.increaseTimer, &RdmaDcqcn::IncreaseTimer, this));
     }
     else
     {
@@ -348,7 +354,7 @@ RdmaDcqcn::PacketSent(Ptr<RdmaQueuePair> qp, uint32_t wireBytes)
     {
         return;
     }
-    if (m_increaseEvent.IsExpired() || m_alphaEvent.IsExpired())
+    if (!m_increaseEvent.IsPending() || !m_alphaEvent.IsPending())
     {
         EnsureTimers(); // resume after an idle period
     }

@@ -2,6 +2,7 @@
 #ifndef RDMA_DCQCN_H
 #define RDMA_DCQCN_H
 
+#include "fabric-timer.h"
 #include "rdma-congestion-ops.h"
 
 #include "ns3/data-rate.h"
@@ -103,8 +104,8 @@ class RdmaDcqcn : public RdmaCongestionOps
     int64_t m_lastDecreaseStep{INT64_MIN / 2};
     int64_t m_alphaStampStep{0};   //!< time of the last alpha update
     int64_t m_increaseDeadline{0}; //!< the increase timer fires at this step (lazy re-arm)
-    EventId m_alphaEvent;
-    EventId m_increaseEvent;
+    FabricTimer m_alphaEvent;
+    FabricTimer m_increaseEvent;
 };
 
 } // namespace ns3

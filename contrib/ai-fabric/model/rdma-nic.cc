@@ -399,18 +399,20 @@ RdmaNic::Activate(RdmaQueuePair* qp)
 void
 RdmaNic::ScheduleWake(int64_t step)
 {
-    if (!m_wakeEvent.IsExpired() && m_wakeStep <= step)
+    if (m_wakeEvent.IsPending() && m_wakeStep <= step)
     {
         return;
     }
     m_wakeEvent.Cancel();
     m_wakeStep = step;
-    m_wakeEvent = Simulator::Schedule(TimeStep(step - Simulator::Now().GetTimeStep()), &RdmaNic::Wake, this);
+    m_wakeEvent.Set(
+        Simulator::Schedule(TimeStep(step - Simulator::Now().GetTimeStep()), &RdmaNic::Wake, this));
 }
 
 void
 RdmaNic::Wake()
 {
+    m_wakeEvent.Expire();
     for (uint8_t p = 0; p < 8; ++p)
     {
         if ((m_prioMask >> p) & 1U)
@@ -669,9 +671,9 @@ RdmaNic::HandleData(RdmaQueuePair* qp, const FabricFrame& f)
         {
             SendAckNow(qp);
         }
-        else if (qp->m_ackTimer.IsExpired())
+        else if (!qp->m_ackTimer.IsPending())
         {
-            qp->m_ackTimer = Simulator::Schedule(m_ackInterval, &RdmaNic::AckTimer, this, qp);
+            qp->m_ackTimer.Set(Simulator::Schedule(m_ackInterval, &RdmaNic::AckTimer, this, qp));
         }
     }
     else if (psn > qp->m_epsn)
@@ -731,6 +733,7 @@ RdmaNic::DeliverReceive(Ptr<RdmaQueuePair> qp, RdmaCompletion c)
 void
 RdmaNic::AckTimer(RdmaQueuePair* qp)
 {
+    qp->m_ackTimer.Expire();
     SendAckNow(qp);
 }
 
@@ -872,7 +875,7 @@ RdmaNic::ArmRto(RdmaQueuePair* qp, bool restart)
     {
         return; // nothing outstanding: a pending timer event will find nothing to do
     }
-    if (!qp->m_rto.IsExpired() && !restart)
+    if (qp->m_rto.IsPending() && !restart)
     {
         return;
     }
@@ -883,15 +886,16 @@ RdmaNic::ArmRto(RdmaQueuePair* qp, bool restart)
     }
     // Lazy timer: moving the deadline never reschedules; the pending event re-arms itself.
     qp->m_rtoDeadline = Simulator::Now().GetTimeStep() + t.GetTimeStep();
-    if (qp->m_rto.IsExpired())
+    if (!qp->m_rto.IsPending())
     {
-        qp->m_rto = Simulator::Schedule(t, &RdmaNic::OnRto, this, qp);
+        qp->m_rto.Set(Simulator::Schedule(t, &RdmaNic::OnRto, this, qp));
     }
 }
 
 void
 RdmaNic::OnRto(RdmaQueuePair* qp)
 {
+    qp->m_rto.Expire();
     if (qp->m_error || qp->m_sndUna >= qp->m_sndMax)
     {
         return;
@@ -899,7 +903,8 @@ RdmaNic::OnRto(RdmaQueuePair* qp)
     const int64_t now = Simulator::Now().GetTimeStep();
     if (now < qp->m_rtoDeadline)
     {
-        qp->m_rto = Simulator::Schedule(TimeStep(qp->m_rtoDeadline - now), &RdmaNic::OnRto, this, qp);
+        qp->m_rto.Set(
+            Simulator::Schedule(TimeStep(qp->m_rtoDeadline - now), &RdmaNic::OnRto, this, qp));
         return;
     }
     if (qp->m_retries >= m_retryCount)
@@ -920,8 +925,8 @@ void
 RdmaNic::EnterError(RdmaQueuePair* qp)
 {
     qp->m_error = true;
-    Simulator::Remove(qp->m_rto);
-    Simulator::Remove(qp->m_ackTimer);
+    qp->m_rto.Remove();
+    qp->m_ackTimer.Remove();
     qp->m_cc->Stop();
     ++m_counters.qpErrors;
     m_qpErrorTrace(qp->m_qpn);

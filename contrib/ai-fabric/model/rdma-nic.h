@@ -150,7 +150,7 @@ class RdmaNic : public Object, public FabricFrameSource
     size_t m_rr{0};
     uint32_t m_rrBurst{0};
     uint8_t m_prioMask{0};
-    EventId m_wakeEvent;
+    FabricTimer m_wakeEvent;
     int64_t m_wakeStep{0};
 
     // attributes

@@ -2,6 +2,8 @@
 #ifndef RDMA_QUEUE_PAIR_H
 #define RDMA_QUEUE_PAIR_H
 
+#include "fabric-timer.h"
+
 #include "ns3/callback.h"
 #include "ns3/data-rate.h"
 #include "ns3/event-id.h"
@@ -176,7 +178,7 @@ class RdmaQueuePair : public Object
     uint32_t m_sndMax{0};
     uint32_t m_psnEnd{0};
     uint32_t m_retries{0};
-    EventId m_rto;
+    FabricTimer m_rto;
     int64_t m_rtoDeadline{0}; //!< the timer expires at this step (the event re-arms lazily)
     int64_t m_nextTxStep{0}; //!< pacing: earliest next transmission (time step + fs fraction)
     int64_t m_nextTxFs{0};
@@ -198,7 +200,7 @@ class RdmaQueuePair : public Object
     uint64_t m_rxMsgBytes{0};
     Time m_rxMsgFirst;
     bool m_ackPending{false};
-    EventId m_ackTimer;
+    FabricTimer m_ackTimer;
     int64_t m_lastCnpStep{INT64_MIN / 2};
     Callback<void, const RdmaCompletion&> m_receiveCb;
     TracedCallback<const RdmaCompletion&> m_receiveTrace;
