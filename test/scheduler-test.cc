@@ -292,3 +292,54 @@ TEST_F(FabricTest, TimingWheelSchedulerGivesTheSameSimulationAsPriorityQueue)
                             << b.retransmissions;
     }
 }
+
+namespace
+{
+
+/// A handler that checks, while it runs, that its timer agrees with ns-3 on being expired.
+struct TimerProbe
+{
+    FabricTimer timer;
+    bool agreedInside{false};
+    int runs{0};
+
+    void Fire()
+    {
+        timer.Expire();
+        ++runs;
+        agreedInside = !timer.IsPending() && timer.GetEventId().IsExpired();
+    }
+};
+
+} // namespace
+
+TEST_F(FabricTest, FabricTimerIsPendingExactlyWhenTheEventIsNotExpired)
+{
+    TimerProbe p;
+    EXPECT_FALSE(p.timer.IsPending());
+    EXPECT_TRUE(p.timer.GetEventId().IsExpired()); // never scheduled
+    p.timer.Set(Simulator::Schedule(NanoSeconds(10), &TimerProbe::Fire, &p));
+    EXPECT_TRUE(p.timer.IsPending());
+    EXPECT_FALSE(p.timer.GetEventId().IsExpired());
+    // Another event at the same time stamp, scheduled later (so it runs after): the timer's
+    // event has run by then.
+    bool agreedAfter = false;
+    Simulator::Schedule(NanoSeconds(10), [&p, &agreedAfter]() {
+        agreedAfter = !p.timer.IsPending() && p.timer.GetEventId().IsExpired();
+    });
+    Simulator::Run();
+    EXPECT_EQ(p.runs, 1);
+    EXPECT_TRUE(p.agreedInside);
+    EXPECT_TRUE(agreedAfter);
+
+    p.timer.Set(Simulator::Schedule(NanoSeconds(10), &TimerProbe::Fire, &p));
+    p.timer.Cancel();
+    EXPECT_FALSE(p.timer.IsPending());
+    EXPECT_TRUE(p.timer.GetEventId().IsExpired());
+    p.timer.Set(Simulator::Schedule(NanoSeconds(10), &TimerProbe::Fire, &p));
+    p.timer.Remove();
+    EXPECT_FALSE(p.timer.IsPending());
+    EXPECT_TRUE(p.timer.GetEventId().IsExpired());
+    Simulator::Run();
+    EXPECT_EQ(p.runs, 1) << "cancelled and removed events do not run";
+}
