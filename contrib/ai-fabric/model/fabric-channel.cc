@@ -146,7 +146,8 @@ void
 FabricChannel::Transmit(FabricNetDevice* src,
                         FabricFrame& frame,
                         int64_t firstBitStep,
-                        int64_t lastBitStep)
+                        int64_t lastBitStep,
+                        int64_t now)
 {
     const uint8_t d = (PeekPointer(m_devices[0]) == src) ? 0 : 1;
     Direction& dir = m_dir[d];
@@ -161,7 +162,6 @@ FabricChannel::Transmit(FabricNetDevice* src,
     {
         arrival = lastBitStep + m_delaySteps; // MAC control is consumed by the MAC itself
     }
-    const int64_t now = Simulator::Now().GetTimeStep();
     if (arrival < now)
     {
         arrival = now;

@@ -42,8 +42,13 @@ class FabricChannel : public Channel
      * Put a frame on the wire from `src`.
      * \param firstBitStep time step at which the first bit left
      * \param lastBitStep time step at which the last bit left
+     * \param now the current time step (the sender has it; Simulator::Now costs ~50 instructions)
      */
-    void Transmit(FabricNetDevice* src, FabricFrame& frame, int64_t firstBitStep, int64_t lastBitStep);
+    void Transmit(FabricNetDevice* src,
+                  FabricFrame& frame,
+                  int64_t firstBitStep,
+                  int64_t lastBitStep,
+                  int64_t now);
 
     Time GetDelay() const;
     void SetDelay(Time delay);

@@ -676,18 +676,18 @@ FabricNetDevice::TryTransmit()
         }
         return;
     }
-    TransmitFrames(now == m_busyUntil);
+    TransmitFrames(now == m_busyUntil, now);
 }
 
 void
 FabricNetDevice::TransmitComplete()
 {
     m_txEventPending = false;
-    TransmitFrames(true);
+    TransmitFrames(true, Simulator::Now().GetTimeStep());
 }
 
 void
-FabricNetDevice::TransmitFrames(bool continueEpoch)
+FabricNetDevice::TransmitFrames(bool continueEpoch, int64_t now)
 {
     FabricFrame f;
     bool sent = false;
@@ -699,13 +699,13 @@ FabricNetDevice::TransmitFrames(bool continueEpoch)
             continue;
         }
         const bool control = f.kind != FabricFrame::DATA;
-        StartTransmission(f, continueEpoch);
+        StartTransmission(f, continueEpoch, now);
         continueEpoch = true;
         sent = true;
         // A link-level control frame that ends within this time step (an IB credit update is
         // 6 bytes) is followed back to back by the next frame, at its exact femtosecond end,
         // without an event of its own.
-        if (!control || m_busyUntil > Simulator::Now().GetTimeStep() + 1)
+        if (!control || m_busyUntil > now + 1)
         {
             break;
         }
@@ -713,15 +713,13 @@ FabricNetDevice::TransmitFrames(bool continueEpoch)
     if (sent && HasPendingTx() && !m_txEventPending)
     {
         m_txEventPending = true;
-        const int64_t now = Simulator::Now().GetTimeStep();
         Simulator::Schedule(TimeStep(m_busyUntil - now), m_txComplete);
     }
 }
 
 void
-FabricNetDevice::StartTransmission(FabricFrame& frame, bool continueEpoch)
+FabricNetDevice::StartTransmission(FabricFrame& frame, bool continueEpoch, int64_t now)
 {
-    const int64_t now = Simulator::Now().GetTimeStep();
     const uint32_t wire = WireBytes(frame);
     if (!continueEpoch)
     {
@@ -759,7 +757,7 @@ FabricNetDevice::StartTransmission(FabricFrame& frame, bool continueEpoch)
     {
         Sniff(frame, true);
     }
-    m_channel->Transmit(this, frame, firstBitStep, endStep);
+    m_channel->Transmit(this, frame, firstBitStep, endStep, now);
 }
 
 // ---------------------------------------------------------------- receive path

@@ -308,9 +308,10 @@ class alignas(64) FabricNetDevice : public NetDevice // per-frame state in the f
     void Sniff(const FabricFrame& frame, bool outgoing);
     void TryTransmit();
     void TransmitComplete();
-    void TransmitFrames(bool continueEpoch);
+    /// Send what may be sent now (`now`: the current time step).
+    void TransmitFrames(bool continueEpoch, int64_t now);
     bool DequeueNext(FabricFrame& out);
-    void StartTransmission(FabricFrame& frame, bool continueEpoch);
+    void StartTransmission(FabricFrame& frame, bool continueEpoch, int64_t now);
     void DeliverLocal(FabricFrame& frame);
     void UpdateRateConstants();
     /// Tell the channel that CutThrough or ReceiveLatency changed.
