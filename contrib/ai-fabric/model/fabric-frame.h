@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 
 namespace ns3
 {
@@ -32,6 +33,87 @@ enum class FabricDropReason : uint8_t
 
 /// \return the stable string name of a drop reason ("buffer-full", "corrupt", ...)
 const char* FabricDropReasonName(FabricDropReason r);
+
+/**
+ * \ingroup ai-fabric
+ * A reference-counted Packet pointer that moves (ns-3.37's Ptr has copies only).
+ *
+ * A FabricFrame is moved five or six times per hop (egress queue, cable, receiver); with a Ptr
+ * member every move was a copy plus an out-of-line destructor call, even for the RDMA frames
+ * that carry no packet at all. This holds the same reference as a Ptr<Packet> would.
+ */
+class FabricPacketRef
+{
+  public:
+    FabricPacketRef() = default;
+
+    FabricPacketRef(const FabricPacketRef& o)
+        : m_p(o.m_p)
+    {
+        if (m_p != nullptr)
+        {
+            m_p->Ref();
+        }
+    }
+
+    FabricPacketRef(FabricPacketRef&& o) noexcept
+        : m_p(o.m_p)
+    {
+        o.m_p = nullptr;
+    }
+
+    FabricPacketRef& operator=(const FabricPacketRef& o)
+    {
+        FabricPacketRef copy(o);
+        std::swap(m_p, copy.m_p);
+        return *this;
+    }
+
+    FabricPacketRef& operator=(FabricPacketRef&& o) noexcept
+    {
+        std::swap(m_p, o.m_p);
+        return *this;
+    }
+
+    FabricPacketRef& operator=(const Ptr<Packet>& p)
+    {
+        FabricPacketRef ref;
+        ref.m_p = PeekPointer(p);
+        if (ref.m_p != nullptr)
+        {
+            ref.m_p->Ref();
+        }
+        std::swap(m_p, ref.m_p);
+        return *this;
+    }
+
+    ~FabricPacketRef()
+    {
+        if (m_p != nullptr)
+        {
+            m_p->Unref();
+        }
+    }
+
+    Packet* operator->() const
+    {
+        return m_p;
+    }
+
+    explicit operator bool() const
+    {
+        return m_p != nullptr;
+    }
+
+    /// \return the packet as a Ptr (null if none)
+    Ptr<Packet> Get() const
+    {
+        return Ptr<Packet>(m_p);
+    }
+
+  private:
+    Packet* m_p{nullptr};
+};
 
 /**
  * \ingroup ai-fabric
@@ -63,7 +145,7 @@ struct FabricFrame
         L4_MAX = 16
     };
 
-    Ptr<Packet> packet;      //!< L3 packet (IPv4 header onwards) or control PDU; may be null
+    FabricPacketRef packet;  //!< L3 packet (IPv4 header onwards) or control PDU; may be null
     int64_t txTimeStep{0};   //!< creation time at the source, in ns-3 time steps
     uint32_t src{0};         //!< IPv4 source address (host order)
     uint32_t dst{0};         //!< IPv4 destination address (host order)
