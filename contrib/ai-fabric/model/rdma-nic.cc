@@ -426,6 +426,18 @@ const RdmaQueuePair::Message*
 RdmaNic::FindMessage(const RdmaQueuePair* qp, uint32_t psn) const
 {
     const auto& q = qp->m_sendQueue;
+    if (q.empty())
+    {
+        return nullptr;
+    }
+    // Most packets belong to the oldest outstanding message or to the newest one.
+    for (const RdmaQueuePair::Message* m : {&q.front(), &q.back()})
+    {
+        if (psn >= m->firstPsn && psn <= m->lastPsn)
+        {
+            return m;
+        }
+    }
     auto it = std::upper_bound(q.begin(), q.end(), psn, [](uint32_t v, const RdmaQueuePair::Message& m) {
         return v < m.firstPsn;
     });
@@ -464,9 +476,10 @@ RdmaNic::PullFrame(uint8_t prio, FabricFrame& out)
             earliest = std::min(earliest, qp->m_nextTxStep);
             continue;
         }
+        const RdmaQueuePair::Message* m = nullptr;
         if (!qp->m_recovery->HasQueuedRetransmission())
         {
-            const RdmaQueuePair::Message* m = FindMessage(qp, qp->m_sndNxt);
+            m = FindMessage(qp, qp->m_sndNxt);
             if (m && m->readyStep > now)
             {
                 earliest = std::min(earliest, m->readyStep);
@@ -476,7 +489,10 @@ RdmaNic::PullFrame(uint8_t prio, FabricFrame& out)
         bool retx = false;
         const uint32_t psn = qp->m_recovery->NextPsn(*qp, retx);
         qp->m_sndMax = std::max(qp->m_sndMax, psn + 1);
-        const RdmaQueuePair::Message* m = FindMessage(qp, psn);
+        if (!m || psn < m->firstPsn || psn > m->lastPsn)
+        {
+            m = FindMessage(qp, psn);
+        }
         NS_ABORT_MSG_IF(!m, "RdmaNic: PSN " << psn << " belongs to no posted message");
         const uint32_t npkts = m->lastPsn - m->firstPsn + 1;
         const uint64_t offset = uint64_t(psn - m->firstPsn) * m_pathMtu;
