@@ -235,6 +235,12 @@ struct Tracked
         ++live;
     }
 
+    Tracked& operator=(Tracked&& o) noexcept
+    {
+        v = o.v;
+        return *this;
+    }
+
     ~Tracked()
     {
         --live;
@@ -258,15 +264,15 @@ TEST(FabricRingTest, KeepsFifoOrderAcrossWrapAndGrowthAndDestroysEveryElement)
             {
                 q.EmplaceBack(next++);
             }
-            for (int i = 0; i < 2; ++i)
-            {
-                EXPECT_EQ(q.PopFront().v, expect++);
-            }
+            EXPECT_EQ(q.PopFront().v, expect++);
+            Tracked out(-1);
+            q.PopFrontInto(out);
+            EXPECT_EQ(out.v, expect++);
             ASSERT_EQ(q.Size(), size_t(next - expect));
             EXPECT_EQ(q.Front().v, expect);
             EXPECT_EQ(q.Back().v, next - 1);
             EXPECT_EQ(q.At(q.Size() - 1).v, next - 1);
-            EXPECT_EQ(Tracked::live, next - expect);
+            EXPECT_EQ(Tracked::live, next - expect + 1); // + `out`
         }
         q.Clear();
         EXPECT_TRUE(q.Empty());

@@ -586,7 +586,7 @@ FabricNetDevice::DequeueNext(FabricFrame& out)
 {
     if (!m_ctrlQueue.Empty())
     {
-        out = m_ctrlQueue.PopFront();
+        m_ctrlQueue.PopFrontInto(out);
         return true;
     }
     for (;;)
@@ -615,7 +615,7 @@ FabricNetDevice::DequeueNext(FabricFrame& out)
         const uint8_t bit = static_cast<uint8_t>(1U << p);
         if (m_nonEmptyMask & bit)
         {
-            out = m_queue[p].PopFront();
+            m_queue[p].PopFrontInto(out);
             m_queueBytes[p] -= BufferBytes(out);
             if (m_queue[p].Empty())
             {

@@ -94,10 +94,17 @@ class FabricRing
         T* p = Slot(m_head);
         T v(std::move(*p));
         p->~T();
-        // An emptied ring starts again at slot 0, so a queue that holds a few frames at a time
-        // keeps using the same few cache lines instead of cycling through all of its storage.
-        m_head = --m_count == 0 ? 0 : (m_head + 1) & (m_capacity - 1);
+        Advance();
         return v;
+    }
+
+    /// Remove the front element into `out` (one move, where `out = PopFront()` takes two).
+    void PopFrontInto(T& out)
+    {
+        T* p = Slot(m_head);
+        out = std::move(*p);
+        p->~T();
+        Advance();
     }
 
     void Clear()
@@ -111,6 +118,13 @@ class FabricRing
     }
 
   private:
+    void Advance()
+    {
+        // An emptied ring starts again at slot 0, so a queue that holds a few frames at a time
+        // keeps using the same few cache lines instead of cycling through all of its storage.
+        m_head = --m_count == 0 ? 0 : (m_head + 1) & (m_capacity - 1);
+    }
+
     T* Slot(size_t i) const
     {
         return m_buf + (i & (m_capacity - 1));
