@@ -45,7 +45,9 @@ main(int argc, char** argv)
     cmd.AddValue("job-servers", "run the job on the first K servers only (0 = all)", jobServers);
     cmd.AddValue("pending-stats", "count pending events (peak and mean)", pendingStats);
     std::string scheduler = "ns3::TimingWheelScheduler";
-    cmd.AddValue("scheduler", "event scheduler TypeId (e.g. ns3::PriorityQueueScheduler)", scheduler);
+    cmd.AddValue("scheduler",
+                 "event scheduler TypeId (e.g. ns3::PriorityQueueScheduler)",
+                 scheduler);
     cmd.Parse(argc, argv);
     if (jobServers > servers)
     {
@@ -68,9 +70,12 @@ main(int argc, char** argv)
                                                         : "ns3::RingCollective";
     ObjectFactory sched;
     TypeId schedTid;
-    if (!TypeId::LookupByNameFailSafe(scheduler, &schedTid) || !schedTid.IsChildOf(Scheduler::GetTypeId()))
+    if (!TypeId::LookupByNameFailSafe(scheduler, &schedTid) ||
+        !schedTid.IsChildOf(Scheduler::GetTypeId()))
     {
-        std::fprintf(stderr, "collective-bench: scheduler must be an ns-3 Scheduler TypeId (got %s)\n", scheduler.c_str());
+        std::fprintf(stderr,
+                     "collective-bench: scheduler must be an ns-3 Scheduler TypeId (got %s)\n",
+                     scheduler.c_str());
         return 2;
     }
     if (pendingStats)
@@ -78,7 +83,10 @@ main(int argc, char** argv)
         schedTid = CountingSchedulerFor(scheduler);
         if (schedTid.GetUid() == 0)
         {
-            std::fprintf(stderr, "collective-bench: pending-stats needs scheduler ns3::PriorityQueueScheduler or ns3::TimingWheelScheduler (got %s)\n", scheduler.c_str());
+            std::fprintf(stderr,
+                         "collective-bench: pending-stats needs scheduler "
+                         "ns3::PriorityQueueScheduler or ns3::TimingWheelScheduler (got %s)\n",
+                         scheduler.c_str());
             return 2;
         }
     }
