@@ -346,7 +346,10 @@ main(int argc, char** argv)
     Result chain = run([&] { return FabricChain(packets, 3.0, "fabric 3 hops (3 m cables)"); });
     Result longChain = run([&] { return FabricChain(packets, 3000.0, "fabric 3 hops (3 km cables)"); });
     Result wheel = run([&] {
-        return FabricChain(packets, 3.0, "fabric 3 hops, TimingWheelScheduler", "ns3::TimingWheelScheduler");
+        return FabricChain(packets,
+                           3.0,
+                           "fabric 3 hops, TimingWheelScheduler",
+                           "ns3::TimingWheelScheduler");
     });
     Result perm = run([&] { return FabricPermutation(packets / 16 * 4); });
     Result p2p = run([&] { return StockP2pChain(packets); });
