@@ -432,3 +432,59 @@ TEST_F(FabricTest, ExecutorSendsATransferWhenItsSourceIsReadyAndEveryDependencyA
         EXPECT_EQ(exec->GetBytesSent(1), 2000U);
     }
 }
+
+namespace
+{
+
+/// Records when a transfer arrived.
+struct ArrivalClock : public CollectiveTransportListener
+{
+    Time at{Seconds(-1)};
+
+    void MessageArrived(uint64_t) override
+    {
+        at = Simulator::Now();
+    }
+};
+
+} // namespace
+
+// Transfer times of 512 MiB and more: DataRate::CalculateBytesTxTime takes 32 bits and
+// multiplies them by 8 in 32 bits, so these used to wrap around (a 1 GiB NVLink transfer arrived
+// after its latency alone). Every size must cost latency + bytes / rate.
+TEST_F(FabricTest, LargeTransfersTakeBytesOverRateAtEverySize)
+{
+    for (uint64_t bytes : {uint64_t(1) << 20, uint64_t(511) << 20, uint64_t(1) << 30, uint64_t(6) << 30})
+    {
+        Ptr<NvlinkTransport> nv = CreateObject<NvlinkTransport>();
+        nv->SetRanks(2);
+        ArrivalClock clock;
+        nv->Send(0, 1, bytes, &clock, 0);
+        Simulator::Run();
+        const double rate = nv->GetEffectiveRate().GetBitRate() / 8.0;
+        EXPECT_NEAR(clock.at.GetSeconds(), nv->GetLatency().GetSeconds() + bytes / rate, 1e-9)
+            << bytes << " B over NVLink";
+        Simulator::Destroy();
+    }
+    // Host-staged RDMA (no GPUDirect): two PCIe latencies and the copy.
+    Ptr<RdmaNic> nic = CreateObject<RdmaNic>();
+    nic->SetAttribute("GpuDirect", BooleanValue(false));
+    TimeValue pcieLatency;
+    DataRateValue pcie;
+    nic->GetAttribute("PcieLatency", pcieLatency);
+    nic->GetAttribute("PcieBandwidth", pcie);
+    const uint64_t big = uint64_t(1) << 30;
+    const double copy = big * 8.0 / pcie.Get().GetBitRate();
+    EXPECT_NEAR(nic->GetResponderDelay(big).GetSeconds(),
+                2 * pcieLatency.Get().GetSeconds() + copy,
+                1e-9);
+    // Kernel TCP: a 1 GiB send call copies 1 GiB.
+    Ptr<HostStackCostModel> host = CreateObject<HostStackCostModel>();
+    DataRateValue copyBw;
+    TimeValue syscall;
+    host->GetAttribute("CopyBandwidth", copyBw);
+    host->GetAttribute("SyscallCost", syscall);
+    EXPECT_NEAR(host->RecvCallCost(big).GetSeconds(),
+                syscall.Get().GetSeconds() + big * 8.0 / copyBw.Get().GetBitRate(),
+                1e-9);
+}

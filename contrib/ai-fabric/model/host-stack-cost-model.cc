@@ -2,6 +2,7 @@
 #include "host-stack-cost-model.h"
 
 #include "fabric-net-device.h"
+#include "fabric-tx-time.h"
 
 #include "ns3/log.h"
 #include "ns3/simulator.h"
@@ -106,13 +107,13 @@ HostStackCostModel::GetCores() const
 Time
 HostStackCostModel::SendCallCost(uint64_t bytes) const
 {
-    return m_syscall + m_copyBandwidth.CalculateBytesTxTime(bytes) + m_txProtocol;
+    return m_syscall + FabricTxTime(m_copyBandwidth, bytes) + m_txProtocol;
 }
 
 Time
 HostStackCostModel::RecvCallCost(uint64_t bytes) const
 {
-    return m_syscall + m_copyBandwidth.CalculateBytesTxTime(bytes);
+    return m_syscall + FabricTxTime(m_copyBandwidth, bytes);
 }
 
 Time
@@ -135,7 +136,7 @@ HostStackCostModel::PcieCopy(uint64_t bytes, bool toHost)
 {
     int64_t& free = m_pcieFree[toHost ? 0 : 1];
     const int64_t start = std::max(Simulator::Now().GetTimeStep(), free);
-    free = start + m_pcieBandwidth.CalculateBytesTxTime(bytes).GetTimeStep();
+    free = start + FabricTxTime(m_pcieBandwidth, bytes).GetTimeStep();
     return TimeStep(free) + m_pcieLatency;
 }
 

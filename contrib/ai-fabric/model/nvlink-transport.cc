@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "nvlink-transport.h"
 
+#include "fabric-tx-time.h"
+
 #include "ns3/double.h"
 #include "ns3/simulator.h"
 
@@ -79,7 +81,7 @@ NvlinkTransport::Send(uint32_t src,
                       uint32_t)
 {
     const int64_t now = Simulator::Now().GetTimeStep();
-    const int64_t ser = GetEffectiveRate().CalculateBytesTxTime(bytes).GetTimeStep();
+    const int64_t ser = FabricTxTime(GetEffectiveRate(), bytes).GetTimeStep();
     const int64_t start = std::max(now, m_egressFree[src]);
     m_egressFree[src] = start + ser;
     const int64_t inStart = std::max(start, m_ingressFree[dst]);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "rdma-nic.h"
 
+#include "fabric-tx-time.h"
 #include "ib-credit-flow-control.h"
 
 #include "rdma-congestion-ops.h"
@@ -301,7 +302,7 @@ RdmaNic::GetRequesterDelay(uint64_t bytes) const
     Time d = m_nicTxLatency + m_pcieLatency;
     if (!m_gpuDirect)
     {
-        d += m_pcieLatency + m_pcieBandwidth.CalculateBytesTxTime(bytes);
+        d += m_pcieLatency + FabricTxTime(m_pcieBandwidth, bytes);
     }
     return d;
 }
@@ -312,7 +313,7 @@ RdmaNic::GetResponderDelay(uint64_t bytes) const
     Time d = m_pcieLatency;
     if (!m_gpuDirect)
     {
-        d += m_pcieLatency + m_pcieBandwidth.CalculateBytesTxTime(bytes);
+        d += m_pcieLatency + FabricTxTime(m_pcieBandwidth, bytes);
     }
     return d;
 }
