@@ -454,7 +454,8 @@ struct ArrivalClock : public CollectiveTransportListener
 // after its latency alone). Every size must cost latency + bytes / rate.
 TEST_F(FabricTest, LargeTransfersTakeBytesOverRateAtEverySize)
 {
-    for (uint64_t bytes : {uint64_t(1) << 20, uint64_t(511) << 20, uint64_t(1) << 30, uint64_t(6) << 30})
+    const uint64_t mib = 1 << 20;
+    for (uint64_t bytes : {mib, 511 * mib, 1024 * mib, 6144 * mib})
     {
         Ptr<NvlinkTransport> nv = CreateObject<NvlinkTransport>();
         nv->SetRanks(2);
@@ -464,6 +465,23 @@ TEST_F(FabricTest, LargeTransfersTakeBytesOverRateAtEverySize)
         const double rate = nv->GetEffectiveRate().GetBitRate() / 8.0;
         EXPECT_NEAR(clock.at.GetSeconds(), nv->GetLatency().GetSeconds() + bytes / rate, 1e-9)
             << bytes << " B over NVLink";
+        Simulator::Destroy();
+    }
+    // The same size again after the rate changed (NvlinkTransport caches per size and rate).
+    {
+        Ptr<NvlinkTransport> nv = CreateObject<NvlinkTransport>();
+        nv->SetRanks(2);
+        ArrivalClock first;
+        ArrivalClock second;
+        const uint64_t bytes = 64 << 20;
+        nv->Send(0, 1, bytes, &first, 0);
+        Simulator::Run();
+        nv->SetAttribute("Efficiency", DoubleValue(0.41)); // half the rate
+        const Time t0 = Simulator::Now();
+        nv->Send(0, 1, bytes, &second, 1);
+        Simulator::Run();
+        const double serialization = (first.at - nv->GetLatency()).GetSeconds();
+        EXPECT_NEAR((second.at - t0 - nv->GetLatency()).GetSeconds(), 2 * serialization, 2e-9);
         Simulator::Destroy();
     }
     // Host-staged RDMA (no GPUDirect): two PCIe latencies and the copy.

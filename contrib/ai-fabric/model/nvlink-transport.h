@@ -7,6 +7,8 @@
 #include "ns3/data-rate.h"
 #include "ns3/nstime.h"
 
+#include <array>
+#include <cstdint>
 #include <vector>
 
 namespace ns3
@@ -43,12 +45,22 @@ class NvlinkTransport : public CollectiveTransport
 
   private:
     static void Deliver(CollectiveTransportListener* listener, uint64_t token);
+    /// Serialization time of `bytes` at the effective rate, in time steps.
+    int64_t SerializationSteps(uint64_t bytes);
+
+    struct SerEntry
+    {
+        uint64_t bytes{UINT64_MAX};
+        int64_t steps{0};
+    };
 
     DataRate m_bandwidth;
     double m_efficiency{0.82};
     Time m_latency;
     std::vector<int64_t> m_egressFree;
     std::vector<int64_t> m_ingressFree;
+    uint64_t m_cachedBps{0};
+    std::array<SerEntry, 8> m_serCache{}; //!< by message size (a collective has a few)
 };
 
 } // namespace ns3
