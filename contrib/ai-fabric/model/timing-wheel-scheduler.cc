@@ -90,7 +90,7 @@ TimingWheelScheduler::GetFarEvents() const
     return static_cast<uint32_t>(m_far.size());
 }
 
-void
+inline void
 TimingWheelScheduler::MarkSlot(uint32_t slot)
 {
     const uint32_t w = slot >> 6;
@@ -98,7 +98,7 @@ TimingWheelScheduler::MarkSlot(uint32_t slot)
     m_summary[w >> 6] |= uint64_t(1) << (w & 63);
 }
 
-void
+inline void
 TimingWheelScheduler::UnmarkSlot(uint32_t slot)
 {
     const uint32_t w = slot >> 6;
@@ -145,29 +145,35 @@ TimingWheelScheduler::FindSlot(uint32_t from) const
     return NONE;
 }
 
-uint32_t
+inline uint32_t
 TimingWheelScheduler::NextSlot() const
 {
     return m_nearCount == 0 ? NONE : FindSlot(static_cast<uint32_t>(m_now & m_mask));
 }
 
-bool
+inline bool
 TimingWheelScheduler::NearFirst(uint32_t slot) const
 {
     return m_far.empty() || m_nodes[m_slot[slot].head].ev.key < m_far.front().key;
 }
 
-uint32_t
+inline uint32_t
 TimingWheelScheduler::AllocNode(const Scheduler::Event& ev)
 {
-    uint32_t i = m_freeNode;
-    if (i != NONE)
+    const uint32_t i = m_freeNode;
+    if (i == NONE)
     {
-        m_freeNode = m_nodes[i].next;
-        m_nodes[i].ev = ev;
-        m_nodes[i].next = NONE;
-        return i;
+        return GrowNodes(ev);
     }
+    m_freeNode = m_nodes[i].next;
+    m_nodes[i].ev = ev;
+    m_nodes[i].next = NONE;
+    return i;
+}
+
+uint32_t
+TimingWheelScheduler::GrowNodes(const Scheduler::Event& ev)
+{
     m_nodes.push_back(Node{ev, NONE});
     return static_cast<uint32_t>(m_nodes.size() - 1);
 }

@@ -78,6 +78,7 @@ class TimingWheelScheduler : public Scheduler
     void MarkSlot(uint32_t slot);
     void UnmarkSlot(uint32_t slot);
     uint32_t AllocNode(const Scheduler::Event& ev);
+    uint32_t GrowNodes(const Scheduler::Event& ev); //!< AllocNode's path when no node is free
     void PopFar();
 
     uint32_t m_slots{0};
