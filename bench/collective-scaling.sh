@@ -5,8 +5,14 @@
 # machine allows: the two sizes run alternately, each REPEAT times in a fresh process, and the
 # figures are the minimum (least disturbed run) and the median over the repeats.
 #
-# Usage: bench/collective-scaling.sh [--repeat N] [--mib M] [--small S] [--large L] [ARGS...]
-#   --repeat N   runs per size (default 5)
+# With --instructions it counts instructions instead of timing (valgrind's callgrind, inside
+# Simulator::Run only): deterministic, the same on every run and under any load, so it shows
+# whether the work per packet-hop grows with the cluster, apart from what the caches make of it.
+# It takes about 25x the run time (some 12 minutes for the 1,024-GPU run at 64 MiB).
+#
+# Usage: bench/collective-scaling.sh [--repeat N] [--mib M] [--small S] [--large L]
+#                                    [--instructions] [ARGS...]
+#   --repeat N   runs per size (default 5; not used with --instructions, which is exact)
 #   --mib M      AllReduce size per GPU in MiB (default 64)
 #   --small S    servers of 8 GPUs in the small run (default 16: 128 GPUs)
 #   --large L    servers of 8 GPUs in the large run (default 128: 1,024 GPUs)
@@ -21,8 +27,10 @@ mib=64
 small=16
 large=128
 extra=()
+instructions=0
 while [ $# -gt 0 ]; do
   case "$1" in
+    --instructions) instructions=1; shift ;;
     --repeat) repeat="$2"; shift 2 ;;
     --mib) mib="$2"; shift 2 ;;
     --small) small="$2"; shift 2 ;;
@@ -39,6 +47,27 @@ done
 if [ ! -x "$BIN" ]; then
   echo "collective-scaling: $BIN not found; run ./ai-fabric build first" >&2
   exit 2
+fi
+
+if [ "$instructions" = 1 ]; then
+  if ! command -v valgrind >/dev/null; then
+    echo "collective-scaling: --instructions needs valgrind (apt-get install -y valgrind)" >&2
+    exit 2
+  fi
+  declare -A ipl
+  for s in "$small" "$large"; do
+    log="$(mktemp)"
+    out="$(valgrind --tool=callgrind --toggle-collect='ns3::DefaultSimulatorImpl::Run()' \
+      --callgrind-out-file=/dev/null "$BIN" --servers="$s" --mib="$mib" "${extra[@]}" 2>"$log")"
+    ins="$(grep -o 'Collected : [0-9]*' "$log" | grep -o '[0-9]*$')"
+    rm -f "$log"
+    hops="$(grep -o '[0-9]* packet-hops' <<<"$out" | cut -d' ' -f1)"
+    ipl[$s]="$(awk -v i="$ins" -v h="$hops" 'BEGIN{printf "%.0f", i/h}')"
+    echo "$((s * 8)) GPUs: $ins instructions in the run, $hops packet-hops: ${ipl[$s]} per packet-hop"
+  done
+  awk -v a="${ipl[$small]}" -v b="${ipl[$large]}" -v n="$((small * 8))" -v m="$((large * 8))" \
+    'BEGIN{printf "instructions per packet-hop, %d -> %d GPUs: x%.3f\n", n, m, b/a}'
+  exit 0
 fi
 
 declare -A runs
