@@ -38,7 +38,9 @@ main(int argc, char** argv)
     cmd.AddValue("servers", "servers of 8 GPUs", servers);
     cmd.AddValue("mib", "AllReduce size per GPU in MiB", mib);
     cmd.AddValue("algorithm", "ring, hierarchical, tree or hd", algorithm);
-    cmd.AddValue("cc", "congestion control TypeId (default: RdmaDcqcn, IbCongestionControl on IB)", cc);
+    cmd.AddValue("cc",
+                 "congestion control TypeId (default: RdmaDcqcn, IbCongestionControl on IB)",
+                 cc);
     cmd.AddValue("fabric", "rocev2 (PFC + DCQCN) or infiniband (credits + IB CC)", fabric);
     uint32_t jobServers = 0;
     bool pendingStats = false;
@@ -51,12 +53,17 @@ main(int argc, char** argv)
     cmd.Parse(argc, argv);
     if (jobServers > servers)
     {
-        std::fprintf(stderr, "collective-bench: job-servers must be in [0, %u] (got %u)\n", servers, jobServers);
+        std::fprintf(stderr,
+                     "collective-bench: job-servers must be in [0, %u] (got %u)\n",
+                     servers,
+                     jobServers);
         return 2;
     }
     if (fabric != "rocev2" && fabric != "infiniband")
     {
-        std::fprintf(stderr, "collective-bench: fabric must be rocev2 or infiniband (got %s)\n", fabric.c_str());
+        std::fprintf(stderr,
+                     "collective-bench: fabric must be rocev2 or infiniband (got %s)\n",
+                     fabric.c_str());
         return 2;
     }
     const bool ib = fabric == "infiniband";
@@ -150,17 +157,32 @@ main(int argc, char** argv)
     }
     const TrainingStepRecord& rec = job->GetSteps().at(0);
     const double t = rec.CollectiveTime().GetSeconds();
-    const double busbw = double(uint64_t(mib) << 20) / t * CollectiveSpec::BusBwFactor(CollectiveSpec::ALLREDUCE, ranks);
-    std::printf("%u GPUs (%u x 8 of a %u x 8 rail-optimized 1:1 fat-tree, 400G), %s AllReduce of %u MiB, %s + %s\n",
-                ranks, ranks / 8, servers, algorithm.c_str(), mib,
-                ib ? "InfiniBand credits" : "RoCEv2 PFC", cc.c_str());
+    const double busbw = double(uint64_t(mib) << 20) / t *
+                         CollectiveSpec::BusBwFactor(CollectiveSpec::ALLREDUCE, ranks);
+    std::printf("%u GPUs (%u x 8 of a %u x 8 rail-optimized 1:1 fat-tree, 400G), %s AllReduce of "
+                "%u MiB, %s + %s\n",
+                ranks,
+                ranks / 8,
+                servers,
+                algorithm.c_str(),
+                mib,
+                ib ? "InfiniBand credits" : "RoCEv2 PFC",
+                cc.c_str());
     std::printf("  simulated AllReduce %.3f ms, busbw %.1f GB/s, retransmissions %llu\n",
-                t * 1e3, busbw / 1e9, (unsigned long long)retx);
+                t * 1e3,
+                busbw / 1e9,
+                (unsigned long long)retx);
     std::printf("  setup cpu %.2f s; run cpu %.2f s, %llu events (%.2f M/s), %llu data packets, "
                 "%llu packet-hops, %.1f ns/packet-hop, %.2f events/packet-hop, peak RSS %.0f MB\n",
-                setup, cpu, (unsigned long long)events, events / cpu / 1e6,
-                (unsigned long long)packets, (unsigned long long)hops, cpu * 1e9 / double(hops),
-                double(events) / double(hops), PeakRssMb());
+                setup,
+                cpu,
+                (unsigned long long)events,
+                events / cpu / 1e6,
+                (unsigned long long)packets,
+                (unsigned long long)hops,
+                cpu * 1e9 / double(hops),
+                double(events) / double(hops),
+                PeakRssMb());
     if (pendingStats)
     {
         std::printf("  pending events: max %llu, mean %.0f\n",

@@ -117,9 +117,12 @@ FabricChain(uint32_t packets,
     std::vector<NetDeviceContainer> devs;
     for (uint32_t i = 0; i < 3; ++i)
     {
-        devs.push_back(link.Install(nodes.Get(i), nodes.Get(i + 1), DataRate("100Gbps"), cableMeters));
+        devs.push_back(
+            link.Install(nodes.Get(i), nodes.Get(i + 1), DataRate("100Gbps"), cableMeters));
     }
-    auto dev = [&](uint32_t l, uint32_t end) { return DynamicCast<FabricNetDevice>(devs[l].Get(end)); };
+    auto dev = [&](uint32_t l, uint32_t end) {
+        return DynamicCast<FabricNetDevice>(devs[l].Get(end));
+    };
     dev(0, 0)->SetIpv4Address(Ipv4Address("10.0.0.1"));
     dev(2, 1)->SetIpv4Address(Ipv4Address("10.0.0.2"));
     sw[0]->AddPort(dev(0, 1));
@@ -186,7 +189,12 @@ struct RawForwarder
     Ptr<NetDevice> out;
     uint64_t* delivered{nullptr};
 
-    void Receive(Ptr<NetDevice>, Ptr<const Packet> p, uint16_t proto, const Address&, const Address&, NetDevice::PacketType)
+    void Receive(Ptr<NetDevice>,
+                 Ptr<const Packet> p,
+                 uint16_t proto,
+                 const Address&,
+                 const Address&,
+                 NetDevice::PacketType)
     {
         if (out)
         {
@@ -271,7 +279,8 @@ StockIpv4UdpChain(uint32_t packets)
     client.SetAttribute("PacketSize", UintegerValue(1000 - 28));
     client.SetAttribute("Interval", TimeValue(DataRate("100Gbps").CalculateBytesTxTime(1002)));
     ApplicationContainer ca = client.Install(nodes.Get(0));
-    PacketSinkHelper sinkHelper("ns3::UdpSocketFactory", InetSocketAddress(Ipv4Address::GetAny(), 9));
+    PacketSinkHelper sinkHelper("ns3::UdpSocketFactory",
+                                InetSocketAddress(Ipv4Address::GetAny(), 9));
     ApplicationContainer sa = sinkHelper.Install(nodes.Get(3));
     Result r = Measure("stock PointToPoint + IPv4 + UDP, 3 hops");
     Ptr<PacketSink> sink = DynamicCast<PacketSink>(sa.Get(0));
@@ -325,7 +334,8 @@ main(int argc, char** argv)
         rail->SetAttribute("Servers", UintegerValue(128));
         rail->SetAttribute("GpusPerServer", UintegerValue(8));
         Ptr<FabricTopology> topo = rail->Build();
-        const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
+        const double wall =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
         const double rss = RssMb() - rss0;
         std::printf("build 1,024-GPU rail-optimized fat-tree: %.3f s, +%.1f MB RSS  [%s]\n",
                     wall,
@@ -344,7 +354,8 @@ main(int argc, char** argv)
         return Best(v);
     };
     Result chain = run([&] { return FabricChain(packets, 3.0, "fabric 3 hops (3 m cables)"); });
-    Result longChain = run([&] { return FabricChain(packets, 3000.0, "fabric 3 hops (3 km cables)"); });
+    Result longChain =
+        run([&] { return FabricChain(packets, 3000.0, "fabric 3 hops (3 km cables)"); });
     Result wheel = run([&] {
         return FabricChain(packets,
                            3.0,
@@ -359,8 +370,9 @@ main(int argc, char** argv)
     {
         Print(*r);
     }
-    std::printf("\nfabric vs stock PointToPoint (no IP): %.2fx faster per packet-hop (goal >= 2.5x)\n",
-                p2p.NsPerHop() / chain.NsPerHop());
+    std::printf(
+        "\nfabric vs stock PointToPoint (no IP): %.2fx faster per packet-hop (goal >= 2.5x)\n",
+        p2p.NsPerHop() / chain.NsPerHop());
     std::printf("fabric vs stock PointToPoint+IPv4+UDP: %.2fx faster per packet-hop (goal >= 9x)\n",
                 ip.NsPerHop() / chain.NsPerHop());
     std::printf("fabric: %.1f ns/packet-hop (goal <= 600), %.2f events/packet-hop (goal <= 2)\n",

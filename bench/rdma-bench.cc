@@ -44,8 +44,11 @@ OnCompletion(const RdmaCompletion& c)
 }
 
 void
-Report(const char* name, Ptr<FabricTopology> topo, const std::vector<Ptr<RdmaQueuePair>>& rx,
-       double cpu, uint64_t events)
+Report(const char* name,
+       Ptr<FabricTopology> topo,
+       const std::vector<Ptr<RdmaQueuePair>>& rx,
+       double cpu,
+       uint64_t events)
 {
     uint64_t packets = 0;
     uint64_t bytes = 0;
@@ -64,18 +67,19 @@ Report(const char* name, Ptr<FabricTopology> topo, const std::vector<Ptr<RdmaQue
     }
     const uint64_t hops = DataHops(topo);
     const double simS = g_lastCompletion.GetSeconds();
-    std::printf("%-30s done %7.3f ms  cpu %6.2f s  data packets %8llu  %6.2f M pkt/s  %6.2f M "
-                "events/s  %5.2f events/pkt  %6.1f ns/pkt-hop  goodput %6.1f Gb/s  peak RSS %.0f MB\n",
-                name,
-                simS * 1e3,
-                cpu,
-                (unsigned long long)packets,
-                packets / cpu / 1e6,
-                events / cpu / 1e6,
-                double(events) / double(packets),
-                cpu * 1e9 / double(hops),
-                bytes * 8.0 / simS / 1e9,
-                PeakRssMb());
+    std::printf(
+        "%-30s done %7.3f ms  cpu %6.2f s  data packets %8llu  %6.2f M pkt/s  %6.2f M "
+        "events/s  %5.2f events/pkt  %6.1f ns/pkt-hop  goodput %6.1f Gb/s  peak RSS %.0f MB\n",
+        name,
+        simS * 1e3,
+        cpu,
+        (unsigned long long)packets,
+        packets / cpu / 1e6,
+        events / cpu / 1e6,
+        double(events) / double(packets),
+        cpu * 1e9 / double(hops),
+        bytes * 8.0 / simS / 1e9,
+        PeakRssMb());
     std::printf("%-30s timeouts %llu, retransmitted packets %llu\n",
                 "",
                 (unsigned long long)timeouts,
@@ -149,7 +153,11 @@ main(int argc, char** argv)
         const uint64_t ev0 = Simulator::GetEventCount();
         const double t0 = CpuSeconds();
         Simulator::Run();
-        Report("16-host permutation (2-tier)", topo, rx, CpuSeconds() - t0, Simulator::GetEventCount() - ev0);
+        Report("16-host permutation (2-tier)",
+               topo,
+               rx,
+               CpuSeconds() - t0,
+               Simulator::GetEventCount() - ev0);
         Simulator::Destroy();
     }
     return 0;

@@ -22,8 +22,10 @@ namespace
 void
 Usage()
 {
-    std::cout << "usage: ai-fabric run [SCENARIO.json] [--set key.path=value]... [--out DIR] [--quiet]\n\n"
-                 "Runs a scenario (default: scenarios/default.json) and writes summary.json, config.json,\n"
+    std::cout << "usage: ai-fabric run [SCENARIO.json] [--set key.path=value]... [--out DIR] "
+                 "[--quiet]\n\n"
+                 "Runs a scenario (default: scenarios/default.json) and writes summary.json, "
+                 "config.json,\n"
                  "CSV traces and gnuplot figures to DIR (default results/<name>-<time>).\n\n"
               << SchemaHelp();
 }
@@ -72,7 +74,8 @@ main(int argc, char** argv)
             }
             else if (a.rfind("--", 0) == 0)
             {
-                throw ScenarioError(a + ": unknown option (allowed: --set, --out, --quiet, --help)");
+                throw ScenarioError(a +
+                                    ": unknown option (allowed: --set, --out, --quiet, --help)");
             }
             else if (file.empty())
             {
@@ -113,13 +116,17 @@ main(int argc, char** argv)
             {
                 std::cerr << "[" << i + 1 << "/" << runs.size() << "] " << runs[i].name << ": "
                           << runs[i].Gpus() << " GPUs, " << runs[i].fabric
-                          << (runs[i].fabric == "infiniband" ? " credits" : runs[i].pfc ? " PFC" : " no-PFC") << ", " << runs[i].congestionControl
-                          << ", drop rate " << runs[i].dropRate << std::endl;
+                          << (runs[i].fabric == "infiniband" ? " credits"
+                              : runs[i].pfc                  ? " PFC"
+                                                             : " no-PFC")
+                          << ", " << runs[i].congestionControl << ", drop rate " << runs[i].dropRate
+                          << std::endl;
             }
             results.push_back(ExecuteRun(runs[i], progress, i, runs.size()));
             if (!results.back().summary["completed"].get<bool>())
             {
-                std::cerr << "ai-fabric: run '" << runs[i].name << "' hit limits.max_sim_seconds after "
+                std::cerr << "ai-fabric: run '" << runs[i].name
+                          << "' hit limits.max_sim_seconds after "
                           << results.back().summary["steps_completed"] << " of " << runs[i].steps
                           << " steps; its summary covers the completed steps" << std::endl;
             }

@@ -160,7 +160,8 @@ struct Sampler
                 Ptr<RdmaQueuePair> qp = rank0->GetQueuePair(q);
                 if (qp->GetStats().dataPackets > 0)
                 {
-                    rate << Num(t, 10) << "," << q << "," << Num(qp->GetRate().GetBitRate() / 1e9) << "\n";
+                    rate << Num(t, 10) << "," << q << "," << Num(qp->GetRate().GetBitRate() / 1e9)
+                         << "\n";
                 }
             }
         }
@@ -178,16 +179,17 @@ struct Sampler
                 {
                     eta = Num(wall / double(done) * double(steps - done), 3) + " s";
                 }
-                std::fprintf(stderr,
-                             "\r[%zu/%zu %s] sim %.3f ms | step %zu/%u | %.2f M events/s | ETA %s   ",
-                             index + 1,
-                             total,
-                             name.c_str(),
-                             Simulator::Now().GetSeconds() * 1e3,
-                             done + 1,
-                             steps,
-                             double(ev - lastEvents) / since / 1e6,
-                             eta.c_str());
+                std::fprintf(
+                    stderr,
+                    "\r[%zu/%zu %s] sim %.3f ms | step %zu/%u | %.2f M events/s | ETA %s   ",
+                    index + 1,
+                    total,
+                    name.c_str(),
+                    Simulator::Now().GetSeconds() * 1e3,
+                    done + 1,
+                    steps,
+                    double(ev - lastEvents) / since / 1e6,
+                    eta.c_str());
                 lastEvents = ev;
                 lastPrint = now;
             }
@@ -302,12 +304,14 @@ ExecuteRun(const RunConfig& c, bool progress, size_t index, size_t total)
         {
             topo->GetHostDevice(h)->TraceConnectWithoutContext(
                 "MacRx",
-                MakeBoundCallback(+[](Ptr<LatencyHistogram> hist, const FabricFrame& f) {
-                    if (f.protocol == 6 && f.payloadBytes > 0)
-                    {
-                        hist->Add(Simulator::Now().GetTimeStep() - f.txTimeStep);
-                    }
-                }, latency));
+                MakeBoundCallback(
+                    +[](Ptr<LatencyHistogram> hist, const FabricFrame& f) {
+                        if (f.protocol == 6 && f.payloadBytes > 0)
+                        {
+                            hist->Add(Simulator::Now().GetTimeStep() - f.txTimeStep);
+                        }
+                    },
+                    latency));
         }
     }
     else
@@ -327,8 +331,10 @@ ExecuteRun(const RunConfig& c, bool progress, size_t index, size_t total)
             rdma.SetCongestionControlAttribute("Preset", StringValue("nvidia"));
             rdma.SetNicAttribute("CnpInterval", TimeValue(MicroSeconds(4)));
         }
-        rdma.SetLossRecovery(c.lossRecovery == "selective-repeat" ? "ns3::RdmaSelectiveRepeat" : "ns3::RdmaGoBackN");
-        rdma.SetNicAttribute("RetransmitTimeout", TimeValue(NanoSeconds(int64_t(c.retransmitTimeoutMs * 1e6))));
+        rdma.SetLossRecovery(c.lossRecovery == "selective-repeat" ? "ns3::RdmaSelectiveRepeat"
+                                                                  : "ns3::RdmaGoBackN");
+        rdma.SetNicAttribute("RetransmitTimeout",
+                             TimeValue(NanoSeconds(int64_t(c.retransmitTimeoutMs * 1e6))));
         rdma.SetNicAttribute("PathMtu", UintegerValue(c.pathMtu));
         nics = rdma.Install(topo);
         for (auto& n : nics)
@@ -388,7 +394,8 @@ ExecuteRun(const RunConfig& c, bool progress, size_t index, size_t total)
     sampler.lastPrint = wall0;
     const uint64_t ev0 = Simulator::GetEventCount();
     Simulator::Run();
-    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
     const uint64_t events = Simulator::GetEventCount() - ev0;
     if (progress)
     {
@@ -460,7 +467,8 @@ ExecuteRun(const RunConfig& c, bool progress, size_t index, size_t total)
             {
                 pauses += pfc->GetPauseFramesSent();
             }
-            if (Ptr<IbCreditFlowControl> ibfc = DynamicCast<IbCreditFlowControl>(d->GetFlowControl()))
+            if (Ptr<IbCreditFlowControl> ibfc =
+                    DynamicCast<IbCreditFlowControl>(d->GetFlowControl()))
             {
                 fcps += ibfc->GetFcpsSent();
                 for (uint8_t vl = 0; vl < 8; ++vl)
@@ -507,8 +515,12 @@ ExecuteRun(const RunConfig& c, bool progress, size_t index, size_t total)
                          {"timeouts", timeouts},
                          {"qp_errors", qpErrors}};
     // Same keys in every run: RDMA runs report zero TCP messages.
-    s["tcp_message_breakdown_us"] = json{{"messages", 0}, {"gpu_to_host", 0.0}, {"send_cpu", 0.0},
-                                         {"network", 0.0}, {"recv_cpu", 0.0}, {"host_to_gpu", 0.0}};
+    s["tcp_message_breakdown_us"] = json{{"messages", 0},
+                                         {"gpu_to_host", 0.0},
+                                         {"send_cpu", 0.0},
+                                         {"network", 0.0},
+                                         {"recv_cpu", 0.0},
+                                         {"host_to_gpu", 0.0}};
     if (Ptr<TcpCollectiveTransport> t = DynamicCast<TcpCollectiveTransport>(network))
     {
         const HostStackBreakdown& b = t->GetBreakdownTotals();
@@ -540,7 +552,8 @@ ExecuteRun(const RunConfig& c, bool progress, size_t index, size_t total)
     std::ostringstream steps;
     steps << "step,rank,start_ms,compute_end_ms,collective_end_ms,barrier_ms,last\n";
     std::ostringstream stepSum;
-    stepSum << "step,start_ms,step_ms,collective_ms,last_rank,waited_on,cause,retransmissions,timeouts\n";
+    stepSum << "step,start_ms,step_ms,collective_ms,last_rank,waited_on,cause,retransmissions,"
+               "timeouts\n";
     for (const auto& r : done)
     {
         for (uint32_t k = 0; k < r.computeEnd.size(); ++k)
@@ -548,12 +561,14 @@ ExecuteRun(const RunConfig& c, bool progress, size_t index, size_t total)
             steps << r.step << "," << k << "," << Num(r.start.GetSeconds() * 1e3, 12) << ","
                   << Num(r.computeEnd[k].GetSeconds() * 1e3, 12) << ","
                   << Num(r.collectiveEnd[k].GetSeconds() * 1e3, 12) << ","
-                  << Num(r.barrier.GetSeconds() * 1e3, 12) << "," << (k == r.lastRank ? 1 : 0) << "\n";
+                  << Num(r.barrier.GetSeconds() * 1e3, 12) << "," << (k == r.lastRank ? 1 : 0)
+                  << "\n";
         }
         stepSum << r.step << "," << Num(r.start.GetSeconds() * 1e3, 12) << ","
                 << Num(r.StepTime().GetSeconds() * 1e3, 12) << ","
                 << Num(r.CollectiveTime().GetSeconds() * 1e3, 12) << "," << r.lastRank << ","
-                << r.waitedOn << "," << r.cause << "," << r.retransmissions << "," << r.timeouts << "\n";
+                << r.waitedOn << "," << r.cause << "," << r.retransmissions << "," << r.timeouts
+                << "\n";
     }
     out.stepsCsv = steps.str();
     out.stepsSummaryCsv = stepSum.str();
@@ -587,13 +602,15 @@ ExecuteRun(const RunConfig& c, bool progress, size_t index, size_t total)
         attrs["RdmaNic(host 0)"] = DumpAttributes(nics[0]);
         if (nics[0]->GetNQueuePairs() > 0)
         {
-            attrs["RdmaCongestionOps(host 0, qp 1)"] = DumpAttributes(nics[0]->GetQueuePair(1)->GetCongestionOps());
+            attrs["RdmaCongestionOps(host 0, qp 1)"] =
+                DumpAttributes(nics[0]->GetQueuePair(1)->GetCongestionOps());
         }
     }
     attrs["CollectiveTransport"] = DumpAttributes(network);
     if (topo->GetHostNode(0)->GetObject<HostStackCostModel>())
     {
-        attrs["HostStackCostModel(host 0)"] = DumpAttributes(topo->GetHostNode(0)->GetObject<HostStackCostModel>());
+        attrs["HostStackCostModel(host 0)"] =
+            DumpAttributes(topo->GetHostNode(0)->GetObject<HostStackCostModel>());
     }
     if (nvlink)
     {
@@ -626,7 +643,9 @@ SafeName(const std::string& s)
     std::string r;
     for (char ch : s)
     {
-        r += (std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '_' || ch == '.') ? ch : '_';
+        r += (std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '_' || ch == '.')
+                 ? ch
+                 : '_';
     }
     return r.empty() ? "run" : r;
 }
@@ -647,18 +666,26 @@ Dashboard(const std::vector<RunOutput>& runs)
         os << "\n";
     };
     os << "\n  CLUSTER SYNC & TAIL LATENCY — " << runs.front().config.Gpus() << " GPUs, "
-       << runs.front().config.topologyKind << ", " << runs.front().config.linkGbps << " Gb/s per GPU, "
-       << runs.front().config.collective << " of " << Num(runs.front().config.bytes / 1048576.0) << " MiB ("
-       << runs.front().config.algorithm << "), " << runs.front().config.computeMs << " ms compute/step\n\n";
+       << runs.front().config.topologyKind << ", " << runs.front().config.linkGbps
+       << " Gb/s per GPU, " << runs.front().config.collective << " of "
+       << Num(runs.front().config.bytes / 1048576.0) << " MiB (" << runs.front().config.algorithm
+       << "), " << runs.front().config.computeMs << " ms compute/step\n\n";
     row("", [](const json& s) { return s["name"].get<std::string>().substr(0, 24); });
-    row("Effective MFU", [](const json& s) { return Num(s["mfu_effective"].get<double>() * 100, 3) + " %"; });
-    row("AllReduce duration (mean)", [](const json& s) { return Num(s["collective_ms"]["mean"].get<double>(), 4) + " ms"; });
+    row("Effective MFU",
+        [](const json& s) { return Num(s["mfu_effective"].get<double>() * 100, 3) + " %"; });
+    row("AllReduce duration (mean)",
+        [](const json& s) { return Num(s["collective_ms"]["mean"].get<double>(), 4) + " ms"; });
     row("Step time (mean / max)", [](const json& s) {
-        return Num(s["step_ms"]["mean"].get<double>(), 4) + " / " + Num(s["step_ms"]["max"].get<double>(), 4) + " ms";
+        return Num(s["step_ms"]["mean"].get<double>(), 4) + " / " +
+               Num(s["step_ms"]["max"].get<double>(), 4) + " ms";
     });
-    row("Idle cost", [](const json& s) { return "$" + Num(s["idle_cost_usd_per_hr"].get<double>(), 5) + "/hr"; });
-    row("p99 network latency", [](const json& s) { return Num(s["network_latency_us"]["p99"].get<double>(), 4) + " us"; });
-    row("busbw", [](const json& s) { return Num(s["busbw_gbytes_per_s"].get<double>(), 4) + " GB/s"; });
+    row("Idle cost", [](const json& s) {
+        return "$" + Num(s["idle_cost_usd_per_hr"].get<double>(), 5) + "/hr";
+    });
+    row("p99 network latency",
+        [](const json& s) { return Num(s["network_latency_us"]["p99"].get<double>(), 4) + " us"; });
+    row("busbw",
+        [](const json& s) { return Num(s["busbw_gbytes_per_s"].get<double>(), 4) + " GB/s"; });
     row("retransmits / timeouts", [](const json& s) {
         return std::to_string(s["counters"]["retransmitted_packets"].get<uint64_t>()) + " / " +
                std::to_string(s["counters"]["timeouts"].get<uint64_t>());
@@ -671,19 +698,23 @@ Dashboard(const std::vector<RunOutput>& runs)
             if (b["step_ms"].get<double>() > worst)
             {
                 worst = b["step_ms"].get<double>();
-                best = "rank " + std::to_string(b["waited_on"].get<uint32_t>()) + " (" + b["cause"].get<std::string>() + ")";
+                best = "rank " + std::to_string(b["waited_on"].get<uint32_t>()) + " (" +
+                       b["cause"].get<std::string>() + ")";
             }
         }
         return best;
     });
     row("simulation", [](const json& s) {
-        return Num(s["sim"]["wall_s"].get<double>(), 3) + " s, " + Num(s["sim"]["events"].get<uint64_t>() / 1e6, 3) + " M ev";
+        return Num(s["sim"]["wall_s"].get<double>(), 3) + " s, " +
+               Num(s["sim"]["events"].get<uint64_t>() / 1e6, 3) + " M ev";
     });
     return os.str();
 }
 
 void
-WriteResults(ResultsDirectory& dir, const std::string& scenarioName, const std::vector<RunOutput>& runs)
+WriteResults(ResultsDirectory& dir,
+             const std::string& scenarioName,
+             const std::vector<RunOutput>& runs)
 {
     namespace fs = std::filesystem;
     const fs::path tmp = dir.GetPath();
@@ -710,17 +741,24 @@ WriteResults(ResultsDirectory& dir, const std::string& scenarioName, const std::
         gp << "set terminal pngcairo size 1000,600\nset datafile separator ','\n"
            << "set output 'timeline.png'\nset title '" << r.config.name
            << ": per-rank step timeline (green: compute, red: waiting for the collective)'\n"
-           << "set xlabel 'time (ms)'\nset ylabel 'rank'\nset yrange [-1:" << r.config.Gpus() << "]\nunset key\n"
-           << "plot 'steps.csv' every ::1 using 4:2:3:4:($2-0.4):($2+0.4) with boxxyerror fs solid 0.8 lc rgb '#2e8b57', \\\n"
-           << "     '' every ::1 using 5:2:4:5:($2-0.4):($2+0.4) with boxxyerror fs solid 0.8 lc rgb '#c0392b'\n"
-           << "set output 'latency.png'\nset title '" << r.config.name << ": one-way latency of RDMA data packets (CDF)'\n"
-           << "set xlabel 'latency (us)'\nset ylabel 'fraction'\nset logscale x\nset yrange [0:1]\nset key bottom right\n"
-           << "plot 'latency_cdf.csv' every ::1 using 2:1 with lines lw 2 title 'CDF'\nunset logscale x\n"
-           << "set output 'queue.png'\nset title '" << r.config.name << ": switch queues (sampled every 100 us)'\n"
+           << "set xlabel 'time (ms)'\nset ylabel 'rank'\nset yrange [-1:" << r.config.Gpus()
+           << "]\nunset key\n"
+           << "plot 'steps.csv' every ::1 using 4:2:3:4:($2-0.4):($2+0.4) with boxxyerror fs solid "
+              "0.8 lc rgb '#2e8b57', \\\n"
+           << "     '' every ::1 using 5:2:4:5:($2-0.4):($2+0.4) with boxxyerror fs solid 0.8 lc "
+              "rgb '#c0392b'\n"
+           << "set output 'latency.png'\nset title '" << r.config.name
+           << ": one-way latency of RDMA data packets (CDF)'\n"
+           << "set xlabel 'latency (us)'\nset ylabel 'fraction'\nset logscale x\nset yrange "
+              "[0:1]\nset key bottom right\n"
+           << "plot 'latency_cdf.csv' every ::1 using 2:1 with lines lw 2 title 'CDF'\nunset "
+              "logscale x\n"
+           << "set output 'queue.png'\nset title '" << r.config.name
+           << ": switch queues (sampled every 100 us)'\n"
            << "set xlabel 'time (ms)'\nset ylabel 'KB'\nset autoscale y\nset key top right\n"
-           << "plot 'queue.csv' every ::1 using ($1/1000):($2/1024) with steps title 'largest port queue', \\\n"
-           << "     '' every ::1 using ($1/1000):($3/1024) with steps title 'all switch queues'\n"
-           ;
+           << "plot 'queue.csv' every ::1 using ($1/1000):($2/1024) with steps title 'largest port "
+              "queue', \\\n"
+           << "     '' every ::1 using ($1/1000):($3/1024) with steps title 'all switch queues'\n";
         if (std::count(r.rateCsv.begin(), r.rateCsv.end(), '\n') > 1)
         {
             gp << "set output 'rate.png'\nset title '" << r.config.name
@@ -731,28 +769,35 @@ WriteResults(ResultsDirectory& dir, const std::string& scenarioName, const std::
         WriteFile(d / "plots.gp", gp.str());
         if (!dir.RenderGnuplot("plots.gp", d.filename().string()))
         {
-            std::fprintf(stderr, "ai-fabric: gnuplot failed for %s (scripts kept)\n", r.config.name.c_str());
+            std::fprintf(stderr,
+                         "ai-fabric: gnuplot failed for %s (scripts kept)\n",
+                         r.config.name.c_str());
         }
     }
     // Side-by-side comparison: mean step = compute + waiting on the network.
     std::ostringstream cmp;
-    cmp << "run,compute_ms,collective_ms,step_ms,mfu_effective,idle_cost_usd_per_hr,p99_latency_us\n";
+    cmp << "run,compute_ms,collective_ms,step_ms,mfu_effective,idle_cost_usd_per_hr,p99_latency_"
+           "us\n";
     for (const auto& r : runs)
     {
         const json& s = r.summary;
         const double step = s["step_ms"]["mean"].get<double>();
         cmp << SafeName(r.config.name) << "," << Num(s["compute_ms"].get<double>()) << ","
             << Num(std::max(0.0, step - s["compute_ms"].get<double>())) << "," << Num(step) << ","
-            << Num(s["mfu_effective"].get<double>()) << "," << Num(s["idle_cost_usd_per_hr"].get<double>()) << ","
+            << Num(s["mfu_effective"].get<double>()) << ","
+            << Num(s["idle_cost_usd_per_hr"].get<double>()) << ","
             << Num(s["network_latency_us"]["p99"].get<double>()) << "\n";
     }
     WriteFile(tmp / "compare.csv", cmp.str());
     std::ostringstream gp;
-    gp << "set terminal pngcairo size 1000,550\nset datafile separator ','\nset output 'compare.png'\n"
-       << "set title 'Mean training step: compute vs. waiting on the network'\nset style data histograms\n"
+    gp << "set terminal pngcairo size 1000,550\nset datafile separator ','\nset output "
+          "'compare.png'\n"
+       << "set title 'Mean training step: compute vs. waiting on the network'\nset style data "
+          "histograms\n"
        << "set style histogram rowstacked\nset style fill solid 0.8 border -1\nset boxwidth 0.6\n"
        << "set ylabel 'ms'\nset xtics rotate by -20\nset key top left\n"
-       << "plot 'compare.csv' every ::1 using 2:xtic(1) title 'compute' lc rgb '#2e8b57', '' every ::1 using 3 title "
+       << "plot 'compare.csv' every ::1 using 2:xtic(1) title 'compute' lc rgb '#2e8b57', '' every "
+          "::1 using 3 title "
           "'waiting on the collective' lc rgb '#c0392b'\n";
     WriteFile(tmp / "compare.gp", gp.str());
     if (!dir.RenderGnuplot("compare.gp"))

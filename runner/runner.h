@@ -7,7 +7,6 @@
 #include "ns3/results-directory.h"
 
 #include <nlohmann/json.hpp>
-
 #include <string>
 #include <vector>
 
@@ -19,7 +18,7 @@ struct RunOutput
 {
     RunConfig config;
     nlohmann::json summary;
-    std::string stepsCsv;      //!< per step per rank
+    std::string stepsCsv; //!< per step per rank
     std::string stepsSummaryCsv;
     std::string latencyCsv;    //!< latency CDF
     std::string queueCsv;      //!< sampled switch queues and PFC
@@ -35,7 +34,9 @@ RunOutput ExecuteRun(const RunConfig& config, bool progress, size_t index, size_
  * Write the results: summary.json (runs[]), config.json, per-run CSV traces and gnuplot scripts
  * (rendered to PNG when gnuplot is installed) into `dir`, then commit it (rename into place).
  */
-void WriteResults(ns3::ResultsDirectory& dir, const std::string& scenarioName, const std::vector<RunOutput>& runs);
+void WriteResults(ns3::ResultsDirectory& dir,
+                  const std::string& scenarioName,
+                  const std::vector<RunOutput>& runs);
 
 /// The seed's dashboard, one column per run.
 std::string Dashboard(const std::vector<RunOutput>& runs);

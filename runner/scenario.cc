@@ -47,40 +47,145 @@ Schema()
         {"name", Kind::STR, 0, 0, false, false, {}, "label of the run"},
         {"seed", Kind::INT, 1, 2147483647, false, false, {}, "random seed"},
         {"topology", Kind::OBJ, 0, 0, false, false, {}, "the fabric"},
-        {"topology.kind", Kind::ENUM, 0, 0, false, false, {"rail-fat-tree", "fat-tree", "star"}, "topology"},
+        {"topology.kind",
+         Kind::ENUM,
+         0,
+         0,
+         false,
+         false,
+         {"rail-fat-tree", "fat-tree", "star"},
+         "topology"},
         {"topology.servers", Kind::INT, 1, 1048576, false, false, {}, "servers"},
-        {"topology.gpus_per_server", Kind::INT, 1, 64, false, false, {}, "GPUs (and NICs) per server"},
+        {"topology.gpus_per_server",
+         Kind::INT,
+         1,
+         64,
+         false,
+         false,
+         {},
+         "GPUs (and NICs) per server"},
         {"topology.link_gbps", Kind::NUM, 0, 100000, true, false, {}, "link rate, Gb/s"},
         {"topology.oversubscription", Kind::NUM, 1, 64, false, false, {}, "leaf down:up ratio"},
         {"topology.leaf_radix", Kind::INT, 2, 4096, false, false, {}, "ports per switch"},
         {"topology.host_cable_m", Kind::NUM, 0, 100000, false, false, {}, "NIC-leaf cable, m"},
-        {"topology.fabric_cable_m", Kind::NUM, 0, 100000, false, false, {}, "switch-switch cable, m"},
+        {"topology.fabric_cable_m",
+         Kind::NUM,
+         0,
+         100000,
+         false,
+         false,
+         {},
+         "switch-switch cable, m"},
         {"fabric", Kind::ENUM, 0, 0, false, false, {"rocev2", "infiniband", "tcp"}, "transport"},
-        {"pfc", Kind::BOOL, 0, 0, false, false, {}, "PFC on the lossless priority (Ethernet fabrics)"},
-        {"congestion_control", Kind::ENUM, 0, 0, false, false, {"auto", "dcqcn", "dcqcn-nvidia", "ib-cc", "none"}, "RDMA CC (auto: dcqcn on rocev2, ib-cc on infiniband)"},
-        {"loss_recovery", Kind::ENUM, 0, 0, false, false, {"go-back-n", "selective-repeat"}, "RDMA loss recovery"},
+        {"pfc",
+         Kind::BOOL,
+         0,
+         0,
+         false,
+         false,
+         {},
+         "PFC on the lossless priority (Ethernet fabrics)"},
+        {"congestion_control",
+         Kind::ENUM,
+         0,
+         0,
+         false,
+         false,
+         {"auto", "dcqcn", "dcqcn-nvidia", "ib-cc", "none"},
+         "RDMA CC (auto: dcqcn on rocev2, ib-cc on infiniband)"},
+        {"loss_recovery",
+         Kind::ENUM,
+         0,
+         0,
+         false,
+         false,
+         {"go-back-n", "selective-repeat"},
+         "RDMA loss recovery"},
         {"faults", Kind::OBJ, 0, 0, false, false, {}, "fault injection"},
         {"faults.drop_rate", Kind::NUM, 0, 1, false, true, {}, "probability a data packet is lost"},
         {"workload", Kind::OBJ, 0, 0, false, false, {}, "the training job"},
         {"workload.steps", Kind::INT, 1, 100000, false, false, {}, "training steps"},
         {"workload.compute_ms", Kind::NUM, 0, 1e7, false, false, {}, "compute per step, ms"},
-        {"workload.collective", Kind::ENUM, 0, 0, false, false, {"allreduce", "reducescatter", "allgather", "alltoall"}, "collective"},
-        {"workload.algorithm", Kind::ENUM, 0, 0, false, false, {"ring", "tree", "halving-doubling", "hierarchical"}, "algorithm"},
+        {"workload.collective",
+         Kind::ENUM,
+         0,
+         0,
+         false,
+         false,
+         {"allreduce", "reducescatter", "allgather", "alltoall"},
+         "collective"},
+        {"workload.algorithm",
+         Kind::ENUM,
+         0,
+         0,
+         false,
+         false,
+         {"ring", "tree", "halving-doubling", "hierarchical"},
+         "algorithm"},
         {"workload.bytes", Kind::INT, 1, 1125899906842624.0, false, false, {}, "bytes per GPU"},
         {"workload.chunks", Kind::INT, 1, 1024, false, false, {}, "pipelining chunks"},
-        {"workload.channels", Kind::INT, 1, 64, false, false, {}, "parallel rings/trees on their own connections"},
-        {"workload.buckets", Kind::INT, 1, 1024, false, false, {}, "gradient buckets overlapped with backward"},
+        {"workload.channels",
+         Kind::INT,
+         1,
+         64,
+         false,
+         false,
+         {},
+         "parallel rings/trees on their own connections"},
+        {"workload.buckets",
+         Kind::INT,
+         1,
+         1024,
+         false,
+         false,
+         {},
+         "gradient buckets overlapped with backward"},
         {"cost", Kind::OBJ, 0, 0, false, false, {}, "money"},
         {"cost.gpu_hour_usd", Kind::NUM, 0, 1e6, false, false, {}, "$ per GPU-hour"},
         {"rdma", Kind::OBJ, 0, 0, false, false, {}, "RDMA NIC"},
         {"rdma.retransmit_timeout_ms", Kind::NUM, 0, 1e6, true, false, {}, "QP timeout, ms"},
-        {"rdma.path_mtu", Kind::ENUM, 0, 0, false, false, {"256", "512", "1024", "2048", "4096"}, "path MTU"},
+        {"rdma.path_mtu",
+         Kind::ENUM,
+         0,
+         0,
+         false,
+         false,
+         {"256", "512", "1024", "2048", "4096"},
+         "path MTU"},
         {"infiniband", Kind::OBJ, 0, 0, false, false, {}, "InfiniBand fabric"},
-        {"infiniband.rx_buffer_kib", Kind::NUM, 1, 65536, false, false, {}, "receive buffer per port and VL (credits), KiB"},
-        {"infiniband.fecn_threshold_kib", Kind::NUM, 0, 65536, false, false, {}, "egress queue that marks FECN, KiB (0 = off)"},
+        {"infiniband.rx_buffer_kib",
+         Kind::NUM,
+         1,
+         65536,
+         false,
+         false,
+         {},
+         "receive buffer per port and VL (credits), KiB"},
+        {"infiniband.fecn_threshold_kib",
+         Kind::NUM,
+         0,
+         65536,
+         false,
+         false,
+         {},
+         "egress queue that marks FECN, KiB (0 = off)"},
         {"tcp", Kind::OBJ, 0, 0, false, false, {}, "kernel TCP hosts"},
-        {"tcp.host_costs", Kind::BOOL, 0, 0, false, false, {}, "model copies, syscalls, interrupts, cores"},
-        {"tcp.cores", Kind::INT, 1, 1024, false, false, {}, "CPU cores per host for the network stack"},
+        {"tcp.host_costs",
+         Kind::BOOL,
+         0,
+         0,
+         false,
+         false,
+         {},
+         "model copies, syscalls, interrupts, cores"},
+        {"tcp.cores",
+         Kind::INT,
+         1,
+         1024,
+         false,
+         false,
+         {},
+         "CPU cores per host for the network stack"},
         {"limits", Kind::OBJ, 0, 0, false, false, {}, "run limits"},
         {"limits.max_sim_seconds", Kind::NUM, 0, 1e6, true, false, {}, "simulated-time cap"},
         {"attributes", Kind::OBJ, 0, 0, false, false, {}, "ns-3 attribute defaults"},
@@ -116,7 +221,8 @@ Distance(const std::string& a, const std::string& b)
         cur[0] = i;
         for (size_t j = 1; j <= b.size(); ++j)
         {
-            cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+            cur[j] = std::min(
+                {prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
         }
         std::swap(prev, cur);
     }
@@ -126,7 +232,8 @@ Distance(const std::string& a, const std::string& b)
 std::string
 Suggest(const std::string& path)
 {
-    const std::string parent = path.find('.') == std::string::npos ? "" : path.substr(0, path.rfind('.'));
+    const std::string parent =
+        path.find('.') == std::string::npos ? "" : path.substr(0, path.rfind('.'));
     std::vector<std::string> siblings;
     std::string allowed;
     for (const auto& k : Schema())
@@ -136,7 +243,8 @@ Suggest(const std::string& path)
         if (kp == parent)
         {
             siblings.push_back(p);
-            allowed += (allowed.empty() ? "" : ", ") + p.substr(parent.empty() ? 0 : parent.size() + 1);
+            allowed +=
+                (allowed.empty() ? "" : ", ") + p.substr(parent.empty() ? 0 : parent.size() + 1);
         }
     }
     size_t bestD = SIZE_MAX;
@@ -189,7 +297,9 @@ Join(const std::vector<std::string>& v)
 void
 CheckValue(const std::string& path, const json& v, const KeySpec& k)
 {
-    auto fail = [&](const std::string& what) { throw ScenarioError(path + ": " + what + " (got " + v.dump() + ")"); };
+    auto fail = [&](const std::string& what) {
+        throw ScenarioError(path + ": " + what + " (got " + v.dump() + ")");
+    };
     switch (k.kind)
     {
     case Kind::INT: {
@@ -230,7 +340,9 @@ CheckValue(const std::string& path, const json& v, const KeySpec& k)
         }
         break;
     case Kind::ENUM: {
-        std::string s = v.is_string() ? v.get<std::string>() : v.is_number_integer() ? v.dump() : "";
+        std::string s = v.is_string()           ? v.get<std::string>()
+                        : v.is_number_integer() ? v.dump()
+                                                : "";
         if (std::find(k.values.begin(), k.values.end(), s) == k.values.end())
         {
             fail("must be one of " + Join(k.values));
@@ -272,7 +384,8 @@ Validate(const json& j, const std::string& prefix, bool allowCompare)
                 !ns3::TypeId::LookupByNameFailSafe(full.substr(0, pos), &tid) ||
                 !tid.LookupAttributeByName(full.substr(pos + 2), &info))
             {
-                throw ScenarioError(path + ": not an ns-3 attribute (expected \"ns3::Type::Attribute\")");
+                throw ScenarioError(path +
+                                    ": not an ns-3 attribute (expected \"ns3::Type::Attribute\")");
             }
             continue;
         }
@@ -297,7 +410,8 @@ Validate(const json& j, const std::string& prefix, bool allowCompare)
             {
                 if (!e.is_object())
                 {
-                    throw ScenarioError("compare[" + std::to_string(i) + "]: must be an object of overrides");
+                    throw ScenarioError("compare[" + std::to_string(i) +
+                                        "]: must be an object of overrides");
                 }
                 Validate(e, "", false);
                 ++i;
@@ -386,7 +500,8 @@ ToRun(const json& j, size_t index)
     r.gpuHourUsd = j["cost"]["gpu_hour_usd"];
     r.retransmitTimeoutMs = j["rdma"]["retransmit_timeout_ms"];
     const json& mtu = j["rdma"]["path_mtu"];
-    r.pathMtu = mtu.is_string() ? static_cast<uint32_t>(std::stoul(mtu.get<std::string>())) : mtu.get<uint32_t>();
+    r.pathMtu = mtu.is_string() ? static_cast<uint32_t>(std::stoul(mtu.get<std::string>()))
+                                : mtu.get<uint32_t>();
     r.maxSimSeconds = j["limits"]["max_sim_seconds"];
     r.tcpHostCosts = j["tcp"]["host_costs"];
     r.tcpCores = j["tcp"]["cores"];
@@ -394,13 +509,16 @@ ToRun(const json& j, size_t index)
     r.ibFecnThresholdKib = j["infiniband"]["fecn_threshold_kib"];
     for (auto it = j["attributes"].begin(); it != j["attributes"].end(); ++it)
     {
-        r.attributes.emplace_back(it.key(), it.value().is_string() ? it.value().get<std::string>() : it.value().dump());
+        r.attributes.emplace_back(it.key(),
+                                  it.value().is_string() ? it.value().get<std::string>()
+                                                         : it.value().dump());
     }
     // Cross-field checks.
     if (r.fabric == "infiniband" && !r.pfc)
     {
-        throw ScenarioError("pfc: InfiniBand is lossless by credit flow control; pfc must stay true "
-                            "with fabric infiniband (pfc: false applies to rocev2 and tcp)");
+        throw ScenarioError(
+            "pfc: InfiniBand is lossless by credit flow control; pfc must stay true "
+            "with fabric infiniband (pfc: false applies to rocev2 and tcp)");
     }
     if (r.fabric != "infiniband" && r.congestionControl == "ib-cc")
     {
@@ -426,8 +544,9 @@ ToRun(const json& j, size_t index)
     }
     if (r.algorithm == "halving-doubling" && (r.Gpus() & (r.Gpus() - 1)) != 0)
     {
-        throw ScenarioError("workload.algorithm: halving-doubling needs a power-of-two number of GPUs (got " +
-                            std::to_string(r.Gpus()) + ")");
+        throw ScenarioError(
+            "workload.algorithm: halving-doubling needs a power-of-two number of GPUs (got " +
+            std::to_string(r.Gpus()) + ")");
     }
     if (uint64_t(r.servers) * r.gpusPerServer > 65536)
     {
@@ -631,7 +750,8 @@ LoadScenarioFile(const std::string& path)
     std::ifstream f(path);
     if (!f)
     {
-        throw ScenarioError("scenario file '" + path + "': cannot be read (missing or no permission)");
+        throw ScenarioError("scenario file '" + path +
+                            "': cannot be read (missing or no permission)");
     }
     try
     {
@@ -655,7 +775,8 @@ SchemaHelp()
     {
         if (k.kind == Kind::OBJ || k.kind == Kind::ARR)
         {
-            os << "  " << k.path << (k.kind == Kind::ARR ? "  (list)" : "  (object)") << ": " << k.help << "\n";
+            os << "  " << k.path << (k.kind == Kind::ARR ? "  (list)" : "  (object)") << ": "
+               << k.help << "\n";
             continue;
         }
         os << "  " << k.path << ": " << k.help;
@@ -689,7 +810,8 @@ SchemaHelp()
     os << "  attributes.\"ns3::Type::Attribute\": any ns-3 attribute default, e.g.\n"
           "      \"attributes\": {\"ns3::SwitchBufferManager::EcnKmin\": \"100000\"}\n"
           "  compare: a list of override objects run one after the other, e.g.\n"
-          "      \"compare\": [{\"name\": \"lossless\"}, {\"name\": \"lossy\", \"faults\": {\"drop_rate\": 1e-4}}]\n";
+          "      \"compare\": [{\"name\": \"lossless\"}, {\"name\": \"lossy\", \"faults\": "
+          "{\"drop_rate\": 1e-4}}]\n";
     return os.str();
 }
 

@@ -3,7 +3,6 @@
 #define AI_FABRIC_SCENARIO_H
 
 #include <nlohmann/json.hpp>
-
 #include <stdexcept>
 #include <string>
 #include <vector>

@@ -382,7 +382,8 @@ ReadQueue(const fs::path& dir)
         return i < it->second.size() ? it->second[i] : "";
     };
     // "<job id>|<state>" lines (squeue and sacct) -> state by point id.
-    auto parseStates = [&pointOf](const std::string& text, std::map<std::string, std::string>& into) {
+    auto parseStates = [&pointOf](const std::string& text,
+                                  std::map<std::string, std::string>& into) {
         std::istringstream is(text);
         std::string line;
         while (std::getline(is, line))

@@ -3,6 +3,7 @@
 # Installs the Debian 12 packages ai-fabric needs (idempotent: does nothing when all are there).
 # --slurm adds Slurm and munge, for the CI check that runs a one-node cluster on localhost
 # (scripts/slurm-check.sh); submitting sweeps to a real cluster needs only its own sbatch.
+# --format adds clang-format (Debian 12: version 14), for scripts/check-format.sh.
 set -euo pipefail
 
 PKGS=(
@@ -17,6 +18,9 @@ PKGS=(
 
 if [ "${1:-}" = "--slurm" ]; then
   PKGS+=(slurm-wlm munge)
+fi
+if [ "${1:-}" = "--format" ]; then
+  PKGS=(clang-format)
 fi
 
 missing=()

@@ -42,8 +42,8 @@ TEST_P(RingAlphaBetaTest, RingAllReduceMatchesAlphaBetaModel)
     const double b = line / 8 * 4096 / (4096 + kRoceOverhead);
     const double n = p.ranks;
     const double model = 2 * (n - 1) * alpha + 2 * (n - 1) / n * double(p.bytes) / b;
-    EXPECT_NEAR(measured / model, 1.0, 0.02) << "measured " << measured * 1e6 << " us, model "
-                                             << model * 1e6 << " us";
+    EXPECT_NEAR(measured / model, 1.0, 0.02)
+        << "measured " << measured * 1e6 << " us, model " << model * 1e6 << " us";
 }
 
 INSTANTIATE_TEST_SUITE_P(Sizes,
@@ -58,18 +58,21 @@ TEST_F(FabricTest, BytesPerRankMatchTheory)
 {
     const uint32_t n = 8;
     const uint64_t s = 8 << 20; // divisible by 8
+
     struct Case
     {
         const char* alg;
         CollectiveSpec::Op op;
         double factor; // bytes sent per rank / S
     };
-    for (Case k : {Case{"ns3::RingCollective", CollectiveSpec::ALLREDUCE, 2.0 * (n - 1) / n},
-                   Case{"ns3::RingCollective", CollectiveSpec::REDUCESCATTER, double(n - 1) / n},
-                   Case{"ns3::RingCollective", CollectiveSpec::ALLGATHER, double(n - 1) / n},
-                   Case{"ns3::RingCollective", CollectiveSpec::ALLTOALL, double(n - 1) / n},
-                   Case{"ns3::HalvingDoublingCollective", CollectiveSpec::ALLREDUCE, 2.0 * (n - 1) / n},
-                   Case{"ns3::HalvingDoublingCollective", CollectiveSpec::REDUCESCATTER, double(n - 1) / n}})
+
+    for (Case k :
+         {Case{"ns3::RingCollective", CollectiveSpec::ALLREDUCE, 2.0 * (n - 1) / n},
+          Case{"ns3::RingCollective", CollectiveSpec::REDUCESCATTER, double(n - 1) / n},
+          Case{"ns3::RingCollective", CollectiveSpec::ALLGATHER, double(n - 1) / n},
+          Case{"ns3::RingCollective", CollectiveSpec::ALLTOALL, double(n - 1) / n},
+          Case{"ns3::HalvingDoublingCollective", CollectiveSpec::ALLREDUCE, 2.0 * (n - 1) / n},
+          Case{"ns3::HalvingDoublingCollective", CollectiveSpec::REDUCESCATTER, double(n - 1) / n}})
     {
         ObjectFactory f;
         f.SetTypeId(k.alg);
@@ -81,7 +84,8 @@ TEST_F(FabricTest, BytesPerRankMatchTheory)
         CollectiveSchedule sched = f.Create<CollectiveAlgorithm>()->Build(spec);
         for (uint64_t b : sched.BytesSentPerRank(n))
         {
-            EXPECT_EQ(b, uint64_t(k.factor * s + 0.5)) << k.alg << " " << CollectiveSpec::OpName(k.op);
+            EXPECT_EQ(b, uint64_t(k.factor * s + 0.5))
+                << k.alg << " " << CollectiveSpec::OpName(k.op);
         }
     }
     // Double binary tree: each half crosses every tree edge twice (up and down), so all ranks
@@ -200,8 +204,10 @@ TEST_F(FabricTest, StragglerLengthensEveryStepAndIsNamed)
 {
     auto run = [](Time extra) {
         Ptr<FabricTopology> topo = BuildStar(8);
-        Cluster c = MakeJob(topo, "ns3::RingCollective", "allreduce", 8 << 20, 3, MilliSeconds(5), false);
-        Ptr<GpuTrainingApp> app = DynamicCast<GpuTrainingApp>(topo->GetHostNode(3)->GetApplication(0));
+        Cluster c =
+            MakeJob(topo, "ns3::RingCollective", "allreduce", 8 << 20, 3, MilliSeconds(5), false);
+        Ptr<GpuTrainingApp> app =
+            DynamicCast<GpuTrainingApp>(topo->GetHostNode(3)->GetApplication(0));
         app->SetAttribute("ExtraDelay", TimeValue(extra));
         c.job->Start();
         Simulator::Run();
@@ -240,7 +246,14 @@ TEST_F(FabricTest, LossLengthensTheStepAndNamesTheWaitingRank)
         topo->AssignStreams(3);
         RdmaHelper rdma;
         rdma.SetNicAttribute("RetransmitTimeout", TimeValue(MicroSeconds(200)));
-        Cluster c = MakeJob(topo, "ns3::RingCollective", "allreduce", 16 << 20, 2, MicroSeconds(100), false, rdma);
+        Cluster c = MakeJob(topo,
+                            "ns3::RingCollective",
+                            "allreduce",
+                            16 << 20,
+                            2,
+                            MicroSeconds(100),
+                            false,
+                            rdma);
         c.job->Start();
         Simulator::Run();
         EXPECT_TRUE(c.job->IsFinished());
@@ -271,11 +284,14 @@ TEST_F(FabricTest, SameSeedSamePerStepResults)
         RngSeedManager::SetSeed(7);
         Ptr<FabricTopology> topo = BuildStar(6);
         topo->AssignStreams(0);
-        Cluster c = MakeJob(topo, "ns3::RingCollective", "allreduce", 4 << 20, 3, MilliSeconds(1), false);
+        Cluster c =
+            MakeJob(topo, "ns3::RingCollective", "allreduce", 4 << 20, 3, MilliSeconds(1), false);
         for (uint32_t r = 0; r < 6; ++r)
         {
-            Ptr<GpuTrainingApp> app = DynamicCast<GpuTrainingApp>(topo->GetHostNode(r)->GetApplication(0));
-            app->SetAttribute("Jitter", StringValue("ns3::NormalRandomVariable[Mean=0|Variance=0.0004]"));
+            Ptr<GpuTrainingApp> app =
+                DynamicCast<GpuTrainingApp>(topo->GetHostNode(r)->GetApplication(0));
+            app->SetAttribute("Jitter",
+                              StringValue("ns3::NormalRandomVariable[Mean=0|Variance=0.0004]"));
             app->AssignStreams(100 + r);
         }
         c.job->Start();
@@ -317,7 +333,13 @@ TEST_F(FabricTest, GradientBucketsOverlapTheBackwardPass)
 {
     auto run = [](uint32_t buckets) {
         Ptr<FabricTopology> topo = BuildStar(8);
-        Cluster c = MakeJob(topo, "ns3::RingCollective", "allreduce", 64 << 20, 1, MicroSeconds(2000), false);
+        Cluster c = MakeJob(topo,
+                            "ns3::RingCollective",
+                            "allreduce",
+                            64 << 20,
+                            1,
+                            MicroSeconds(2000),
+                            false);
         c.job->SetAttribute("Buckets", UintegerValue(buckets));
         c.job->Setup(topo->GetHosts(), 1, c.rdma, nullptr); // rebuild with the buckets
         c.job->Start();
@@ -347,7 +369,14 @@ TEST_F(FabricTest, ChannelsSpreadAFlatRingOverMorePaths)
         rail->SetAttribute("GpusPerServer", UintegerValue(8));
         RdmaHelper rdma;
         rdma.SetCongestionControl("ns3::RdmaNoCc");
-        Cluster c = MakeJob(rail->Build(), "ns3::RingCollective", "allreduce", 64 << 20, 1, Time(0), true, rdma);
+        Cluster c = MakeJob(rail->Build(),
+                            "ns3::RingCollective",
+                            "allreduce",
+                            64 << 20,
+                            1,
+                            Time(0),
+                            true,
+                            rdma);
         c.job->SetAttribute("Channels", UintegerValue(channels));
         c.job->Setup(c.topo->GetHosts(), 8, c.rdma, c.nvlink);
         c.job->Start();
@@ -362,8 +391,8 @@ TEST_F(FabricTest, ChannelsSpreadAFlatRingOverMorePaths)
     auto [t8, b8, q8] = run(8);
     EXPECT_EQ(b1, b8) << "channels split the buffer, not the work";
     EXPECT_EQ(q8, 8 * q1) << "each channel has its own queue pairs";
-    std::cout << "flat ring, 32 GPUs, 64 MiB: 1 channel " << t1 * 1e3 << " ms, 8 channels " << t8 * 1e3
-              << " ms" << std::endl;
+    std::cout << "flat ring, 32 GPUs, 64 MiB: 1 channel " << t1 * 1e3 << " ms, 8 channels "
+              << t8 * 1e3 << " ms" << std::endl;
     EXPECT_LT(t8, t1) << "more flows per cross-rail hop average out ECMP collisions";
 }
 
@@ -379,7 +408,12 @@ class FixedDelayTransport : public CollectiveTransport
         return "fixed-delay";
     }
 
-    void Send(uint32_t src, uint32_t dst, uint64_t, CollectiveTransportListener* listener, uint64_t token, uint32_t) override
+    void Send(uint32_t src,
+              uint32_t dst,
+              uint64_t,
+              CollectiveTransportListener* listener,
+              uint64_t token,
+              uint32_t) override
     {
         sent.emplace_back(static_cast<uint32_t>(token), Simulator::Now());
         EXPECT_NE(src, dst);

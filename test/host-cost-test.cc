@@ -84,10 +84,11 @@ TEST_F(FabricTest, SmallMessageLatencyIsTheSumOfItsComponents)
     Ptr<TcpCollectiveTransport> tcp = CreateObject<TcpCollectiveTransport>();
     tcp->SetRanks(topo->GetHosts());
     std::vector<HostStackBreakdown> bd;
-    tcp->TraceConnectWithoutContext("MessageBreakdown",
-                                    MakeCallback(+[](std::vector<HostStackBreakdown>* v, const HostStackBreakdown& b) {
-                                        v->push_back(b);
-                                    }).Bind(&bd));
+    tcp->TraceConnectWithoutContext(
+        "MessageBreakdown",
+        MakeCallback(+[](std::vector<HostStackBreakdown>* v, const HostStackBreakdown& b) {
+            v->push_back(b);
+        }).Bind(&bd));
     Arrivals a;
     tcp->Send(0, 1, 1000, &a, 0); // opens the connection
     Simulator::Run();
@@ -99,12 +100,12 @@ TEST_F(FabricTest, SmallMessageLatencyIsTheSumOfItsComponents)
     ASSERT_EQ(bd.size(), 2u);
     const double measured = (a.v[1].second - post).GetSeconds();
     // Components from the model's parameters:
-    const double pcie = 250e-9 + 1000 * 8 / 504e9;                     // each direction
-    const double copy = 1000 * 8 / (10.5 * 1024 * 1024 * 1024 * 8);    // memcpy of 1000 B
-    const double send = 500e-9 + copy + 1000e-9;                        // syscall + copy + TCP/IP
+    const double pcie = 250e-9 + 1000 * 8 / 504e9;                  // each direction
+    const double copy = 1000 * 8 / (10.5 * 1024 * 1024 * 1024 * 8); // memcpy of 1000 B
+    const double send = 500e-9 + copy + 1000e-9;                    // syscall + copy + TCP/IP
     const double wire = (1000 + 32 + 20 + 22 + 20) * 8 / 400e9 + 2 * 15e-9 + 500e-9;
-    const double irq = 16e-6 + 2000e-9 + 300e-9;                        // coalescing + interrupt
-    const double recv = 500e-9 + copy;                                  // syscall + copy
+    const double irq = 16e-6 + 2000e-9 + 300e-9; // coalescing + interrupt
+    const double recv = 500e-9 + copy;           // syscall + copy
     const double model = pcie + send + wire + irq + recv + pcie;
     EXPECT_NEAR(measured / model, 1.0, 0.02) << measured * 1e6 << " us vs " << model * 1e6;
     // The breakdown adds up exactly to the measured latency.

@@ -144,14 +144,15 @@ TEST_F(FabricTest, IbIncastIsLosslessAndStaysWithinAdvertisedCredits)
     uint64_t minCredits = UINT64_MAX;
     IbFc(topo->GetHostDevice(1))
         ->TraceConnectWithoutContext("CreditStall",
-                                     MakeBoundCallback(+[](Time* sum, uint8_t, Time waited) { *sum += waited; },
-                                                       &traced));
+                                     MakeBoundCallback(
+                                         +[](Time* sum, uint8_t, Time waited) { *sum += waited; },
+                                         &traced));
     IbFc(topo->GetHostDevice(1))
-        ->TraceConnectWithoutContext("CreditsAvailable",
-                                     MakeBoundCallback(+[](uint64_t* m, uint8_t, uint64_t blocks) {
-                                         *m = std::min(*m, blocks);
-                                     },
-                                                       &minCredits));
+        ->TraceConnectWithoutContext(
+            "CreditsAvailable",
+            MakeBoundCallback(
+                +[](uint64_t* m, uint8_t, uint64_t blocks) { *m = std::min(*m, blocks); },
+                &minCredits));
     Completions done;
     const std::vector<Ptr<RdmaQueuePair>> senders = PostIncast(topo, 16, 4 << 20, done);
     Simulator::Run();
@@ -280,8 +281,9 @@ TEST_F(FabricTest, IbCongestionControlProtectsTheVictimFlow)
         {
             ibcc->TraceConnectWithoutContext(
                 "Ccti",
-                MakeBoundCallback(+[](uint32_t* m, uint32_t, uint32_t v) { *m = std::max(*m, v); },
-                                  &maxCcti));
+                MakeBoundCallback(
+                    +[](uint32_t* m, uint32_t, uint32_t v) { *m = std::max(*m, v); },
+                    &maxCcti));
         }
         auto v = RdmaHelper::Connect(topo->GetHostNode(4), topo->GetHostNode(7));
         v.first->SetCompletionCallback(victim.Cb());
@@ -309,7 +311,7 @@ TEST_F(FabricTest, IbCongestionControlProtectsTheVictimFlow)
     // Without CC the trunk's credits are held by packets for D (congestion spreading), so the
     // victim gets about a fifth of what the trunk returns; with CC the incast backs off.
     EXPECT_GT(on, 2 * off) << "victim " << off / 1e9 << " Gb/s without CC, " << on / 1e9
-                             << " Gb/s with";
+                           << " Gb/s with";
     EXPECT_GT(on, 0.6 * 200e9) << on / 1e9 << " Gb/s";
 }
 
@@ -327,7 +329,8 @@ TEST_P(IbRingAlphaBetaTest, RingAllReduceOnAnIbRailFabricMatchesAlphaBeta)
     rail->SetAttribute("GpusPerServer", UintegerValue(1));
     RdmaHelper rdma;
     rdma.SetCongestionControl("ns3::IbCongestionControl");
-    Cluster c = MakeJob(rail->Build(), "ns3::RingCollective", "allreduce", bytes, 1, Time(0), false, rdma);
+    Cluster c =
+        MakeJob(rail->Build(), "ns3::RingCollective", "allreduce", bytes, 1, Time(0), false, rdma);
     c.job->Start();
     Simulator::Run();
     ASSERT_TRUE(c.job->IsFinished());
@@ -338,8 +341,8 @@ TEST_P(IbRingAlphaBetaTest, RingAllReduceOnAnIbRailFabricMatchesAlphaBeta)
     const double b = kNdr / 8 * 4096 / (4096 + kIbOverhead);
     const double n = 8;
     const double model = 2 * (n - 1) * alpha + 2 * (n - 1) / n * double(bytes) / b;
-    EXPECT_NEAR(measured / model, 1.0, 0.02) << "measured " << measured * 1e6 << " us, model "
-                                             << model * 1e6 << " us";
+    EXPECT_NEAR(measured / model, 1.0, 0.02)
+        << "measured " << measured * 1e6 << " us, model " << model * 1e6 << " us";
 }
 
 INSTANTIATE_TEST_SUITE_P(Sizes,
@@ -457,13 +460,15 @@ TEST_F(FabricTest, IbVlArbitrationSharesTheLinkByWeight)
     sl4.first->PostWrite(16 << 20);
     std::array<uint64_t, 8> bytes{};
     h.da->TraceConnectWithoutContext("MacTx",
-                                   MakeBoundCallback(+[](std::array<uint64_t, 8>* b, const FabricFrame& f) {
-                                       if (f.kind == FabricFrame::DATA && Simulator::Now() < MicroSeconds(300))
-                                       {
-                                           (*b)[f.priority & 7] += f.payloadBytes;
-                                       }
-                                   },
-                                                     &bytes));
+                                     MakeBoundCallback(
+                                         +[](std::array<uint64_t, 8>* b, const FabricFrame& f) {
+                                             if (f.kind == FabricFrame::DATA &&
+                                                 Simulator::Now() < MicroSeconds(300))
+                                             {
+                                                 (*b)[f.priority & 7] += f.payloadBytes;
+                                             }
+                                         },
+                                         &bytes));
     Simulator::Run();
     ASSERT_EQ(done.v.size(), 2u);
     const double share = double(bytes[4]) / double(bytes[3] + bytes[4]);
@@ -490,13 +495,14 @@ TEST_F(FabricTest, IbServiceLevelMapsToItsVirtualLane)
     auto sl4 = RdmaHelper::Connect(h.a, h.b, 4 << 3);
     std::array<uint64_t, 8> frames{};
     tx->TraceConnectWithoutContext("MacTx",
-                                   MakeBoundCallback(+[](std::array<uint64_t, 8>* n, const FabricFrame& f) {
-                                       if (f.kind == FabricFrame::DATA)
-                                       {
-                                           ++(*n)[f.priority & 7];
-                                       }
-                                   },
-                                                     &frames));
+                                   MakeBoundCallback(
+                                       +[](std::array<uint64_t, 8>* n, const FabricFrame& f) {
+                                           if (f.kind == FabricFrame::DATA)
+                                           {
+                                               ++(*n)[f.priority & 7];
+                                           }
+                                       },
+                                       &frames));
     sl3.first->PostWrite(64 * 1024);
     sl4.first->PostWrite(64 * 1024);
     Simulator::Run();

@@ -41,9 +41,10 @@ TEST_F(FabricTest, OnePacketLatencyIsSerializationPlusPropagation)
     Simulator::Run();
     ASSERT_EQ(sink->GetReceivedPackets(), 1u);
     const double ser = (4096.0 + kPerFrameOverhead) * 8 / 400e9; // 83.32 ns
-    const double prop = 10 * 5e-9;                              // 50 ns
+    const double prop = 10 * 5e-9;                               // 50 ns
     // Time is in integer ns: the arrival is the exact time rounded up to the next ns.
-    EXPECT_EQ(sink->GetMinLatency().GetNanoSeconds(), static_cast<int64_t>(std::ceil((ser + prop) * 1e9)));
+    EXPECT_EQ(sink->GetMinLatency().GetNanoSeconds(),
+              static_cast<int64_t>(std::ceil((ser + prop) * 1e9)));
     EXPECT_EQ(link.da->GetCounters().txBytes, 4096u + kPerFrameOverhead);
 }
 
@@ -53,7 +54,7 @@ TEST_F(FabricTest, MinimumFrameIsPaddedTo64Bytes)
     FabricFrame f;
     f.l3Bytes = 28 + 16; // 16 B payload: 44 B IP packet -> 66 B frame with tag -> no padding
     EXPECT_EQ(link.da->WireBytes(f), 44u + 22 + 20);
-    f.l3Bytes = 28;      // empty UDP datagram: 50 B frame -> padded to 64 B
+    f.l3Bytes = 28; // empty UDP datagram: 50 B frame -> padded to 64 B
     EXPECT_EQ(link.da->WireBytes(f), 64u + 20);
     f.kind = FabricFrame::PFC;
     f.packet = Create<Packet>(46);
@@ -73,8 +74,8 @@ TEST_P(GoodputTest, OneFlowGoodputMatchesLineRateTimesPayloadShare)
     auto sink = AddSink(link.b);
     Simulator::Run();
     ASSERT_EQ(sink->GetReceivedPackets(), n);
-    const double measured = double(n - 1) * payload * 8 /
-                            (sink->GetLastRxTime() - sink->GetFirstRxTime()).GetSeconds();
+    const double measured =
+        double(n - 1) * payload * 8 / (sink->GetLastRxTime() - sink->GetFirstRxTime()).GetSeconds();
     const double expected = 400e9 * payload / double(payload + kPerFrameOverhead);
     EXPECT_NEAR(measured / expected, 1.0, 0.005) << "measured " << measured / 1e9 << " Gb/s";
 }
@@ -90,8 +91,8 @@ TEST_F(FabricTest, GoodputThroughACutThroughSwitch)
     auto sink = AddSink(topo->GetHostNode(1));
     Simulator::Run();
     ASSERT_EQ(sink->GetReceivedPackets(), n);
-    const double measured = double(n - 1) * payload * 8 /
-                            (sink->GetLastRxTime() - sink->GetFirstRxTime()).GetSeconds();
+    const double measured =
+        double(n - 1) * payload * 8 / (sink->GetLastRxTime() - sink->GetFirstRxTime()).GetSeconds();
     const double expected = 400e9 * payload / double(payload + kPerFrameOverhead);
     EXPECT_NEAR(measured / expected, 1.0, 0.005);
     // Switch added exactly its port-to-port latency (cut-through) to the first packet.
@@ -296,7 +297,8 @@ TEST_F(FabricTest, PerFrameTraceSinksHearExactlyTheFramesSentWhileConnected)
     uint32_t tx2 = 0;
     uint32_t rx = 0;
     auto countTx1 = MakeCallback(+[](uint32_t* n, const FabricFrame&) { ++*n; }).Bind(&tx1);
-    auto countTx2 = MakeCallback(+[](uint32_t* n, std::string, const FabricFrame&) { ++*n; }).Bind(&tx2);
+    auto countTx2 =
+        MakeCallback(+[](uint32_t* n, std::string, const FabricFrame&) { ++*n; }).Bind(&tx2);
     auto countRx = MakeCallback(+[](uint32_t* n, const FabricFrame&) { ++*n; }).Bind(&rx);
     ASSERT_TRUE(link.da->TraceConnectWithoutContext("MacTx", countTx1));
     const std::string path = "/NodeList/" + std::to_string(link.a->GetId()) + "/DeviceList/" +
@@ -306,9 +308,8 @@ TEST_F(FabricTest, PerFrameTraceSinksHearExactlyTheFramesSentWhileConnected)
     auto sink = AddSink(link.b);
     // 10 frames at t = 0, 10 more at 1 ms and 10 more at 2 ms.
     AddSource(link.a, Ipv4Address("10.0.0.2"), 1, 10 * 1000, 1000);
-    Simulator::Schedule(MilliSeconds(1), [&]() {
-        AddSource(link.a, Ipv4Address("10.0.0.2"), 2, 10 * 1000, 1000);
-    });
+    Simulator::Schedule(MilliSeconds(1),
+                        [&]() { AddSource(link.a, Ipv4Address("10.0.0.2"), 2, 10 * 1000, 1000); });
     Simulator::Schedule(MilliSeconds(1) - NanoSeconds(1), [&]() {
         // One MacTx sink leaves; the other still hears every frame.
         ASSERT_TRUE(link.da->TraceDisconnectWithoutContext("MacTx", countTx1));

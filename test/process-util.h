@@ -2,11 +2,10 @@
 #ifndef AI_FABRIC_PROCESS_UTIL_H
 #define AI_FABRIC_PROCESS_UTIL_H
 
-#include <gtest/gtest.h>
-
 #include <array>
 #include <cstdio>
 #include <fstream>
+#include <gtest/gtest.h>
 #include <sstream>
 #include <string>
 #include <sys/wait.h>

@@ -99,14 +99,13 @@ TEST_F(FabricTest, DcqcnConvergesToFairShare)
     Simulator::Schedule(MicroSeconds(200), [&] { f2.first->PostWrite(400ULL << 20); });
     uint32_t maxQueueLate = 0;
     Ptr<FabricNetDevice> bottleneck = topo->GetSwitch(0)->GetPort(0);
-    bottleneck->TraceConnectWithoutContext(
-        "QueueLength",
-        MakeCallback(+[](uint32_t* m, uint8_t p, uint32_t b) {
-            if (p == 3 && Simulator::Now() > MilliSeconds(3))
-            {
-                *m = std::max(*m, b);
-            }
-        }).Bind(&maxQueueLate));
+    bottleneck->TraceConnectWithoutContext("QueueLength",
+                                           MakeCallback(+[](uint32_t* m, uint8_t p, uint32_t b) {
+                                               if (p == 3 && Simulator::Now() > MilliSeconds(3))
+                                               {
+                                                   *m = std::max(*m, b);
+                                               }
+                                           }).Bind(&maxQueueLate));
     // Sample delivered bytes of each flow between 3 ms and 6 ms (after convergence).
     uint64_t b1 = 0;
     uint64_t b2 = 0;
@@ -318,7 +317,9 @@ TEST_F(FabricTest, RetryExhaustionPutsTheQueuePairInErrorAndTheRunEnds)
     std::vector<uint32_t> errors;
     h.a->GetObject<RdmaNic>()->TraceConnectWithoutContext(
         "QpError",
-        MakeCallback(+[](std::vector<uint32_t>* e, uint32_t qpn) { e->push_back(qpn); }).Bind(&errors));
+        MakeCallback(+[](std::vector<uint32_t>* e, uint32_t qpn) {
+            e->push_back(qpn);
+        }).Bind(&errors));
     h.qa->PostWrite(1 << 20);
     h.qa->PostWrite(1 << 20);
     Simulator::Schedule(MicroSeconds(5), &FabricNetDevice::SetLinkUp, h.db, false); // cut forever

@@ -1,15 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // The scenario runner: schema errors, overrides, compare, results directory, determinism.
-#include "runner.h"
 #include "process-util.h"
+#include "runner.h"
 #include "scenario.h"
-
-#include <gtest/gtest.h>
 
 #include <array>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <gtest/gtest.h>
 #include <sstream>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -30,7 +29,8 @@ Runner(const std::string& args)
 std::string
 TempDir(const std::string& name)
 {
-    const fs::path d = fs::path(::testing::TempDir()) / ("aif-" + name + "-" + std::to_string(::getpid()));
+    const fs::path d =
+        fs::path(::testing::TempDir()) / ("aif-" + name + "-" + std::to_string(::getpid()));
     fs::remove_all(d);
     return d.string();
 }
@@ -38,13 +38,15 @@ TempDir(const std::string& name)
 std::string
 WriteScenario(const std::string& name, const std::string& text)
 {
-    const std::string p = ::testing::TempDir() + "aif-" + name + "-" + std::to_string(::getpid()) + ".json";
+    const std::string p =
+        ::testing::TempDir() + "aif-" + name + "-" + std::to_string(::getpid()) + ".json";
     std::ofstream(p) << text;
     return p;
 }
 
 // A tiny, fast scenario: 8 GPUs on a star.
-const char* kSmall = R"({"name": "small", "topology": {"kind": "star", "servers": 4, "gpus_per_server": 2},
+const char* kSmall =
+    R"({"name": "small", "topology": {"kind": "star", "servers": 4, "gpus_per_server": 2},
   "workload": {"steps": 2, "compute_ms": 1, "bytes": 1048576, "algorithm": "ring"}})";
 
 json
@@ -99,27 +101,60 @@ INSTANTIATE_TEST_SUITE_P(
     RunnerBadInputTest,
     ::testing::Values(
         BadInput{"unknown", R"({"topolgy": {}})", "", "did you mean 'topology'"},
-        BadInput{"unknownNested", R"({"topology": {"server": 4}})", "", "did you mean 'topology.servers'"},
+        BadInput{"unknownNested",
+                 R"({"topology": {"server": 4}})",
+                 "",
+                 "did you mean 'topology.servers'"},
         BadInput{"type", R"({"pfc": "yes"})", "", "pfc: must be true or false"},
-        BadInput{"zeroRate", R"({"topology": {"link_gbps": 0}})", "", "topology.link_gbps: must be a number > 0"},
+        BadInput{"zeroRate",
+                 R"({"topology": {"link_gbps": 0}})",
+                 "",
+                 "topology.link_gbps: must be a number > 0"},
         BadInput{"negRate", R"({"topology": {"link_gbps": -400}})", "", "topology.link_gbps"},
-        BadInput{"gpus", R"({"topology": {"gpus_per_server": 65}})", "", "topology.gpus_per_server: must be an integer >= 1 and <= 64"},
-        BadInput{"dropOne", R"({"faults": {"drop_rate": 1.0}})", "", "faults.drop_rate: must be a number >= 0 and < 1"},
+        BadInput{"gpus",
+                 R"({"topology": {"gpus_per_server": 65}})",
+                 "",
+                 "topology.gpus_per_server: must be an integer >= 1 and <= 64"},
+        BadInput{"dropOne",
+                 R"({"faults": {"drop_rate": 1.0}})",
+                 "",
+                 "faults.drop_rate: must be a number >= 0 and < 1"},
         BadInput{"dropNeg", "", "--set faults.drop_rate=-0.1", "faults.drop_rate"},
-        BadInput{"enum", R"({"workload": {"collective": "allsum"}})", "", "workload.collective: must be one of allreduce"},
-        BadInput{"servers", "", "--set topology.servers=0", "topology.servers: must be an integer >= 1"},
+        BadInput{"enum",
+                 R"({"workload": {"collective": "allsum"}})",
+                 "",
+                 "workload.collective: must be one of allreduce"},
+        BadInput{"servers",
+                 "",
+                 "--set topology.servers=0",
+                 "topology.servers: must be an integer >= 1"},
         BadInput{"oversub", "", "--set topology.oversubscription=0.5", "topology.oversubscription"},
         BadInput{"tooBig", "", "--set topology.servers=300", "topology.servers"},
-        BadInput{"treeRs", "", "--set workload.algorithm=tree --set workload.collective=allgather", "workload.algorithm"},
+        BadInput{"treeRs",
+                 "",
+                 "--set workload.algorithm=tree --set workload.collective=allgather",
+                 "workload.algorithm"},
         BadInput{"badJson", "{ \"seed\": 1, }x", "", "not valid JSON"},
-        BadInput{"attr", R"({"attributes": {"ns3::NoSuchThing::X": "1"}})", "", "attributes.ns3::NoSuchThing::X"},
-        BadInput{"compareKey", R"({"compare": [{"fabrc": "rocev2"}]})", "", "did you mean 'fabric'"},
+        BadInput{"attr",
+                 R"({"attributes": {"ns3::NoSuchThing::X": "1"}})",
+                 "",
+                 "attributes.ns3::NoSuchThing::X"},
+        BadInput{"compareKey",
+                 R"({"compare": [{"fabrc": "rocev2"}]})",
+                 "",
+                 "did you mean 'fabric'"},
         BadInput{"missingFile", "", "/nonexistent/scenario.json", "cannot be read"},
         BadInput{"unwritable", "", "--out /proc/aif-results", "--out"},
         BadInput{"ibPfc", "", "--set fabric=infiniband --set pfc=false", "pfc: InfiniBand"},
         BadInput{"ibCcOnRoce", "", "--set congestion_control=ib-cc", "congestion_control: 'ib-cc'"},
-        BadInput{"ibBuffer", "", "--set fabric=infiniband --set infiniband.rx_buffer_kib=4", "infiniband.rx_buffer_kib: must hold one full packet"},
-        BadInput{"ibLids", "", "--set fabric=infiniband --set topology.servers=7000", "topology.servers"}),
+        BadInput{"ibBuffer",
+                 "",
+                 "--set fabric=infiniband --set infiniband.rx_buffer_kib=4",
+                 "infiniband.rx_buffer_kib: must hold one full packet"},
+        BadInput{"ibLids",
+                 "",
+                 "--set fabric=infiniband --set topology.servers=7000",
+                 "topology.servers"}),
     [](const ::testing::TestParamInfo<BadInput>& info) { return std::string(info.param.name); });
 
 TEST(RunnerTest, ExistingOutputDirectoryIsRefused)
@@ -138,9 +173,21 @@ TEST(RunnerTest, ResultsDirectoryHoldsParsableSummaryTracesAndFigures)
     Result r = Runner(WriteScenario("small", kSmall) + " --out " + out);
     ASSERT_EQ(r.status, 0) << r.err;
     json s = ReadJson(fs::path(out) / "summary.json");
-    for (const char* k : {"fabric", "gpus", "drop_rate", "steps", "compute_ms", "step_ms", "collective_ms",
-                          "mfu_effective", "idle_cost_usd_per_hr", "network_latency_us",
-                          "algbw_gbytes_per_s", "busbw_gbytes_per_s", "counters", "sim", "runs"})
+    for (const char* k : {"fabric",
+                          "gpus",
+                          "drop_rate",
+                          "steps",
+                          "compute_ms",
+                          "step_ms",
+                          "collective_ms",
+                          "mfu_effective",
+                          "idle_cost_usd_per_hr",
+                          "network_latency_us",
+                          "algbw_gbytes_per_s",
+                          "busbw_gbytes_per_s",
+                          "counters",
+                          "sim",
+                          "runs"})
     {
         EXPECT_TRUE(s.contains(k)) << k;
     }
@@ -149,8 +196,14 @@ TEST(RunnerTest, ResultsDirectoryHoldsParsableSummaryTracesAndFigures)
         EXPECT_TRUE(s["step_ms"].contains(k));
         EXPECT_TRUE(s["collective_ms"].contains(k));
     }
-    for (const char* k : {"data_packets", "drops_buffer", "drops_corrupt", "pfc_pause_frames", "ecn_marks",
-                          "cnps", "retransmitted_packets", "timeouts"})
+    for (const char* k : {"data_packets",
+                          "drops_buffer",
+                          "drops_corrupt",
+                          "pfc_pause_frames",
+                          "ecn_marks",
+                          "cnps",
+                          "retransmitted_packets",
+                          "timeouts"})
     {
         EXPECT_TRUE(s["counters"].contains(k)) << k;
     }
@@ -164,12 +217,16 @@ TEST(RunnerTest, ResultsDirectoryHoldsParsableSummaryTracesAndFigures)
     EXPECT_LE(s["mfu_effective"].get<double>(), 1.0);
     EXPECT_GT(s["counters"]["data_packets"].get<uint64_t>(), 0u);
     // Step time = compute + collective: 1 ms compute.
-    EXPECT_NEAR(s["step_ms"]["mean"].get<double>(), 1.0 + s["collective_ms"]["mean"].get<double>(), 1e-6);
+    EXPECT_NEAR(s["step_ms"]["mean"].get<double>(),
+                1.0 + s["collective_ms"]["mean"].get<double>(),
+                1e-6);
     json cfg = ReadJson(fs::path(out) / "config.json");
     EXPECT_TRUE(cfg["runs"][0].contains("ns3_attributes"));
-    EXPECT_TRUE(cfg["runs"][0]["ns3_attributes"]["RdmaNic(host 0)"].contains("ns3::RdmaNic::PathMtu"));
+    EXPECT_TRUE(
+        cfg["runs"][0]["ns3_attributes"]["RdmaNic(host 0)"].contains("ns3::RdmaNic::PathMtu"));
     const fs::path run = fs::path(out) / "small";
-    for (const char* f : {"steps.csv", "steps_summary.csv", "latency_cdf.csv", "queue.csv", "rate.csv", "plots.gp"})
+    for (const char* f :
+         {"steps.csv", "steps_summary.csv", "latency_cdf.csv", "queue.csv", "rate.csv", "plots.gp"})
     {
         ASSERT_TRUE(fs::exists(run / f)) << f;
     }
@@ -207,7 +264,8 @@ TEST(RunnerTest, ResultsDirectoryHoldsParsableSummaryTracesAndFigures)
 TEST(RunnerTest, OverridesAndCompareRunsSideBySide)
 {
     const std::string out = TempDir("compare");
-    const std::string scen = R"({"name": "cmp", "topology": {"kind": "star", "servers": 4, "gpus_per_server": 1},
+    const std::string scen =
+        R"({"name": "cmp", "topology": {"kind": "star", "servers": 4, "gpus_per_server": 1},
       "workload": {"steps": 1, "compute_ms": 0.5, "bytes": 1048576, "algorithm": "ring"},
       "compare": [{"name": "a"}, {"name": "b", "workload": {"bytes": 2097152}}, {"name": "c", "pfc": false},
                   {"name": "d", "fabric": "tcp"}]})";
@@ -231,7 +289,8 @@ TEST(RunnerTest, OverridesAndCompareRunsSideBySide)
         EXPECT_EQ(run["steps"], 2) << "--set applies to every compare entry";
     }
     EXPECT_EQ(s["runs"][1]["bytes"], 2097152);
-    EXPECT_GT(s["runs"][1]["collective_ms"]["mean"].get<double>(), s["runs"][0]["collective_ms"]["mean"].get<double>());
+    EXPECT_GT(s["runs"][1]["collective_ms"]["mean"].get<double>(),
+              s["runs"][0]["collective_ms"]["mean"].get<double>());
     EXPECT_EQ(s["runs"][2]["pfc"], false);
     EXPECT_EQ(s["runs"][3]["fabric"], "tcp");
     EXPECT_GT(s["runs"][3]["tcp_message_breakdown_us"]["messages"].get<uint64_t>(), 0u);
@@ -244,7 +303,8 @@ TEST(RunnerTest, OverridesAndCompareRunsSideBySide)
 
 TEST(RunnerTest, SameSeedSameSummary)
 {
-    const std::string scen = R"({"name": "det", "topology": {"kind": "rail-fat-tree", "servers": 2, "gpus_per_server": 4, "leaf_radix": 8},
+    const std::string scen =
+        R"({"name": "det", "topology": {"kind": "rail-fat-tree", "servers": 2, "gpus_per_server": 4, "leaf_radix": 8},
       "faults": {"drop_rate": 0.001}, "workload": {"steps": 2, "compute_ms": 0.2, "bytes": 4194304}})";
     const std::string file = WriteScenario("det", scen);
     json s[2];
@@ -262,15 +322,18 @@ TEST(RunnerTest, SameSeedSameSummary)
         }
     }
     EXPECT_EQ(s[0].dump(), s[1].dump());
-    EXPECT_GT(s[0]["counters"]["retransmitted_packets"].get<uint64_t>(), 0u) << "loss was exercised";
+    EXPECT_GT(s[0]["counters"]["retransmitted_packets"].get<uint64_t>(), 0u)
+        << "loss was exercised";
 }
 
 TEST(RunnerTest, EndToEndTcpRun)
 {
     const std::string out = TempDir("e2e-tcp");
-    Result r = Runner(std::string("--set fabric=tcp --set topology.kind=star --set topology.servers=4") +
-                      " --set topology.gpus_per_server=1 --set workload.steps=2 --set workload.compute_ms=0.1"
-                      " --set workload.algorithm=ring --set workload.bytes=4194304 --out " + out);
+    Result r = Runner(
+        std::string("--set fabric=tcp --set topology.kind=star --set topology.servers=4") +
+        " --set topology.gpus_per_server=1 --set workload.steps=2 --set workload.compute_ms=0.1"
+        " --set workload.algorithm=ring --set workload.bytes=4194304 --out " +
+        out);
     ASSERT_EQ(r.status, 0) << r.err;
     json s = ReadJson(fs::path(out) / "summary.json");
     EXPECT_TRUE(s["completed"].get<bool>());
@@ -285,9 +348,12 @@ TEST(RunnerTest, EndToEndRocev2OnEveryTopologyKind)
     for (const char* kind : {"rail-fat-tree", "fat-tree", "star"})
     {
         const std::string out = TempDir(std::string("e2e-") + kind);
-        Result r = Runner(std::string("--set topology.kind=") + kind +
-                          " --set topology.servers=2 --set topology.gpus_per_server=4 --set topology.leaf_radix=8"
-                          " --set workload.steps=1 --set workload.compute_ms=0.1 --set workload.bytes=1048576 --out " + out);
+        Result r = Runner(
+            std::string("--set topology.kind=") + kind +
+            " --set topology.servers=2 --set topology.gpus_per_server=4 --set topology.leaf_radix=8"
+            " --set workload.steps=1 --set workload.compute_ms=0.1 --set workload.bytes=1048576 "
+            "--out " +
+            out);
         ASSERT_EQ(r.status, 0) << kind << ": " << r.err;
         json s = ReadJson(fs::path(out) / "summary.json");
         EXPECT_TRUE(s["completed"].get<bool>()) << kind;
@@ -299,15 +365,19 @@ TEST(RunnerTest, EndToEndRocev2OnEveryTopologyKind)
 TEST(RunnerTest, EndToEndInfinibandRun)
 {
     const std::string out = TempDir("e2e-ib");
-    Result r = Runner(std::string("--set fabric=infiniband --set topology.servers=2 --set topology.gpus_per_server=4") +
-                      " --set topology.leaf_radix=8 --set workload.steps=1 --set workload.compute_ms=0.1"
-                      " --set workload.bytes=4194304 --set workload.algorithm=ring --out " + out);
+    Result r = Runner(
+        std::string(
+            "--set fabric=infiniband --set topology.servers=2 --set topology.gpus_per_server=4") +
+        " --set topology.leaf_radix=8 --set workload.steps=1 --set workload.compute_ms=0.1"
+        " --set workload.bytes=4194304 --set workload.algorithm=ring --out " +
+        out);
     ASSERT_EQ(r.status, 0) << r.err;
     json s = ReadJson(fs::path(out) / "summary.json");
     EXPECT_TRUE(s["completed"].get<bool>());
     EXPECT_EQ(s["fabric"], "infiniband");
     EXPECT_EQ(s["congestion_control"], "ib-cc") << "auto resolves to IB CC on InfiniBand";
-    EXPECT_GT(s["counters"]["ib_flow_control_packets"].get<uint64_t>(), s["counters"]["data_packets"].get<uint64_t>())
+    EXPECT_GT(s["counters"]["ib_flow_control_packets"].get<uint64_t>(),
+              s["counters"]["data_packets"].get<uint64_t>())
         << "one credit update per packet per hop";
     EXPECT_EQ(s["counters"]["pfc_pause_frames"].get<uint64_t>(), 0u);
     EXPECT_EQ(s["counters"]["drops_buffer"].get<uint64_t>(), 0u);
@@ -316,7 +386,8 @@ TEST(RunnerTest, EndToEndInfinibandRun)
 
 TEST(RunnerTest, DefaultScenarioFileIsValid)
 {
-    json j = aifabric::LoadScenarioFile(std::string(AIFABRIC_SOURCE_DIR) + "/scenarios/default.json");
+    json j =
+        aifabric::LoadScenarioFile(std::string(AIFABRIC_SOURCE_DIR) + "/scenarios/default.json");
     std::vector<aifabric::RunConfig> runs = aifabric::ResolveScenario(j);
     EXPECT_GE(runs.size(), 4u);
     EXPECT_EQ(runs[0].Gpus(), 128u);
@@ -326,7 +397,8 @@ TEST(RunnerTest, DefaultScenarioFileIsValid)
         fabrics.insert(r.fabric);
     }
     EXPECT_EQ(fabrics, (std::set<std::string>{"tcp", "rocev2", "infiniband"}));
-    json seed = aifabric::LoadScenarioFile(std::string(AIFABRIC_SOURCE_DIR) + "/scenarios/seed-1024-h100.json");
+    json seed = aifabric::LoadScenarioFile(std::string(AIFABRIC_SOURCE_DIR) +
+                                           "/scenarios/seed-1024-h100.json");
     runs = aifabric::ResolveScenario(seed);
     EXPECT_EQ(runs[0].Gpus(), 1024u);
     EXPECT_DOUBLE_EQ(runs[0].computeMs, 82.0);

@@ -17,13 +17,14 @@ struct PeakIngress
 
 /// Run an 8->1 incast on a star; returns the topology for inspection.
 Ptr<FabricTopology>
-Incast(bool pfc,
-       uint64_t bufferBytes,
-       uint64_t bytesPerSender,
-       std::vector<Ptr<FabricTrafficSource>>& srcs,
-       Ptr<FabricTrafficSink>& sink,
-       DropCounter& drops,
-       std::function<void()> beforeRun = [] {})
+Incast(
+    bool pfc,
+    uint64_t bufferBytes,
+    uint64_t bytesPerSender,
+    std::vector<Ptr<FabricTrafficSource>>& srcs,
+    Ptr<FabricTrafficSink>& sink,
+    DropCounter& drops,
+    std::function<void()> beforeRun = [] {})
 {
     Ptr<StarTopologyHelper> star = CreateObject<StarTopologyHelper>();
     star->SetAttribute("Servers", UintegerValue(9));
@@ -59,15 +60,14 @@ TEST_F(FabricTest, IncastWithPfcIsLossless)
     DropCounter drops;
     uint64_t pausesReceived = 0;
     auto connect = [&pausesReceived] {
-        Config::ConnectWithoutContext(
-            "/NodeList/*/DeviceList/*/$ns3::FabricNetDevice/FlowControl/"
-            "$ns3::PfcFlowControl/PauseReceived",
-            MakeCallback(+[](uint64_t* n, uint8_t, uint16_t q) {
-                if (q)
-                {
-                    ++*n;
-                }
-            }).Bind(&pausesReceived));
+        Config::ConnectWithoutContext("/NodeList/*/DeviceList/*/$ns3::FabricNetDevice/FlowControl/"
+                                      "$ns3::PfcFlowControl/PauseReceived",
+                                      MakeCallback(+[](uint64_t* n, uint8_t, uint16_t q) {
+                                          if (q)
+                                          {
+                                              ++*n;
+                                          }
+                                      }).Bind(&pausesReceived));
     };
     const uint64_t perSender = 4 * 1024 * 1024;
     Ptr<FabricTopology> topo = Incast(true, 0, perSender, srcs, sink, drops, connect);
@@ -363,7 +363,8 @@ TEST_F(FabricTest, PcapFramesAreRealEthernet)
     AddSource(topo->GetHostNode(2), topo->GetHostAddress(0), 2, 4 * 1024 * 1024);
     AddSink(topo->GetHostNode(0));
     // Force PAUSE frames towards host 0's NIC by holding XOFF on its switch port briefly.
-    Ptr<PfcFlowControl> fc = DynamicCast<PfcFlowControl>(topo->GetSwitch(0)->GetPort(0)->GetFlowControl());
+    Ptr<PfcFlowControl> fc =
+        DynamicCast<PfcFlowControl>(topo->GetSwitch(0)->GetPort(0)->GetFlowControl());
     Simulator::Schedule(MicroSeconds(5), &PfcFlowControl::SetIngressCongested, fc, 3, true);
     Simulator::Schedule(MicroSeconds(6), &PfcFlowControl::SetIngressCongested, fc, 3, false);
     Simulator::Run();

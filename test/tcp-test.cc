@@ -62,14 +62,16 @@ TEST_F(FabricTest, TcpTailLossCostsTheLinuxMinimumRto)
     // Lose the 10th (last) data segment of a 10-segment message, once.
     uint32_t seen = 0;
     bool dropped = false;
+
     struct Ctx
     {
         uint32_t* seen;
         bool* dropped;
     } ctx{&seen, &dropped};
+
     topo->GetHostDevice(1)->SetReceiveFilter(MakeCallback(+[](Ctx* c, const FabricFrame& f) {
-                                                 if (f.protocol == 6 && f.payloadBytes > 0 && !*c->dropped &&
-                                                     ++*c->seen == 10)
+                                                 if (f.protocol == 6 && f.payloadBytes > 0 &&
+                                                     !*c->dropped && ++*c->seen == 10)
                                                  {
                                                      *c->dropped = true;
                                                      return true;

@@ -6,9 +6,8 @@
 #include "ns3/core-module.h"
 #include "ns3/network-module.h"
 
-#include <gtest/gtest.h>
-
 #include <array>
+#include <gtest/gtest.h>
 #include <tuple>
 #include <vector>
 
@@ -63,7 +62,7 @@ struct DropCounter
             "/NodeList/*/DeviceList/*/$ns3::FabricNetDevice/Drop",
             ns3::MakeCallback(&DropCounter::Count, this));
         ns3::Config::ConnectWithoutContextFailSafe("/NodeList/*/$ns3::FabricSwitch/Drop",
-                                           ns3::MakeCallback(&DropCounter::Count, this));
+                                                   ns3::MakeCallback(&DropCounter::Count, this));
     }
 };
 

@@ -86,7 +86,8 @@ main(int argc, char** argv)
     Ptr<RailOptimizedFatTreeHelper> rail = CreateObject<RailOptimizedFatTreeHelper>();
     rail->SetAttribute("Servers", UintegerValue(servers));
     rail->SetAttribute("GpusPerServer", UintegerValue(8));
-    rail->GetLinkHelper().SetFlowControlAttribute("EnabledPriorities", UintegerValue(0)); // lossy RoCE
+    rail->GetLinkHelper().SetFlowControlAttribute("EnabledPriorities",
+                                                  UintegerValue(0)); // lossy RoCE
     Ptr<FabricTopology> topo = rail->Build();
     topo->AssignStreams(0);
     std::cout << topo->Describe() << std::endl;
@@ -116,7 +117,7 @@ main(int argc, char** argv)
     job->Setup(topo->GetHosts(), 8, net, nvlink);
     // Step 2: a lossy link into one GPU (0.1% random loss plus one lost message tail).
     const uint32_t victim = (servers / 2) * 8 + 2; // GPU 2 of the middle server
-    g_lastTail = 2 * (servers - 1); // messages of the per-rail inter-server ring
+    g_lastTail = 2 * (servers - 1);                // messages of the per-rail inter-server ring
     topo->GetHostDevice(victim)->SetAttribute("ReceiveErrorRate", DoubleValue(1e-3));
     topo->GetHostDevice(victim)->SetReceiveFilter(MakeBoundCallback(&TailFilter, job));
     Simulator::Schedule(Time(0), [&] {
@@ -140,25 +141,32 @@ main(int argc, char** argv)
         for (uint32_t k = 0; k < r.computeEnd.size(); ++k)
         {
             steps << r.step << "," << k << "," << r.start.GetSeconds() * 1e3 << ","
-                  << r.computeEnd[k].GetSeconds() * 1e3 << "," << r.collectiveEnd[k].GetSeconds() * 1e3 << "\n";
+                  << r.computeEnd[k].GetSeconds() * 1e3 << ","
+                  << r.collectiveEnd[k].GetSeconds() * 1e3 << "\n";
         }
-        sum << r.step << "," << r.StepTime().GetSeconds() * 1e3 << "," << r.CollectiveTime().GetSeconds() * 1e3
-            << "," << r.lastRank << "," << r.waitedOn << "," << r.cause << "," << r.retransmissions << ","
-            << r.timeouts << "\n";
-        std::cout << "step " << r.step << ": " << r.StepTime().GetSeconds() * 1e3 << " ms (AllReduce "
-                  << r.CollectiveTime().GetSeconds() * 1e3 << " ms after the last compute), everyone waited on rank "
-                  << r.waitedOn << " (" << r.cause << "; " << r.retransmissions << " retransmissions, "
-                  << r.timeouts << " timeouts)" << std::endl;
+        sum << r.step << "," << r.StepTime().GetSeconds() * 1e3 << ","
+            << r.CollectiveTime().GetSeconds() * 1e3 << "," << r.lastRank << "," << r.waitedOn
+            << "," << r.cause << "," << r.retransmissions << "," << r.timeouts << "\n";
+        std::cout << "step " << r.step << ": " << r.StepTime().GetSeconds() * 1e3
+                  << " ms (AllReduce " << r.CollectiveTime().GetSeconds() * 1e3
+                  << " ms after the last compute), everyone waited on rank " << r.waitedOn << " ("
+                  << r.cause << "; " << r.retransmissions << " retransmissions, " << r.timeouts
+                  << " timeouts)" << std::endl;
     }
     steps.close();
     sum.close();
     {
         std::ofstream gp(tmp / "timeline.gp");
-        gp << "set terminal pngcairo size 1000,600\nset output 'timeline.png'\nset datafile separator ','\n"
-           << "set title 'Who waited for whom: compute (green), waiting at the AllReduce barrier (red)'\n"
-           << "set xlabel 'time (ms)'\nset ylabel 'rank'\nset yrange [-1:" << topo->GetNHosts() << "]\nunset key\n"
-           << "plot 'steps.csv' every ::1 using 4:2:3:4:($2-0.4):($2+0.4) with boxxyerror fs solid 0.8 lc rgb '#2e8b57', \\\n"
-           << "     '' every ::1 using 5:2:4:5:($2-0.4):($2+0.4) with boxxyerror fs solid 0.8 lc rgb '#c0392b'\n";
+        gp << "set terminal pngcairo size 1000,600\nset output 'timeline.png'\nset datafile "
+              "separator ','\n"
+           << "set title 'Who waited for whom: compute (green), waiting at the AllReduce barrier "
+              "(red)'\n"
+           << "set xlabel 'time (ms)'\nset ylabel 'rank'\nset yrange [-1:" << topo->GetNHosts()
+           << "]\nunset key\n"
+           << "plot 'steps.csv' every ::1 using 4:2:3:4:($2-0.4):($2+0.4) with boxxyerror fs solid "
+              "0.8 lc rgb '#2e8b57', \\\n"
+           << "     '' every ::1 using 5:2:4:5:($2-0.4):($2+0.4) with boxxyerror fs solid 0.8 lc "
+              "rgb '#c0392b'\n";
     }
     Simulator::Destroy();
     return results.Finish("timeline.gp", "barrier-story");

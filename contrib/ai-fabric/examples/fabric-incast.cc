@@ -54,7 +54,11 @@ PfcSink(Ptr<CsvTraceWriter> w, uint32_t port, uint8_t prio, uint16_t quanta)
 void
 DropSink(Ptr<CsvTraceWriter> w, std::string where, const FabricFrame& f, FabricDropReason r)
 {
-    w->Row(Simulator::Now().GetNanoSeconds() / 1000.0, where, f.flowId, f.seq, FabricDropReasonName(r));
+    w->Row(Simulator::Now().GetNanoSeconds() / 1000.0,
+           where,
+           f.flowId,
+           f.seq,
+           FabricDropReasonName(r));
 }
 
 } // namespace
@@ -144,17 +148,20 @@ main(int argc, char** argv)
     auto queue = Create<CsvTraceWriter>((tmp / "queue.csv").string(),
                                         std::vector<std::string>{"time_us", "queue_bytes"});
     sw->GetPort(0)->TraceConnectWithoutContext("QueueLength", MakeBoundCallback(&QueueSink, queue));
-    auto pfcCsv = Create<CsvTraceWriter>((tmp / "pfc.csv").string(),
-                                         std::vector<std::string>{"time_us", "port", "priority", "quanta"});
-    auto drops = Create<CsvTraceWriter>((tmp / "drops.csv").string(),
-                                        std::vector<std::string>{"time_us", "where", "flow", "seq", "reason"});
+    auto pfcCsv =
+        Create<CsvTraceWriter>((tmp / "pfc.csv").string(),
+                               std::vector<std::string>{"time_us", "port", "priority", "quanta"});
+    auto drops = Create<CsvTraceWriter>(
+        (tmp / "drops.csv").string(),
+        std::vector<std::string>{"time_us", "where", "flow", "seq", "reason"});
     for (uint16_t p = 0; p < sw->GetNPorts(); ++p)
     {
         sw->GetPort(p)->GetFlowControl()->TraceConnectWithoutContext(
             "PauseSent",
             MakeBoundCallback(&PfcSink, pfcCsv, uint32_t(p)));
     }
-    sw->TraceConnectWithoutContext("Drop", MakeBoundCallback(&DropSink, drops, std::string("switch")));
+    sw->TraceConnectWithoutContext("Drop",
+                                   MakeBoundCallback(&DropSink, drops, std::string("switch")));
     for (uint32_t h = 0; h < topo->GetNHosts(); ++h)
     {
         topo->GetHostDevice(h)->TraceConnectWithoutContext(
@@ -163,7 +170,8 @@ main(int argc, char** argv)
     }
     if (pcap)
     {
-        star->GetLinkHelper().EnablePcap((tmp / "incast").string(), NodeContainer(topo->GetSwitchNode(0)));
+        star->GetLinkHelper().EnablePcap((tmp / "incast").string(),
+                                         NodeContainer(topo->GetSwitchNode(0)));
     }
 
     Simulator::Run();
@@ -204,12 +212,16 @@ main(int argc, char** argv)
     {
         std::ofstream f(tmp / "summary.txt");
         f << summary.str();
-        auto flows = Create<CsvTraceWriter>((tmp / "flows.csv").string(),
-                                            std::vector<std::string>{"flow", "bytes", "packets", "ce_marked", "goodput_gbps"});
+        auto flows = Create<CsvTraceWriter>(
+            (tmp / "flows.csv").string(),
+            std::vector<std::string>{"flow", "bytes", "packets", "ce_marked", "goodput_gbps"});
         for (const auto& kv : sink->GetFlowStats())
         {
             const double d = (kv.second.lastRx - kv.second.firstRx).GetSeconds();
-            flows->Row(kv.first, kv.second.bytes, kv.second.packets, kv.second.ceMarked,
+            flows->Row(kv.first,
+                       kv.second.bytes,
+                       kv.second.packets,
+                       kv.second.ceMarked,
                        d > 0 ? kv.second.bytes * 8.0 / d / 1e9 : 0.0);
         }
     }
@@ -223,7 +235,8 @@ main(int argc, char** argv)
            << "set xlabel 'time (us)'\nset ylabel 'bottleneck queue (KB)'\n"
            << "set title '" << senders << "->1 incast at " << linkGbps << " Gb/s, PFC "
            << (pfc ? "on" : "off") << "'\n"
-           << "plot 'queue.csv' every ::1 using 1:($2/1024) with steps lw 2 title 'egress queue (prio 3)'\n";
+           << "plot 'queue.csv' every ::1 using 1:($2/1024) with steps lw 2 title 'egress queue "
+              "(prio 3)'\n";
     }
     Simulator::Destroy();
     return results.Finish("queue.gp", "fabric-incast");

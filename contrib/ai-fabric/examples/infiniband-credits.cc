@@ -116,11 +116,13 @@ VictimRun(bool cc, VictimTrace& trace)
     victim.first->SetCompletionCallback(
         MakeCallback(+[](Time* t, const RdmaCompletion& c) { *t = c.completed; }).Bind(&done));
     victim.first->PostWrite(8 << 20);
-    topo->GetHostDevice(7)->TraceConnectWithoutContext("MacRx", MakeCallback(&VictimTrace::Rx, &trace));
+    topo->GetHostDevice(7)->TraceConnectWithoutContext("MacRx",
+                                                       MakeCallback(&VictimTrace::Rx, &trace));
     Ptr<IbCongestionControl> ibcc = DynamicCast<IbCongestionControl>(incast[0]->GetCongestionOps());
     for (Time t = trace.bin; t <= MicroSeconds(1500); t += trace.bin)
     {
-        Simulator::Schedule(t, [&trace, ibcc] { trace.ccti.push_back(ibcc ? ibcc->GetCcti() : 0); });
+        Simulator::Schedule(t,
+                            [&trace, ibcc] { trace.ccti.push_back(ibcc ? ibcc->GetCcti() : 0); });
     }
     Simulator::Stop(MicroSeconds(1500));
     Simulator::Run();
@@ -194,7 +196,8 @@ main(int argc, char** argv)
         gp << "set terminal pngcairo size 900,500\nset datafile separator ','\nset key top left\n"
            << "set output 'credit-loop.png'\nset key bottom right\n"
            << "set title 'InfiniBand credit loop: NDR over " << cable << " m'\n"
-           << "set xlabel 'receive buffer per VL (KiB)'\nset ylabel 'goodput (Gb/s)'\nset yrange [0:*]\n"
+           << "set xlabel 'receive buffer per VL (KiB)'\nset ylabel 'goodput (Gb/s)'\nset yrange "
+              "[0:*]\n"
            << "plot 'credit-loop.csv' every ::1 using 2:4 with lines lw 2 title "
               "'theory: min(line, buffer / credit RTT)', '' every ::1 using 2:3 with points pt 7 "
               "ps 1.3 title 'measured'\n"

@@ -18,8 +18,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <iostream>
+#include <sstream>
 #include <unistd.h>
 
 using namespace ns3;
@@ -101,9 +101,11 @@ main(int argc, char** argv)
         BadInput("ms must be > 0 and stagger >= 0");
     }
     TypeId ccTid;
-    if (!TypeId::LookupByNameFailSafe(cc, &ccTid) || !ccTid.IsChildOf(RdmaCongestionOps::GetTypeId()))
+    if (!TypeId::LookupByNameFailSafe(cc, &ccTid) ||
+        !ccTid.IsChildOf(RdmaCongestionOps::GetTypeId()))
     {
-        BadInput("cc must name an RdmaCongestionOps TypeId such as ns3::RdmaDcqcn (got '" + cc + "')");
+        BadInput("cc must name an RdmaCongestionOps TypeId such as ns3::RdmaDcqcn (got '" + cc +
+                 "')");
     }
     ResultsDirectory results;
     results.Start(out, "rdma-dcqcn");
@@ -122,7 +124,9 @@ main(int argc, char** argv)
         rdma.SetCongestionControlAttribute("Preset", StringValue(preset));
     }
     rdma.SetNicAttribute("CnpInterval",
-                         TimeValue(MicroSeconds(cnpUs > 0 ? cnpUs : preset == "paper" ? 50 : 4)));
+                         TimeValue(MicroSeconds(cnpUs > 0           ? cnpUs
+                                                : preset == "paper" ? 50
+                                                                    : 4)));
     rdma.Install(topo);
 
     auto rate = Create<CsvTraceWriter>((tmp / "rate.csv").string(),
@@ -141,11 +145,13 @@ main(int argc, char** argv)
         auto qp = RdmaHelper::Connect(topo->GetHostNode(i + 1), topo->GetHostNode(0));
         qp.first->TraceConnectWithoutContext("Rate", MakeBoundCallback(&RateSink, rate, i));
         const uint64_t bytes = uint64_t(ms * 1e-3 * 400e9 / 8); // more than it can send
-        Simulator::Schedule(MicroSeconds(staggerUs * i), [qp, bytes] { qp.first->PostWrite(bytes); });
+        Simulator::Schedule(MicroSeconds(staggerUs * i),
+                            [qp, bytes] { qp.first->PostWrite(bytes); });
         rx.push_back(qp.second);
     }
-    topo->GetSwitch(0)->GetPort(0)->TraceConnectWithoutContext("QueueLength",
-                                                               MakeBoundCallback(&QueueSink, queue));
+    topo->GetSwitch(0)->GetPort(0)->TraceConnectWithoutContext(
+        "QueueLength",
+        MakeBoundCallback(&QueueSink, queue));
     const Time period = MicroSeconds(100);
     Simulator::Schedule(period, &Sample, tput, rx, std::vector<uint64_t>(senders, 0), period);
     Simulator::Stop(MicroSeconds(ms * 1000));

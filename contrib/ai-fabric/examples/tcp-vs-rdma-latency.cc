@@ -88,7 +88,8 @@ main(int argc, char** argv)
     const HostStackBreakdown b = tcp->GetLastBreakdown();
 
     Time rdmaDone;
-    qp.second->SetReceiveCallback(MakeCallback(+[](Time* t, const RdmaCompletion& c) { *t = c.completed; }).Bind(&rdmaDone));
+    qp.second->SetReceiveCallback(
+        MakeCallback(+[](Time* t, const RdmaCompletion& c) { *t = c.completed; }).Bind(&rdmaDone));
     const Time rdmaPost = Simulator::Now() + MilliSeconds(100);
     Simulator::Schedule(MilliSeconds(100), [&] { qp.first->PostWrite(bytes); });
     Simulator::Run();
@@ -98,27 +99,33 @@ main(int argc, char** argv)
     const double respUs = nicB->GetResponderDelay(bytes).GetNanoSeconds() / 1000.0;
     const double rdmaUs = (rdmaDone - rdmaPost).GetNanoSeconds() / 1000.0;
     std::ofstream csv(results.GetPath() + "/breakdown.csv");
-    csv << "transport,pcie_and_nic_tx_us,cpu_tx_us,network_us,cpu_rx_us,pcie_and_nic_rx_us,total_us\n";
+    csv << "transport,pcie_and_nic_tx_us,cpu_tx_us,network_us,cpu_rx_us,pcie_and_nic_rx_us,total_"
+           "us\n";
     auto us = [](Time t) { return t.GetNanoSeconds() / 1000.0; };
-    csv << "kernel TCP," << us(b.pcieTx) << "," << us(b.cpuTx) << "," << us(b.network) << "," << us(b.cpuRx)
-        << "," << us(b.pcieRx) << "," << tcpUs << "\n";
-    csv << "GPUDirect RDMA," << reqUs << ",0," << rdmaUs - reqUs - respUs << ",0," << respUs << "," << rdmaUs << "\n";
+    csv << "kernel TCP," << us(b.pcieTx) << "," << us(b.cpuTx) << "," << us(b.network) << ","
+        << us(b.cpuRx) << "," << us(b.pcieRx) << "," << tcpUs << "\n";
+    csv << "GPUDirect RDMA," << reqUs << ",0," << rdmaUs - reqUs - respUs << ",0," << respUs << ","
+        << rdmaUs << "\n";
     csv.close();
     std::cout << bytes << "-byte message, GPU to GPU through one 400 Gb/s switch:\n"
-              << "  kernel TCP:     " << tcpUs << " us = GPU->host " << us(b.pcieTx) << " + send CPU "
-              << us(b.cpuTx) << " + network/interrupts " << us(b.network) << " + recv CPU " << us(b.cpuRx)
-              << " + host->GPU " << us(b.pcieRx) << "\n"
-              << "  GPUDirect RDMA: " << rdmaUs << " us = NIC + PCIe read " << reqUs << " + network "
-              << rdmaUs - reqUs - respUs << " + PCIe write " << respUs << "\n";
+              << "  kernel TCP:     " << tcpUs << " us = GPU->host " << us(b.pcieTx)
+              << " + send CPU " << us(b.cpuTx) << " + network/interrupts " << us(b.network)
+              << " + recv CPU " << us(b.cpuRx) << " + host->GPU " << us(b.pcieRx) << "\n"
+              << "  GPUDirect RDMA: " << rdmaUs << " us = NIC + PCIe read " << reqUs
+              << " + network " << rdmaUs - reqUs - respUs << " + PCIe write " << respUs << "\n";
     {
         std::ofstream gp(results.GetPath() + "/breakdown.gp");
-        gp << "set terminal pngcairo size 900,500\nset output 'breakdown.png'\nset datafile separator ','\n"
+        gp << "set terminal pngcairo size 900,500\nset output 'breakdown.png'\nset datafile "
+              "separator ','\n"
            << "set title 'One " << bytes << "-byte message, GPU to GPU: where the time goes'\n"
-           << "set style data histograms\nset style histogram rowstacked\nset style fill solid 0.85 border -1\n"
+           << "set style data histograms\nset style histogram rowstacked\nset style fill solid "
+              "0.85 border -1\n"
            << "set boxwidth 0.5\nset ylabel 'microseconds'\nset key outside right\n"
            << "plot 'breakdown.csv' every ::1 using 2:xtic(1) title 'GPU<->host copy / NIC tx', "
-              "'' every ::1 using 3 title 'send syscall + copy', '' every ::1 using 4 title 'network + interrupts', "
-              "'' every ::1 using 5 title 'recv syscall + copy', '' every ::1 using 6 title 'host->GPU / NIC rx'\n";
+              "'' every ::1 using 3 title 'send syscall + copy', '' every ::1 using 4 title "
+              "'network + interrupts', "
+              "'' every ::1 using 5 title 'recv syscall + copy', '' every ::1 using 6 title "
+              "'host->GPU / NIC rx'\n";
     }
     Simulator::Destroy();
     return results.Finish("breakdown.gp", "tcp-vs-rdma-latency");

@@ -21,14 +21,16 @@ FabricInternetHelper::Install(Ptr<FabricTopology> topo, uint16_t mtu, uint32_t n
     for (uint32_t h = 0; h < topo->GetNHosts(); ++h)
     {
         Ptr<Node> node = topo->GetHostNode(h);
-        NS_ABORT_MSG_IF(node->GetObject<Ipv4>(), "FabricInternetHelper: host " << h << " already has IPv4");
+        NS_ABORT_MSG_IF(node->GetObject<Ipv4>(),
+                        "FabricInternetHelper: host " << h << " already has IPv4");
         stack.Install(node);
         Ptr<FabricNetDevice> dev = topo->GetHostDevice(h);
         dev->SetMtu(mtu);
         dev->SetAttribute("TxQueueLimit", UintegerValue(nicQueueBytes));
         Ptr<Ipv4> ipv4 = node->GetObject<Ipv4>();
         const int32_t ifIndex = ipv4->AddInterface(dev);
-        ipv4->AddAddress(ifIndex, Ipv4InterfaceAddress(dev->GetIpv4Address(), Ipv4Mask("255.0.0.0")));
+        ipv4->AddAddress(ifIndex,
+                         Ipv4InterfaceAddress(dev->GetIpv4Address(), Ipv4Mask("255.0.0.0")));
         ipv4->SetMetric(ifIndex, 1);
         ipv4->SetUp(ifIndex);
     }

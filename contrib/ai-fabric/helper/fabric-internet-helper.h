@@ -27,7 +27,9 @@ class FabricInternetHelper
     /// Install on every host of `topo`. `mtu`: the hosts' IP MTU; `nicQueueBytes`: the NIC's
     /// egress queue limit per priority for IP traffic (a NIC ring; frames beyond it drop as
     /// tx-queue-full, which TCP recovers).
-    static void Install(Ptr<FabricTopology> topo, uint16_t mtu = 9000, uint32_t nicQueueBytes = 4 << 20);
+    static void Install(Ptr<FabricTopology> topo,
+                        uint16_t mtu = 9000,
+                        uint32_t nicQueueBytes = 4 << 20);
 };
 
 } // namespace ns3

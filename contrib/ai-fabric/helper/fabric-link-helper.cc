@@ -137,7 +137,8 @@ WriteErfInfiniband(Ptr<PcapFileWrapper> file, Ptr<const Packet> packet)
 {
     const Time now = Simulator::Now();
     const uint64_t ns = static_cast<uint64_t>(now.GetNanoSeconds());
-    const uint64_t ts = ((ns / 1000000000ULL) << 32) | (((ns % 1000000000ULL) << 32) / 1000000000ULL);
+    const uint64_t ts =
+        ((ns / 1000000000ULL) << 32) | (((ns % 1000000000ULL) << 32) / 1000000000ULL);
     const uint32_t len = packet->GetSize();
     uint8_t h[16];
     for (int i = 0; i < 8; ++i)
@@ -215,19 +216,28 @@ AsciiFrameEvent(Ptr<OutputStreamWrapper> stream,
 }
 
 void
-AsciiEnqueue(Ptr<OutputStreamWrapper> s, std::string ctx, const FabricNetDevice* d, const FabricFrame& f)
+AsciiEnqueue(Ptr<OutputStreamWrapper> s,
+             std::string ctx,
+             const FabricNetDevice* d,
+             const FabricFrame& f)
 {
     AsciiFrameEvent(s, ctx, d, '+', f);
 }
 
 void
-AsciiDequeue(Ptr<OutputStreamWrapper> s, std::string ctx, const FabricNetDevice* d, const FabricFrame& f)
+AsciiDequeue(Ptr<OutputStreamWrapper> s,
+             std::string ctx,
+             const FabricNetDevice* d,
+             const FabricFrame& f)
 {
     AsciiFrameEvent(s, ctx, d, '-', f);
 }
 
 void
-AsciiReceive(Ptr<OutputStreamWrapper> s, std::string ctx, const FabricNetDevice* d, const FabricFrame& f)
+AsciiReceive(Ptr<OutputStreamWrapper> s,
+             std::string ctx,
+             const FabricNetDevice* d,
+             const FabricFrame& f)
 {
     AsciiFrameEvent(s, ctx, d, 'r', f);
 }
@@ -240,8 +250,8 @@ AsciiDrop(Ptr<OutputStreamWrapper> s,
           FabricDropReason r)
 {
     std::ostream& os = *s->GetStream();
-    os << "d " << Simulator::Now().GetSeconds() << " " << ctx << " reason="
-       << FabricDropReasonName(r) << " ";
+    os << "d " << Simulator::Now().GetSeconds() << " " << ctx
+       << " reason=" << FabricDropReasonName(r) << " ";
     AsciiPacket(d, f)->Print(os);
     os << "\n";
 }
@@ -270,9 +280,12 @@ FabricLinkHelper::EnableAsciiInternal(Ptr<OutputStreamWrapper> stream,
     ctx << "/NodeList/" << dev->GetNode()->GetId() << "/DeviceList/" << dev->GetIfIndex()
         << "/$ns3::FabricNetDevice";
     const FabricNetDevice* d = PeekPointer(dev);
-    dev->TraceConnectWithoutContext("Enqueue", MakeBoundCallback(&AsciiEnqueue, stream, ctx.str(), d));
-    dev->TraceConnectWithoutContext("MacTx", MakeBoundCallback(&AsciiDequeue, stream, ctx.str(), d));
-    dev->TraceConnectWithoutContext("MacRx", MakeBoundCallback(&AsciiReceive, stream, ctx.str(), d));
+    dev->TraceConnectWithoutContext("Enqueue",
+                                    MakeBoundCallback(&AsciiEnqueue, stream, ctx.str(), d));
+    dev->TraceConnectWithoutContext("MacTx",
+                                    MakeBoundCallback(&AsciiDequeue, stream, ctx.str(), d));
+    dev->TraceConnectWithoutContext("MacRx",
+                                    MakeBoundCallback(&AsciiReceive, stream, ctx.str(), d));
     dev->TraceConnectWithoutContext("Drop", MakeBoundCallback(&AsciiDrop, stream, ctx.str(), d));
 }
 

@@ -66,7 +66,8 @@ FabricTopologyHelper::GetTypeId()
                           "hosts numbered by LID 1..N (address 0.0.0.LID), switches forwarding "
                           "by linear forwarding tables. Set it before other link settings.",
                           EnumValue(FabricNetDevice::ETHERNET),
-                          MakeFabricEnumAccessor<FabricNetDevice::LinkLayer>(&FabricTopologyHelper::SetLinkLayer),
+                          MakeFabricEnumAccessor<FabricNetDevice::LinkLayer>(
+                              &FabricTopologyHelper::SetLinkLayer),
                           MakeEnumChecker(FabricNetDevice::ETHERNET,
                                           "Ethernet",
                                           FabricNetDevice::INFINIBAND,
@@ -130,7 +131,10 @@ FabricTopologyHelper::GetNHosts() const
 }
 
 void
-FabricTopologyHelper::SplitRadix(uint32_t radix, double oversubscription, uint32_t& down, uint32_t& up)
+FabricTopologyHelper::SplitRadix(uint32_t radix,
+                                 double oversubscription,
+                                 uint32_t& down,
+                                 uint32_t& up)
 {
     down = static_cast<uint32_t>(std::floor(radix * oversubscription / (oversubscription + 1.0)));
     up = radix - down;
@@ -159,7 +163,8 @@ FabricTopologyHelper::Validate() const
                                 "x GpusPerServer must be <= 4194304 hosts (got " +
                                     str(uint64_t(m_servers) * m_gpusPerServer) + ")");
     }
-    if (m_linkLayer == FabricNetDevice::INFINIBAND && uint64_t(m_servers) * m_gpusPerServer > 0xbffe)
+    if (m_linkLayer == FabricNetDevice::INFINIBAND &&
+        uint64_t(m_servers) * m_gpusPerServer > 0xbffe)
     {
         throw FabricConfigError("Servers",
                                 "x GpusPerServer must be <= 49150 hosts on InfiniBand (unicast "

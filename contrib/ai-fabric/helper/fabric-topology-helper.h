@@ -5,9 +5,8 @@
 #include "fabric-link-helper.h"
 #include "fabric-topology.h"
 
-#include "ns3/fabric-net-device.h"
-
 #include "ns3/data-rate.h"
+#include "ns3/fabric-net-device.h"
 #include "ns3/ipv4-address.h"
 #include "ns3/object-factory.h"
 #include "ns3/object.h"

@@ -65,7 +65,10 @@ FabricTopology::AddSwitch(Ptr<Node> node, Ptr<FabricSwitch> sw, const std::strin
 }
 
 void
-FabricTopology::AddLink(uint32_t a, uint32_t b, Ptr<FabricNetDevice> devA, Ptr<FabricNetDevice> devB)
+FabricTopology::AddLink(uint32_t a,
+                        uint32_t b,
+                        Ptr<FabricNetDevice> devA,
+                        Ptr<FabricNetDevice> devB)
 {
     const uint32_t id = static_cast<uint32_t>(m_links.size());
     m_links.push_back(FabricLinkInfo{a, b, devA, devB});
@@ -368,11 +371,13 @@ FabricTopology::MaxFlow(const std::vector<uint32_t>& from, const std::vector<uin
     const uint32_t n = GetNHosts() + GetNSwitches();
     const uint32_t src = n;
     const uint32_t dst = n + 1;
+
     struct Edge
     {
         uint32_t to;
         double cap;
     };
+
     std::vector<Edge> edges;
     std::vector<std::vector<uint32_t>> g(n + 2);
     auto add = [&](uint32_t a, uint32_t b, double c) {

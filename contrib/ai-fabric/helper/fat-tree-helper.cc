@@ -146,11 +146,10 @@ FatTreeHelper::BuildTwoTier(Ptr<FabricTopology> topo)
     const uint32_t u =
         nLeaves <= 1
             ? 0
-            : std::max<uint32_t>(
-                  1,
-                  std::min(up,
-                           static_cast<uint32_t>(
-                               std::ceil(double(perLeaf) / m_oversubscription - 1e-9))));
+            : std::max<uint32_t>(1,
+                                 std::min(up,
+                                          static_cast<uint32_t>(std::ceil(
+                                              double(perLeaf) / m_oversubscription - 1e-9))));
     std::vector<uint32_t> leaf(nLeaves);
     for (auto& l : leaf)
     {
@@ -208,14 +207,22 @@ FatTreeHelper::BuildThreeTier(Ptr<FabricTopology> topo)
         {
             for (uint32_t a = 0; a < half; ++a)
             {
-                Connect(topo, edge[p * half + e], agg[p * half + a], GetFabricRate(), m_fabricCable);
+                Connect(topo,
+                        edge[p * half + e],
+                        agg[p * half + a],
+                        GetFabricRate(),
+                        m_fabricCable);
             }
         }
         for (uint32_t a = 0; a < half; ++a)
         {
             for (uint32_t c = 0; c < half; ++c)
             {
-                Connect(topo, agg[p * half + a], core[a * half + c], GetFabricRate(), m_fabricCable);
+                Connect(topo,
+                        agg[p * half + a],
+                        core[a * half + c],
+                        GetFabricRate(),
+                        m_fabricCable);
             }
         }
     }

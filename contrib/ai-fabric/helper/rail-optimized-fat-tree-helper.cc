@@ -128,12 +128,12 @@ RailOptimizedFatTreeHelper::DoValidate() const
         {
             // Largest server count that still fits: leaves per rail <= spineRadix / (G * perSpine)
             const uint64_t maxLeavesPerRail = spineRadix / (uint64_t(m_gpusPerServer) * perSpine);
-            throw FabricConfigError(
-                "Servers",
-                "must be <= " + str(maxLeavesPerRail * down) + " for a 2-tier rail fabric of " +
-                    "radix-" + str(m_leafRadix) + " leaves and radix-" + str(spineRadix) +
-                    " spines with " + str(m_gpusPerServer) + " GPUs per server (got " +
-                    str(m_servers) + ")");
+            throw FabricConfigError("Servers",
+                                    "must be <= " + str(maxLeavesPerRail * down) +
+                                        " for a 2-tier rail fabric of " + "radix-" +
+                                        str(m_leafRadix) + " leaves and radix-" + str(spineRadix) +
+                                        " spines with " + str(m_gpusPerServer) +
+                                        " GPUs per server (got " + str(m_servers) + ")");
         }
         if (m_spines > u)
         {
@@ -171,7 +171,11 @@ RailOptimizedFatTreeHelper::DoBuild(Ptr<FabricTopology> topo)
         for (uint32_t g = 0; g < m_gpusPerServer; ++g)
         {
             const uint32_t host = srv * m_gpusPerServer + g;
-            Connect(topo, host, leaf[size_t(g) * leavesPerRail + srv / down], m_linkRate, m_hostCable);
+            Connect(topo,
+                    host,
+                    leaf[size_t(g) * leavesPerRail + srv / down],
+                    m_linkRate,
+                    m_hostCable);
         }
     }
     for (uint32_t l = 0; l < leaf.size(); ++l)

@@ -35,8 +35,8 @@ ResultsDirectory::Open(const std::string& path)
         return "'" + path + "' already exists (choose a new directory)";
     }
     fs::create_directories(final.parent_path(), ec);
-    const fs::path tmp =
-        final.parent_path() / (".tmp-" + final.filename().string() + "-" + std::to_string(::getpid()));
+    const fs::path tmp = final.parent_path() /
+                         (".tmp-" + final.filename().string() + "-" + std::to_string(::getpid()));
     fs::remove_all(tmp, ec);
     if (!fs::create_directory(tmp, ec) || ec)
     {

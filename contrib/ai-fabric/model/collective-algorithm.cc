@@ -36,7 +36,11 @@ CollectiveSpec::BusBwFactor(Op op, uint32_t n)
 }
 
 uint32_t
-CollectiveSchedule::Add(uint32_t src, uint32_t dst, uint64_t bytes, const uint32_t* dep, uint32_t nDeps)
+CollectiveSchedule::Add(uint32_t src,
+                        uint32_t dst,
+                        uint64_t bytes,
+                        const uint32_t* dep,
+                        uint32_t nDeps)
 {
     CollectiveTransfer t;
     t.src = src;

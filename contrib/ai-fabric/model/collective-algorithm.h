@@ -47,7 +47,7 @@ struct CollectiveTransfer
     uint64_t bytes{0};
     uint32_t depBegin{0}; //!< into CollectiveSchedule::deps
     uint32_t depCount{0};
-    uint32_t channel{0};  //!< which parallel instance (connection set) carries it
+    uint32_t channel{0}; //!< which parallel instance (connection set) carries it
 };
 
 /// A collective as a DAG of transfers (compact: dependencies in one flat array).

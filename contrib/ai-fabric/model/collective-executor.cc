@@ -51,7 +51,9 @@ CollectiveExecutor::SetNvlinkTransport(Ptr<CollectiveTransport> t, uint32_t gpus
 }
 
 void
-CollectiveExecutor::Start(std::shared_ptr<const CollectiveSchedule> s, uint32_t ranks, Callback<void> done)
+CollectiveExecutor::Start(std::shared_ptr<const CollectiveSchedule> s,
+                          uint32_t ranks,
+                          Callback<void> done)
 {
     NS_ABORT_MSG_IF(!m_network, "CollectiveExecutor: no network transport");
     const std::vector<CollectiveTransfer>& tr = s->transfers;
@@ -199,7 +201,8 @@ CollectiveExecutor::Arrived(uint32_t t)
         m_rankEnd[x.dst] = Simulator::Now();
         m_lastSender[x.dst] = x.src;
         ++m_arrived;
-        const uint32_t* dep = x.nDependents == 1 ? &x.dependents : m_dependents.data() + x.dependents;
+        const uint32_t* dep =
+            x.nDependents == 1 ? &x.dependents : m_dependents.data() + x.dependents;
         for (uint32_t i = 0; i < x.nDependents; ++i)
         {
             Node& d = m_nodes[dep[i]];

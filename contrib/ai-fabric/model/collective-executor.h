@@ -66,10 +66,10 @@ class CollectiveExecutor : public Object, public CollectiveTransportListener
         uint64_t bytes{0};
         uint32_t src{0};
         uint32_t dst{0};
-        uint32_t remaining{0};   //!< dependencies not arrived yet; ISSUED once sent
+        uint32_t remaining{0}; //!< dependencies not arrived yet; ISSUED once sent
         uint32_t channel{0};
         uint32_t nDependents{0};
-        uint32_t dependents{0};  //!< the dependent if nDependents == 1, else into m_dependents
+        uint32_t dependents{0}; //!< the dependent if nDependents == 1, else into m_dependents
     };
 
     static constexpr uint32_t ISSUED = UINT32_MAX;

@@ -55,7 +55,7 @@ DwrrEgressScheduler::SetWeights(std::string s)
         long w = 0;
         NS_ABORT_MSG_UNLESS(is >> w && w >= 1,
                             "DwrrEgressScheduler::Weights: expected 8 integers >= 1, got '" << s
-                                                                                           << "'");
+                                                                                            << "'");
         m_weight[p] = static_cast<uint32_t>(w);
     }
 }

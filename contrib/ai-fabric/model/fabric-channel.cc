@@ -16,16 +16,16 @@ NS_OBJECT_ENSURE_REGISTERED(FabricChannel);
 TypeId
 FabricChannel::GetTypeId()
 {
-    static TypeId tid = TypeId("ns3::FabricChannel")
-                            .SetParent<Channel>()
-                            .SetGroupName("AiFabric")
-                            .AddConstructor<FabricChannel>()
-                            .AddAttribute("Delay",
-                                          "Propagation delay of the cable (5 ns per metre).",
-                                          TimeValue(NanoSeconds(15)),
-                                          MakeTimeAccessor(&FabricChannel::SetDelay,
-                                                           &FabricChannel::GetDelay),
-                                          MakeTimeChecker(Time(0)));
+    static TypeId tid =
+        TypeId("ns3::FabricChannel")
+            .SetParent<Channel>()
+            .SetGroupName("AiFabric")
+            .AddConstructor<FabricChannel>()
+            .AddAttribute("Delay",
+                          "Propagation delay of the cable (5 ns per metre).",
+                          TimeValue(NanoSeconds(15)),
+                          MakeTimeAccessor(&FabricChannel::SetDelay, &FabricChannel::GetDelay),
+                          MakeTimeChecker(Time(0)));
     return tid;
 }
 
@@ -35,10 +35,12 @@ FabricChannel::FabricChannel()
     {
         for (uint8_t l = 0; l < 2; ++l)
         {
-            m_dir[d].lanes[l].deliver = Ptr<EventImpl>(MakeEvent(&FabricChannel::Deliver, this, d, l), false);
+            m_dir[d].lanes[l].deliver =
+                Ptr<EventImpl>(MakeEvent(&FabricChannel::Deliver, this, d, l), false);
         }
     }
 }
+
 FabricChannel::~FabricChannel() = default;
 
 void

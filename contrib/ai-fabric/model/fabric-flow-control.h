@@ -40,7 +40,8 @@ class FabricFlowControl : public Object
     /// \return true if frames of priority `prio` must never be dropped for lack of buffer.
     virtual bool IsLossless(uint8_t prio) const;
 
-    /// Transmit side: a data frame of `wireBytes` (FabricNetDevice::WireBytes) on `prio` is leaving.
+    /// Transmit side: a data frame of `wireBytes` (FabricNetDevice::WireBytes) on `prio` is
+    /// leaving.
     virtual void NotifyTransmit(uint8_t prio, uint32_t wireBytes);
 
     /**

@@ -145,29 +145,29 @@ struct FabricFrame
         L4_MAX = 16
     };
 
-    FabricPacketRef packet;  //!< L3 packet (IPv4 header onwards) or control PDU; may be null
-    int64_t txTimeStep{0};   //!< creation time at the source, in ns-3 time steps
-    uint32_t src{0};         //!< IPv4 source address (host order)
-    uint32_t dst{0};         //!< IPv4 destination address (host order)
-    uint32_t l3Bytes{0};     //!< IPv4 total length (IPv4 header + L4 header + payload)
-    uint32_t payloadBytes{0};//!< application payload bytes (goodput accounting)
-    uint32_t flowHash{0};    //!< hash of the 5-tuple, computed once at the source
-    uint32_t flowId{0};      //!< application flow identifier
-    uint32_t seq{0};         //!< sequence number (probe) / PSN (RDMA)
+    FabricPacketRef packet;      //!< L3 packet (IPv4 header onwards) or control PDU; may be null
+    int64_t txTimeStep{0};       //!< creation time at the source, in ns-3 time steps
+    uint32_t src{0};             //!< IPv4 source address (host order)
+    uint32_t dst{0};             //!< IPv4 destination address (host order)
+    uint32_t l3Bytes{0};         //!< IPv4 total length (IPv4 header + L4 header + payload)
+    uint32_t payloadBytes{0};    //!< application payload bytes (goodput accounting)
+    uint32_t flowHash{0};        //!< hash of the 5-tuple, computed once at the source
+    uint32_t flowId{0};          //!< application flow identifier
+    uint32_t seq{0};             //!< sequence number (probe) / PSN (RDMA)
     uint32_t aux[4]{0, 0, 0, 0}; //!< transport-specific words (e.g. RDMA opcode, QPN, ...)
-    uint32_t bufShared{0};   //!< switch-private: bytes of this frame charged to the shared pool
-    uint32_t bufHeadroom{0}; //!< switch-private: bytes of this frame charged to PFC headroom
-    uint16_t srcPort{0};     //!< L4 source port
-    uint16_t dstPort{0};     //!< L4 destination port
-    uint16_t ingressPort{0}; //!< switch ingress port index (set by the switch)
-    uint8_t protocol{17};    //!< IPv4 protocol number (17 UDP, 6 TCP)
-    uint8_t priority{0};     //!< 802.1p priority code point / traffic class, 0..7
-    uint8_t dscp{0};         //!< IPv4 DSCP
-    uint8_t ecn{0};          //!< IPv4 ECN codepoint (0 Not-ECT, 1 ECT(1), 2 ECT(0), 3 CE)
-    uint8_t ttl{64};         //!< IPv4 TTL
-    uint8_t kind{DATA};      //!< Kind
-    uint8_t l4Format{L4_RAW};//!< L4Format
-    uint8_t ipModified{0};   //!< 1 if ECN/TTL changed since `packet` was built
+    uint32_t bufShared{0};       //!< switch-private: bytes of this frame charged to the shared pool
+    uint32_t bufHeadroom{0};     //!< switch-private: bytes of this frame charged to PFC headroom
+    uint16_t srcPort{0};         //!< L4 source port
+    uint16_t dstPort{0};         //!< L4 destination port
+    uint16_t ingressPort{0};     //!< switch ingress port index (set by the switch)
+    uint8_t protocol{17};        //!< IPv4 protocol number (17 UDP, 6 TCP)
+    uint8_t priority{0};         //!< 802.1p priority code point / traffic class, 0..7
+    uint8_t dscp{0};             //!< IPv4 DSCP
+    uint8_t ecn{0};              //!< IPv4 ECN codepoint (0 Not-ECT, 1 ECT(1), 2 ECT(0), 3 CE)
+    uint8_t ttl{64};             //!< IPv4 TTL
+    uint8_t kind{DATA};          //!< Kind
+    uint8_t l4Format{L4_RAW};    //!< L4Format
+    uint8_t ipModified{0};       //!< 1 if ECN/TTL changed since `packet` was built
 
     static constexpr uint8_t ECN_NOT_ECT = 0;
     static constexpr uint8_t ECN_ECT1 = 1;

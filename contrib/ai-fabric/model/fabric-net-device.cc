@@ -44,18 +44,17 @@ FabricNetDevice::GetTypeId()
             .SetParent<NetDevice>()
             .SetGroupName("AiFabric")
             .AddConstructor<FabricNetDevice>()
-            .AddAttribute("DataRate",
-                          "Line rate of the port (bit/s).",
-                          DataRateValue(DataRate("400Gbps")),
-                          MakeDataRateAccessor(&FabricNetDevice::SetDataRate,
-                                               &FabricNetDevice::GetDataRate),
-                          MakeDataRateChecker())
+            .AddAttribute(
+                "DataRate",
+                "Line rate of the port (bit/s).",
+                DataRateValue(DataRate("400Gbps")),
+                MakeDataRateAccessor(&FabricNetDevice::SetDataRate, &FabricNetDevice::GetDataRate),
+                MakeDataRateChecker())
             .AddAttribute("Mtu",
                           "IP MTU in bytes (largest IPv4 packet). 4200 fits a 4096-byte RoCE "
                           "path MTU with its headers.",
                           UintegerValue(4200),
-                          MakeUintegerAccessor(&FabricNetDevice::SetMtu,
-                                               &FabricNetDevice::GetMtu),
+                          MakeUintegerAccessor(&FabricNetDevice::SetMtu, &FabricNetDevice::GetMtu),
                           MakeUintegerChecker<uint16_t>(68))
             .AddAttribute("VlanTagged",
                           "Frames carry an 802.1Q tag (4 bytes) whose PCP is the priority.",
@@ -63,16 +62,17 @@ FabricNetDevice::GetTypeId()
                           MakeBooleanAccessor(&FabricNetDevice::SetVlanTagged,
                                               &FabricNetDevice::IsVlanTagged),
                           MakeBooleanChecker())
-            .AddAttribute("LinkLayer",
-                          "Link layer of the port: Ethernet (RoCEv2, TCP) or InfiniBand (LRH 8 + "
-                          "VCRC 2 bytes per packet, no minimum frame, no preamble/IFG; flow "
-                          "control and forwarding come from IbCreditFlowControl and the switch).",
-                          EnumValue(FabricNetDevice::ETHERNET),
-                          MakeFabricEnumAccessor<FabricNetDevice::LinkLayer>(&FabricNetDevice::SetLinkLayer),
-                          MakeEnumChecker(FabricNetDevice::ETHERNET,
-                                          "Ethernet",
-                                          FabricNetDevice::INFINIBAND,
-                                          "InfiniBand"))
+            .AddAttribute(
+                "LinkLayer",
+                "Link layer of the port: Ethernet (RoCEv2, TCP) or InfiniBand (LRH 8 + "
+                "VCRC 2 bytes per packet, no minimum frame, no preamble/IFG; flow "
+                "control and forwarding come from IbCreditFlowControl and the switch).",
+                EnumValue(FabricNetDevice::ETHERNET),
+                MakeFabricEnumAccessor<FabricNetDevice::LinkLayer>(&FabricNetDevice::SetLinkLayer),
+                MakeEnumChecker(FabricNetDevice::ETHERNET,
+                                "Ethernet",
+                                FabricNetDevice::INFINIBAND,
+                                "InfiniBand"))
             .AddAttribute("IbFramingBytes",
                           "InfiniBand only: physical-layer bytes per packet (start/end "
                           "delimiters, idles). 0 by default: 64b/66b encoding is already "
@@ -97,7 +97,8 @@ FabricNetDevice::GetTypeId()
                           "Receive side: a frame is handed on after its first bit arrives "
                           "(plus ReceiveLatency) instead of its last bit (store-and-forward).",
                           BooleanValue(false),
-                          MakeBooleanAccessor(&FabricNetDevice::SetCutThrough, &FabricNetDevice::IsCutThrough),
+                          MakeBooleanAccessor(&FabricNetDevice::SetCutThrough,
+                                              &FabricNetDevice::IsCutThrough),
                           MakeBooleanChecker())
             .AddAttribute("ReceiveLatency",
                           "Receive-side processing latency (a switch's port-to-port latency).",
@@ -111,12 +112,12 @@ FabricNetDevice::GetTypeId()
                           MakePointerAccessor(&FabricNetDevice::SetFlowControl,
                                               &FabricNetDevice::GetFlowControl),
                           MakePointerChecker<FabricFlowControl>())
-            .AddAttribute("Scheduler",
-                          "The egress scheduler over the 8 priority queues.",
-                          PointerValue(),
-                          MakePointerAccessor(&FabricNetDevice::SetScheduler,
-                                              &FabricNetDevice::GetScheduler),
-                          MakePointerChecker<FabricEgressScheduler>())
+            .AddAttribute(
+                "Scheduler",
+                "The egress scheduler over the 8 priority queues.",
+                PointerValue(),
+                MakePointerAccessor(&FabricNetDevice::SetScheduler, &FabricNetDevice::GetScheduler),
+                MakePointerChecker<FabricEgressScheduler>())
             .AddTraceSource("MacTx",
                             "A frame starts transmission.",
                             MakeTraceSourceAccessor(&FabricNetDevice::m_macTxTrace),
@@ -607,8 +608,9 @@ FabricNetDevice::DequeueNext(FabricFrame& out)
             uint32_t head[8];
             for (uint8_t q = 0; q < 8; ++q)
             {
-                head[q] = ((m_nonEmptyMask >> q) & 1U) ? WireBytes(m_queue[q].Front())
-                                                       : uint32_t(m_mtu) + m_l2Overhead + m_phyOverhead;
+                head[q] = ((m_nonEmptyMask >> q) & 1U)
+                              ? WireBytes(m_queue[q].Front())
+                              : uint32_t(m_mtu) + m_l2Overhead + m_phyOverhead;
             }
             p = m_scheduler->Select(eligible, head);
         }

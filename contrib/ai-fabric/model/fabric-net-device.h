@@ -61,7 +61,7 @@ class FabricFrameSource
 struct FabricDeviceCounters
 {
     uint64_t txFrames{0};
-    uint64_t txBytes{0};      //!< wire bytes including preamble, IFG and FCS
+    uint64_t txBytes{0}; //!< wire bytes including preamble, IFG and FCS
     uint64_t txDataFrames{0};
     uint64_t rxFrames{0};
     uint64_t rxBytes{0};
@@ -136,6 +136,7 @@ class alignas(64) FabricNetDevice : public NetDevice // per-frame state in the f
 
     /// Index of this device on its switch (set by FabricSwitch::AddPort).
     void SetPortIndex(uint16_t index);
+
     uint16_t GetPortIndex() const
     {
         return m_portIndex;
@@ -155,6 +156,7 @@ class alignas(64) FabricNetDevice : public NetDevice // per-frame state in the f
     DataRate GetDataRate() const;
     /// \return the time to send `bits` at this device's rate
     Time BitTimes(uint64_t bits) const;
+
     /// The link layer a port speaks.
     enum LinkLayer : uint8_t
     {
@@ -190,6 +192,7 @@ class alignas(64) FabricNetDevice : public NetDevice // per-frame state in the f
      * Ethernet 14 + 4 FCS (+4 802.1Q); InfiniBand LRH 8 + VCRC 2.
      */
     uint32_t GetL2OverheadBytes() const;
+
     /// Per-frame physical-layer bytes (Ethernet preamble+SFD+IFG 20; IB IbFramingBytes).
     uint32_t GetPhyOverheadBytes() const
     {
@@ -197,6 +200,7 @@ class alignas(64) FabricNetDevice : public NetDevice // per-frame state in the f
     }
 
     void SetLinkLayer(LinkLayer ll);
+
     LinkLayer GetLinkLayer() const
     {
         return m_linkLayer;
@@ -319,6 +323,7 @@ class alignas(64) FabricNetDevice : public NetDevice // per-frame state in the f
     void UpdateFraming();
     void SetIbFramingBytes(uint32_t bytes);
     uint32_t GetIbFramingBytes() const;
+
     bool HasPendingTx() const
     {
         return !m_ctrlQueue.Empty() || (m_nonEmptyMask | m_sourceReadyMask) != 0;
@@ -387,6 +392,7 @@ class alignas(64) FabricNetDevice : public NetDevice // per-frame state in the f
     NetDevice::PromiscReceiveCallback m_promiscCallback;
     std::vector<Callback<void>> m_linkChangeCallbacks;
     TracedCallback<const FabricFrame&, FabricDropReason> m_dropTrace;
+
     // per-frame trace sources: each keeps its bit of m_traced up to date
     enum : uint8_t
     {
@@ -397,6 +403,7 @@ class alignas(64) FabricNetDevice : public NetDevice // per-frame state in the f
         TRACED_SNIFFER = 16,
         TRACED_PROMISC_SNIFFER = 32,
     };
+
     FabricFlaggedTrace<const FabricFrame&> m_macTxTrace;
     FabricFlaggedTrace<const FabricFrame&> m_macRxTrace;
     FabricFlaggedTrace<const FabricFrame&> m_enqueueTrace;

@@ -159,7 +159,7 @@ class FabricRing
         m_head = 0;
     }
 
-    T* m_buf{nullptr};    //!< storage for m_capacity elements, a power of two
+    T* m_buf{nullptr}; //!< storage for m_capacity elements, a power of two
     size_t m_capacity{0};
     size_t m_head{0};
     size_t m_count{0};

@@ -47,18 +47,19 @@ FabricSwitch::GetTypeId()
                           BooleanValue(true),
                           MakeBooleanAccessor(&FabricSwitch::m_cutThrough),
                           MakeBooleanChecker())
-            .AddAttribute("PathSelection",
-                          "Choice among equal-cost egress ports: Ecmp (5-tuple hash, static "
-                          "per flow), Lft (InfiniBand linear forwarding table by destination "
-                          "LID), Adaptive (least bytes queued on the packet's VL, per packet).",
-                          EnumValue(FabricSwitch::ECMP),
-                          MakeFabricEnumAccessor<FabricSwitch::PathSelection>(&FabricSwitch::m_pathSelection),
-                          MakeEnumChecker(FabricSwitch::ECMP,
-                                          "Ecmp",
-                                          FabricSwitch::LFT,
-                                          "Lft",
-                                          FabricSwitch::ADAPTIVE,
-                                          "Adaptive"))
+            .AddAttribute(
+                "PathSelection",
+                "Choice among equal-cost egress ports: Ecmp (5-tuple hash, static "
+                "per flow), Lft (InfiniBand linear forwarding table by destination "
+                "LID), Adaptive (least bytes queued on the packet's VL, per packet).",
+                EnumValue(FabricSwitch::ECMP),
+                MakeFabricEnumAccessor<FabricSwitch::PathSelection>(&FabricSwitch::m_pathSelection),
+                MakeEnumChecker(FabricSwitch::ECMP,
+                                "Ecmp",
+                                FabricSwitch::LFT,
+                                "Lft",
+                                FabricSwitch::ADAPTIVE,
+                                "Adaptive"))
             .AddAttribute("BufferManager",
                           "The shared-buffer manager.",
                           PointerValue(),
@@ -321,7 +322,9 @@ FabricSwitch::Drop(const FabricFrame& frame, FabricDropReason reason)
 }
 
 void
-FabricSwitch::DropOnIngress(FabricNetDevice* ingress, const FabricFrame& frame, FabricDropReason reason)
+FabricSwitch::DropOnIngress(FabricNetDevice* ingress,
+                            const FabricFrame& frame,
+                            FabricDropReason reason)
 {
     // Never admitted: the ingress flow control gives back what the sender reserved (IB credits).
     m_port[ingress->GetPortIndex()].fc->NotifyLost(frame.priority & 7, ingress->BufferBytes(frame));
@@ -365,13 +368,13 @@ FabricSwitch::ReceiveFrame(FabricNetDevice* device, FabricFrame& frame)
     const uint8_t prio = frame.priority & 7;
     const bool lossless = (m_port[in].losslessMask >> prio) & 1U;
     const uint32_t bytes = outDev->BufferBytes(frame);
-    SwitchBufferManager::Admission a = m_buffer->Admit(in,
-                                                       out,
-                                                       prio,
-                                                       bytes,
-                                                       lossless,
-                                                       frame.ecn == FabricFrame::ECN_ECT0 ||
-                                                           frame.ecn == FabricFrame::ECN_ECT1);
+    SwitchBufferManager::Admission a =
+        m_buffer->Admit(in,
+                        out,
+                        prio,
+                        bytes,
+                        lossless,
+                        frame.ecn == FabricFrame::ECN_ECT0 || frame.ecn == FabricFrame::ECN_ECT1);
     if (!a.admitted)
     {
         Drop(frame, a.reason);
@@ -402,7 +405,10 @@ FabricSwitch::ReceiveFrame(FabricNetDevice* device, FabricFrame& frame)
 }
 
 void
-FabricSwitch::ReceiveCredited(FabricNetDevice* outDev, uint16_t in, uint16_t out, FabricFrame& frame)
+FabricSwitch::ReceiveCredited(FabricNetDevice* outDev,
+                              uint16_t in,
+                              uint16_t out,
+                              FabricFrame& frame)
 {
     // The sender had credits for this packet, so the ingress VL has room: no admission test.
     const uint8_t vl = frame.priority & 7;

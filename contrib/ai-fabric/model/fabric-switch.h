@@ -127,7 +127,7 @@ class FabricSwitch : public Object, public FabricFrameReceiver
 
     std::vector<Ptr<FabricNetDevice>> m_ports;
     std::vector<PortInfo> m_port; //!< per-port view of m_ports for the per-frame path
-    std::vector<uint16_t> m_lft;                 //!< linear forwarding table, 0xffff = none
+    std::vector<uint16_t> m_lft;  //!< linear forwarding table, 0xffff = none
     uint32_t m_lftBase{0};
     PathSelection m_pathSelection{ECMP};
     FabricRoutingTable m_routes;

@@ -106,7 +106,8 @@ FabricTrafficSource::StartApplication()
             break;
         }
     }
-    NS_ABORT_MSG_IF(!m_device, "FabricTrafficSource: node has no FabricNetDevice #" << m_deviceIndex);
+    NS_ABORT_MSG_IF(!m_device,
+                    "FabricTrafficSource: node has no FabricNetDevice #" << m_deviceIndex);
     if (m_sourcePort == 0)
     {
         m_sourcePort = static_cast<uint16_t>(10000 + m_flowId % 50000);

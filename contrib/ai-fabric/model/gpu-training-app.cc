@@ -23,7 +23,9 @@ GpuTrainingApp::GetTypeId()
             .SetParent<Application>()
             .SetGroupName("AiFabric")
             .AddConstructor<GpuTrainingApp>()
-            .AddAttribute("Rank", "This GPU's rank.", UintegerValue(0),
+            .AddAttribute("Rank",
+                          "This GPU's rank.",
+                          UintegerValue(0),
                           MakeUintegerAccessor(&GpuTrainingApp::m_rank),
                           MakeUintegerChecker<uint32_t>())
             .AddAttribute("ComputeTime",

@@ -63,7 +63,8 @@ HalvingDoublingCollective::DoBuild(const CollectiveSpec& spec, CollectiveSchedul
         }
         std::swap(arrived, next);
     };
-    const bool rs = spec.op == CollectiveSpec::ALLREDUCE || spec.op == CollectiveSpec::REDUCESCATTER;
+    const bool rs =
+        spec.op == CollectiveSpec::ALLREDUCE || spec.op == CollectiveSpec::REDUCESCATTER;
     const bool ag = spec.op == CollectiveSpec::ALLREDUCE || spec.op == CollectiveSpec::ALLGATHER;
     if (rs)
     {

@@ -24,7 +24,9 @@ HostStackCostModel::GetTypeId()
             .SetParent<Object>()
             .SetGroupName("AiFabric")
             .AddConstructor<HostStackCostModel>()
-            .AddAttribute("Cores", "CPU cores serving the network stack (UNCONFIRMED).", UintegerValue(4),
+            .AddAttribute("Cores",
+                          "CPU cores serving the network stack (UNCONFIRMED).",
+                          UintegerValue(4),
                           MakeUintegerAccessor(&HostStackCostModel::m_cores),
                           MakeUintegerChecker<uint32_t>(1, 1024))
             .AddAttribute("CopyBandwidth",
@@ -32,7 +34,8 @@ HostStackCostModel::GetTypeId()
                           DataRateValue(DataRate("90194313216bps")),
                           MakeDataRateAccessor(&HostStackCostModel::m_copyBandwidth),
                           MakeDataRateChecker())
-            .AddAttribute("SyscallCost", "CPU time of one send/recv system call (UNCONFIRMED, 0.1-1 us).",
+            .AddAttribute("SyscallCost",
+                          "CPU time of one send/recv system call (UNCONFIRMED, 0.1-1 us).",
                           TimeValue(NanoSeconds(500)),
                           MakeTimeAccessor(&HostStackCostModel::m_syscall),
                           MakeTimeChecker(Time(0)))
@@ -46,26 +49,33 @@ HostStackCostModel::GetTypeId()
                           UintegerValue(65536),
                           MakeUintegerAccessor(&HostStackCostModel::m_sendChunk),
                           MakeUintegerChecker<uint32_t>(1024))
-            .AddAttribute("PcieBandwidth", "GPU <-> host copy bandwidth (PCIe Gen5 x16, 63 GB/s).",
+            .AddAttribute("PcieBandwidth",
+                          "GPU <-> host copy bandwidth (PCIe Gen5 x16, 63 GB/s).",
                           DataRateValue(DataRate("504Gbps")),
                           MakeDataRateAccessor(&HostStackCostModel::m_pcieBandwidth),
                           MakeDataRateChecker())
-            .AddAttribute("PcieLatency", "Latency of one GPU <-> host copy (UNCONFIRMED).",
+            .AddAttribute("PcieLatency",
+                          "Latency of one GPU <-> host copy (UNCONFIRMED).",
                           TimeValue(NanoSeconds(250)),
                           MakeTimeAccessor(&HostStackCostModel::m_pcieLatency),
                           MakeTimeChecker(Time(0)))
-            .AddAttribute("RxUsecs", "Interrupt coalescing time (mlx5 rx-usecs: 16 us).",
+            .AddAttribute("RxUsecs",
+                          "Interrupt coalescing time (mlx5 rx-usecs: 16 us).",
                           TimeValue(MicroSeconds(16)),
                           MakeTimeAccessor(&HostStackCostModel::m_rxUsecs),
                           MakeTimeChecker(Time(0)))
-            .AddAttribute("RxFrames", "Interrupt coalescing frames (mlx5 rx-frames: 32).", UintegerValue(32),
+            .AddAttribute("RxFrames",
+                          "Interrupt coalescing frames (mlx5 rx-frames: 32).",
+                          UintegerValue(32),
                           MakeUintegerAccessor(&HostStackCostModel::m_rxFrames),
                           MakeUintegerChecker<uint32_t>(1))
-            .AddAttribute("InterruptCost", "CPU time of one receive interrupt (UNCONFIRMED, 1-5 us).",
+            .AddAttribute("InterruptCost",
+                          "CPU time of one receive interrupt (UNCONFIRMED, 1-5 us).",
                           TimeValue(NanoSeconds(2000)),
                           MakeTimeAccessor(&HostStackCostModel::m_interruptCost),
                           MakeTimeChecker(Time(0)))
-            .AddAttribute("PerPacketRxCost", "Softirq/TCP receive processing per packet (UNCONFIRMED).",
+            .AddAttribute("PerPacketRxCost",
+                          "Softirq/TCP receive processing per packet (UNCONFIRMED).",
                           TimeValue(NanoSeconds(300)),
                           MakeTimeAccessor(&HostStackCostModel::m_perPacketRx),
                           MakeTimeChecker(Time(0)));

@@ -28,6 +28,7 @@ struct HostStackBreakdown
                   //!< queues, TCP, interrupt-coalescing wait and softirq processing
     Time cpuRx;   //!< recv syscalls + kernel -> user copies, incl. core queueing
     Time pcieRx;  //!< host -> GPU copy over PCIe
+
     Time Total() const
     {
         return pcieTx + cpuTx + network + cpuRx + pcieRx;

@@ -54,13 +54,13 @@ IbCongestionControl::GetTypeId()
                           TimeValue(NanoSeconds(16)),
                           MakeTimeAccessor(&IbCongestionControl::m_step),
                           MakeTimeChecker(Time(0)))
-            .AddAttribute("Table",
-                          "Explicit table: comma-separated inter-packet delays in ns for index "
-                          "0, 1, ... (replaces the linear table; the last entry repeats).",
-                          StringValue(""),
-                          MakeStringAccessor(&IbCongestionControl::SetTable,
-                                             &IbCongestionControl::GetTable),
-                          MakeStringChecker())
+            .AddAttribute(
+                "Table",
+                "Explicit table: comma-separated inter-packet delays in ns for index "
+                "0, 1, ... (replaces the linear table; the last entry repeats).",
+                StringValue(""),
+                MakeStringAccessor(&IbCongestionControl::SetTable, &IbCongestionControl::GetTable),
+                MakeStringChecker())
             .AddTraceSource("Ccti",
                             "The queue pair's congestion control table index.",
                             MakeTraceSourceAccessor(&IbCongestionControl::m_ccti),

@@ -196,14 +196,13 @@ IbCreditFlowControl::InitTx()
     NS_ABORT_MSG_IF(!peerFc,
                     "IbCreditFlowControl: the peer port has no IbCreditFlowControl (both ends "
                     "of an InfiniBand link need credits)");
-    m_maxPacketBlocks = Blocks(m_maxPacketBytes ? m_maxPacketBytes
-                                                : uint32_t(m_device->GetMtu()) +
-                                                      m_device->GetL2OverheadBytes());
+    m_maxPacketBlocks =
+        Blocks(m_maxPacketBytes ? m_maxPacketBytes
+                                : uint32_t(m_device->GetMtu()) + m_device->GetL2OverheadBytes());
     NS_ABORT_MSG_IF(peerFc->GetRxBufferBlocks() < m_maxPacketBlocks,
-                    "IbCreditFlowControl::RxBufferBytes (" << peerFc->m_rxBufferBytes
-                                                           << ") must hold one largest packet ("
-                                                           << m_maxPacketBlocks * BLOCK_BYTES
-                                                           << " bytes)");
+                    "IbCreditFlowControl::RxBufferBytes ("
+                        << peerFc->m_rxBufferBytes << ") must hold one largest packet ("
+                        << m_maxPacketBlocks * BLOCK_BYTES << " bytes)");
     for (uint8_t vl = 0; vl < 8; ++vl)
     {
         // Link training has exchanged the initial credits: the peer's whole buffer.
@@ -337,8 +336,7 @@ IbCreditFlowControl::NotifyRelease(uint8_t prio, uint32_t bytes)
     }
     else if (!m_flush[vl].IsPending())
     {
-        m_flush[vl].Set(
-            Simulator::Schedule(m_updateDelay, &IbCreditFlowControl::Flush, this, vl));
+        m_flush[vl].Set(Simulator::Schedule(m_updateDelay, &IbCreditFlowControl::Flush, this, vl));
     }
 }
 

@@ -27,9 +27,9 @@ namespace ns3
  * full-size packet would not fit). Credits are returned by flow-control packets (FCPs: 6 bytes,
  * no LRH, sent ahead of data like VL15, never subject to credits): one as soon as
  * CreditUpdateBlocks blocks have been released since the last FCP of that VL or the VL's buffer
- * has drained, and any smaller remainder after CreditUpdateDelay. Lossless by construction: a packet only leaves when the
- * peer has buffer for it; a receive buffer above its advertised size would be a model error and
- * is counted (GetOverruns) rather than hidden.
+ * has drained, and any smaller remainder after CreditUpdateDelay. Lossless by construction: a
+ * packet only leaves when the peer has buffer for it; a receive buffer above its advertised size
+ * would be a model error and is counted (GetOverruns) rather than hidden.
  *
  * SL→VL: a fabric-wide table (SlToVl) maps the 16 service levels onto NumDataVls data VLs; host
  * channel adapters apply it when a queue pair picks its VL (frame priority = VL), switches keep

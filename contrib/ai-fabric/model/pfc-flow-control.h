@@ -83,13 +83,13 @@ class PfcFlowControl : public FabricFlowControl
     void Refresh(uint8_t prio);
     void Expire(uint8_t prio);
 
-    uint8_t m_enabled{0x08};     //!< bitmask of lossless (PFC-enabled) priorities
+    uint8_t m_enabled{0x08}; //!< bitmask of lossless (PFC-enabled) priorities
     uint16_t m_pauseQuanta{0xffff};
-    Time m_refreshInterval;      //!< zero: half the pause time
+    Time m_refreshInterval; //!< zero: half the pause time
     std::array<EventId, 8> m_expire;
     std::array<EventId, 8> m_refresh;
-    uint8_t m_pausedMask{0};     //!< tx side: priorities paused by the peer
-    uint8_t m_holdingMask{0};    //!< rx side: priorities we hold paused upstream
+    uint8_t m_pausedMask{0};  //!< tx side: priorities paused by the peer
+    uint8_t m_holdingMask{0}; //!< rx side: priorities we hold paused upstream
     uint64_t m_pauseSent{0};
     uint64_t m_resumeSent{0};
     uint64_t m_pauseReceived{0};

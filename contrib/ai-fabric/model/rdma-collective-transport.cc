@@ -131,9 +131,11 @@ RdmaCollectiveTransport::FindPair(uint32_t src, uint32_t dst, uint32_t channel) 
     }
     const uint64_t key = (uint64_t(channel) << 32) | dst;
     const auto& row = m_index[src];
-    auto it = std::lower_bound(row.begin(), row.end(), key, [](const std::pair<uint64_t, uint32_t>& e, uint64_t k) {
-        return e.first < k;
-    });
+    auto it = std::lower_bound(
+        row.begin(),
+        row.end(),
+        key,
+        [](const std::pair<uint64_t, uint32_t>& e, uint64_t k) { return e.first < k; });
     return it != row.end() && it->first == key ? it->second : UINT32_MAX;
 }
 

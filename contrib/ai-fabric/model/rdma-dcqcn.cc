@@ -131,7 +131,7 @@ RdmaDcqcn::GetParams() const
     {
         NS_ABORT_MSG_UNLESS(m_preset == "nvidia",
                             "RdmaDcqcn::Preset must be 'nvidia' or 'paper' (got '" << m_preset
-                                                                                  << "')");
+                                                                                   << "')");
         p.g = 5.0 / 1024; // DCE_TCP_G = 1019: alpha keeps 1019/1024 per update
         p.alphaPeriod = MicroSeconds(1);
         p.reduceMonitor = MicroSeconds(4);

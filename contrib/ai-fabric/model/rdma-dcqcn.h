@@ -20,8 +20,8 @@ namespace ns3
  * On a CNP (at most once per RateReduceMonitorPeriod): target rate Rt = Rc, current rate
  * Rc = Rc·(1 − α/2) (never below MinRate, never cut by more than MaxRateDecrease), and the
  * increase stages restart. Every AlphaUpdatePeriod: α = (1 − g)·α + g if a CNP arrived during
- * the period, else α = (1 − g)·α. Rate increase: each RateIncreaseTimer expiry and each ByteCounter bytes sent
- * advance a stage counter (T, BC); then with F = FastRecoverySteps: fast recovery while
+ * the period, else α = (1 − g)·α. Rate increase: each RateIncreaseTimer expiry and each ByteCounter
+ * bytes sent advance a stage counter (T, BC); then with F = FastRecoverySteps: fast recovery while
  * max(T, BC) < F (Rc = (Rt + Rc)/2), hyper increase when min(T, BC) > F (Rt += i·R_HAI), additive
  * increase otherwise (Rt += R_AI), each followed by Rc = (Rt + Rc)/2, all capped at line rate.
  *

@@ -11,7 +11,8 @@ NS_OBJECT_ENSURE_REGISTERED(RdmaLossRecovery);
 TypeId
 RdmaLossRecovery::GetTypeId()
 {
-    static TypeId tid = TypeId("ns3::RdmaLossRecovery").SetParent<Object>().SetGroupName("AiFabric");
+    static TypeId tid =
+        TypeId("ns3::RdmaLossRecovery").SetParent<Object>().SetGroupName("AiFabric");
     return tid;
 }
 

@@ -3,14 +3,13 @@
 
 #include "fabric-tx-time.h"
 #include "ib-credit-flow-control.h"
-
 #include "rdma-congestion-ops.h"
-#include "rdma-no-cc.h"
 #include "rdma-dcqcn.h"
 #include "rdma-go-back-n.h"
 #include "rdma-loss-recovery.h"
-#include "roce-bth-header.h"
+#include "rdma-no-cc.h"
 #include "roce-aeth-header.h"
+#include "roce-bth-header.h"
 #include "roce-reth-header.h"
 
 #include "ns3/abort.h"
@@ -439,9 +438,10 @@ RdmaNic::FindMessage(const RdmaQueuePair* qp, uint32_t psn) const
             return m;
         }
     }
-    auto it = std::upper_bound(q.begin(), q.end(), psn, [](uint32_t v, const RdmaQueuePair::Message& m) {
-        return v < m.firstPsn;
-    });
+    auto it =
+        std::upper_bound(q.begin(), q.end(), psn, [](uint32_t v, const RdmaQueuePair::Message& m) {
+            return v < m.firstPsn;
+        });
     if (it == q.begin())
     {
         return nullptr;
@@ -497,7 +497,8 @@ RdmaNic::PullFrame(uint8_t prio, FabricFrame& out)
         NS_ABORT_MSG_IF(!m, "RdmaNic: PSN " << psn << " belongs to no posted message");
         const uint32_t npkts = m->lastPsn - m->firstPsn + 1;
         const uint64_t offset = uint64_t(psn - m->firstPsn) * m_pathMtu;
-        const uint32_t payload = static_cast<uint32_t>(std::min<uint64_t>(m_pathMtu, m->bytes - offset));
+        const uint32_t payload =
+            static_cast<uint32_t>(std::min<uint64_t>(m_pathMtu, m->bytes - offset));
         const bool write = m->verb == RdmaQueuePair::WRITE;
         uint8_t op;
         if (npkts == 1)
@@ -524,7 +525,9 @@ RdmaNic::PullFrame(uint8_t prio, FabricFrame& out)
         out.l3Bytes = NetworkHeaderBytes() + kBth + (RoceBthHeader::HasReth(op) ? kReth : 0) +
                       payload + kIcrc;
         out.aux[2] = psn == m->lastPsn ? kAckReqFlag : 0;
-        out.aux[3] = RoceBthHeader::HasReth(op) ? static_cast<uint32_t>(std::min<uint64_t>(m->bytes, UINT32_MAX)) : 0;
+        out.aux[3] = RoceBthHeader::HasReth(op)
+                         ? static_cast<uint32_t>(std::min<uint64_t>(m->bytes, UINT32_MAX))
+                         : 0;
         out.ComputeFlowHash();
 
         const uint32_t wire = m_dev->WireBytes(out);
@@ -861,7 +864,11 @@ RdmaNic::AdvanceUna(RdmaQueuePair* qp, uint32_t cumulative)
 }
 
 void
-RdmaNic::Complete(RdmaQueuePair* qp, uint64_t wrId, uint64_t bytes, Time posted, RdmaCompletion::Status st)
+RdmaNic::Complete(RdmaQueuePair* qp,
+                  uint64_t wrId,
+                  uint64_t bytes,
+                  Time posted,
+                  RdmaCompletion::Status st)
 {
     RdmaCompletion c;
     c.qpn = qp->m_qpn;
@@ -961,7 +968,8 @@ RdmaNic::FlushQueuePair(RdmaQueuePair* qp)
                  m.wrId,
                  m.bytes,
                  m.posted,
-                 m.firstPsn < qp->m_sndMax ? RdmaCompletion::RETRY_EXCEEDED : RdmaCompletion::FLUSHED);
+                 m.firstPsn < qp->m_sndMax ? RdmaCompletion::RETRY_EXCEEDED
+                                           : RdmaCompletion::FLUSHED);
     }
 }
 

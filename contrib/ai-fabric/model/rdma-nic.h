@@ -135,7 +135,11 @@ class RdmaNic : public Object, public FabricFrameSource
     void ArmRto(RdmaQueuePair* qp, bool restart);
     void OnRto(RdmaQueuePair* qp);
     void EnterError(RdmaQueuePair* qp);
-    void Complete(RdmaQueuePair* qp, uint64_t wrId, uint64_t bytes, Time posted, RdmaCompletion::Status st);
+    void Complete(RdmaQueuePair* qp,
+                  uint64_t wrId,
+                  uint64_t bytes,
+                  Time posted,
+                  RdmaCompletion::Status st);
     void DeliverReceive(Ptr<RdmaQueuePair> qp, RdmaCompletion c);
     void ScheduleWake(int64_t step);
     void Wake();

@@ -180,7 +180,7 @@ class RdmaQueuePair : public Object
     uint32_t m_retries{0};
     FabricTimer m_rto;
     int64_t m_rtoDeadline{0}; //!< the timer expires at this step (the event re-arms lazily)
-    int64_t m_nextTxStep{0}; //!< pacing: earliest next transmission (time step + fs fraction)
+    int64_t m_nextTxStep{0};  //!< pacing: earliest next transmission (time step + fs fraction)
     int64_t m_nextTxFs{0};
     bool m_rttProbeActive{false}; //!< one RTT sample in flight at a time (no per-packet state)
     uint32_t m_rttProbePsn{0};

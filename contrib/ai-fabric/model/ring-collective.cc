@@ -30,8 +30,10 @@ RingCollective::DoBuild(const CollectiveSpec& spec, CollectiveSchedule& s) const
     {
         order[i] = i;
     }
-    const uint32_t steps = spec.op == CollectiveSpec::ALLREDUCE ? 2 * (spec.ranks - 1) : spec.ranks - 1;
-    std::vector<std::vector<uint32_t>> none(spec.ranks, std::vector<uint32_t>(spec.chunks, UINT32_MAX));
+    const uint32_t steps =
+        spec.op == CollectiveSpec::ALLREDUCE ? 2 * (spec.ranks - 1) : spec.ranks - 1;
+    std::vector<std::vector<uint32_t>> none(spec.ranks,
+                                            std::vector<uint32_t>(spec.chunks, UINT32_MAX));
     std::vector<std::vector<uint32_t>> last;
     AppendRing(s, order, steps, spec.bytes, spec.chunks, none, last);
 }

@@ -15,8 +15,8 @@ namespace ns3
 class RoceAethHeader : public Header
 {
   public:
-    static constexpr uint8_t SYNDROME_ACK = 0x1f;       //!< ACK, credits invalid
-    static constexpr uint8_t SYNDROME_NAK_PSN = 0x60;   //!< NAK: PSN sequence error
+    static constexpr uint8_t SYNDROME_ACK = 0x1f;     //!< ACK, credits invalid
+    static constexpr uint8_t SYNDROME_NAK_PSN = 0x60; //!< NAK: PSN sequence error
 
     static TypeId GetTypeId();
     TypeId GetInstanceTypeId() const override;

@@ -213,8 +213,7 @@ SwitchBufferManager::Admit(uint32_t inPort,
     else
     {
         s = rest;
-        if (s > 0 &&
-            (s > poolFree || double(eg.sharedUsed) + s > m_egressAlpha * double(poolFree)))
+        if (s > 0 && (s > poolFree || double(eg.sharedUsed) + s > m_egressAlpha * double(poolFree)))
         {
             a.reason = FabricDropReason::BUFFER_FULL;
             return a;

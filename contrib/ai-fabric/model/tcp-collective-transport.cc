@@ -5,13 +5,13 @@
 
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
+#include "ns3/enum.h"
 #include "ns3/inet-socket-address.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/packet.h"
 #include "ns3/simulator.h"
 #include "ns3/socket.h"
-#include "ns3/enum.h"
 #include "ns3/tcp-cubic.h"
 #include "ns3/tcp-dctcp.h"
 #include "ns3/tcp-l4-protocol.h"
@@ -34,7 +34,9 @@ TcpCollectiveTransport::GetTypeId()
             .SetParent<CollectiveTransport>()
             .SetGroupName("AiFabric")
             .AddConstructor<TcpCollectiveTransport>()
-            .AddAttribute("Port", "TCP port of the collective's connections.", UintegerValue(5001),
+            .AddAttribute("Port",
+                          "TCP port of the collective's connections.",
+                          UintegerValue(5001),
                           MakeUintegerAccessor(&TcpCollectiveTransport::m_port),
                           MakeUintegerChecker<uint16_t>(1))
             .AddAttribute("SegmentSize",
@@ -73,11 +75,12 @@ TcpCollectiveTransport::GetTypeId()
                           UintegerValue(512 * 1024),
                           MakeUintegerAccessor(&TcpCollectiveTransport::m_staging),
                           MakeUintegerChecker<uint32_t>(1024))
-            .AddAttribute("CongestionControl",
-                          "TCP congestion control (a TcpCongestionOps TypeId; Linux default CUBIC).",
-                          TypeIdValue(TcpCubic::GetTypeId()),
-                          MakeTypeIdAccessor(&TcpCollectiveTransport::m_cc),
-                          MakeTypeIdChecker());
+            .AddAttribute(
+                "CongestionControl",
+                "TCP congestion control (a TcpCongestionOps TypeId; Linux default CUBIC).",
+                TypeIdValue(TcpCubic::GetTypeId()),
+                MakeTypeIdAccessor(&TcpCollectiveTransport::m_cc),
+                MakeTypeIdChecker());
     return tid;
 }
 
@@ -150,7 +153,9 @@ TcpCollectiveTransport::SetRanks(NodeContainer nodes)
     {
         Ptr<Node> node = nodes.Get(r);
         Ptr<TcpL4Protocol> tcp = node->GetObject<TcpL4Protocol>();
-        NS_ABORT_MSG_IF(!tcp, "TcpCollectiveTransport: rank " << r << " has no internet stack (FabricInternetHelper)");
+        NS_ABORT_MSG_IF(!tcp,
+                        "TcpCollectiveTransport: rank "
+                            << r << " has no internet stack (FabricInternetHelper)");
         tcp->SetAttribute("SocketType", TypeIdValue(m_cc));
         for (uint32_t d = 0; d < node->GetNDevices(); ++d)
         {
@@ -195,9 +200,12 @@ TcpCollectiveTransport::Send(uint32_t src,
         s->SetConnectCallback(MakeCallback(&TcpCollectiveTransport::ConnectOk, this),
                               MakeCallback(&TcpCollectiveTransport::ConnectFail, this));
         s->SetSendCallback(MakeCallback(&TcpCollectiveTransport::SendSpace, this));
-        s->TraceConnectWithoutContext("CongState",
-                                      MakeCallback(&TcpCollectiveTransport::CongState, this).Bind(c));
-        s->TraceConnectWithoutContext("Tx", MakeCallback(&TcpCollectiveTransport::SegmentSent, this).Bind(c));
+        s->TraceConnectWithoutContext(
+            "CongState",
+            MakeCallback(&TcpCollectiveTransport::CongState, this).Bind(c));
+        s->TraceConnectWithoutContext(
+            "Tx",
+            MakeCallback(&TcpCollectiveTransport::SegmentSent, this).Bind(c));
         s->Bind();
         Ptr<Node> dn = m_nodes.Get(dst);
         Ipv4Address addr;
@@ -234,7 +242,11 @@ TcpCollectiveTransport::Send(uint32_t src,
         {
             const uint64_t piece = std::min<uint64_t>(m_staging, bytes - off);
             const Time done = cost->PcieCopy(piece, true);
-            Simulator::Schedule(done - Simulator::Now(), &TcpCollectiveTransport::CopiedToHost, this, c, piece);
+            Simulator::Schedule(done - Simulator::Now(),
+                                &TcpCollectiveTransport::CopiedToHost,
+                                this,
+                                c,
+                                piece);
         }
     }
     else
@@ -310,7 +322,8 @@ TcpCollectiveTransport::Push(uint32_t c)
         {
             return;
         }
-        const uint32_t n = static_cast<uint32_t>(std::min<uint64_t>({avail, conn.ready - conn.written, 1u << 20}));
+        const uint32_t n =
+            static_cast<uint32_t>(std::min<uint64_t>({avail, conn.ready - conn.written, 1u << 20}));
         const int sent = conn.tx->Send(Create<Packet>(n));
         if (sent <= 0)
         {
@@ -390,7 +403,10 @@ TcpCollectiveTransport::CongState(uint32_t c,
 }
 
 void
-TcpCollectiveTransport::SegmentSent(uint32_t c, Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSocketBase>)
+TcpCollectiveTransport::SegmentSent(uint32_t c,
+                                    Ptr<const Packet> p,
+                                    const TcpHeader& h,
+                                    Ptr<const TcpSocketBase>)
 {
     if (p->GetSize() == 0)
     {
@@ -444,7 +460,8 @@ TcpCollectiveTransport::Accepted(Ptr<Socket> s, const Address& from)
 {
     const uint32_t srcAddr = InetSocketAddress::ConvertFrom(from).GetIpv4().Get();
     auto src = m_rankOf.find(srcAddr);
-    NS_ABORT_MSG_IF(src == m_rankOf.end(), "TcpCollectiveTransport: connection from an unknown rank");
+    NS_ABORT_MSG_IF(src == m_rankOf.end(),
+                    "TcpCollectiveTransport: connection from an unknown rank");
     // The accepting node's rank.
     uint32_t dst = UINT32_MAX;
     for (uint32_t r = 0; r < m_nodes.GetN(); ++r)
@@ -502,7 +519,11 @@ TcpCollectiveTransport::Receive(Ptr<Socket> s)
         // One reader thread per connection: a receive call copies what is readable.
         const Time end = cost->RunOnCore(cost->RecvCallCost(got), TimeStep(conn.readerFree));
         conn.readerFree = end.GetTimeStep();
-        Simulator::Schedule(end - Simulator::Now(), &TcpCollectiveTransport::CopiedToUser, this, c, got);
+        Simulator::Schedule(end - Simulator::Now(),
+                            &TcpCollectiveTransport::CopiedToUser,
+                            this,
+                            c,
+                            got);
         return;
     }
     CopiedToUser(c, got);
@@ -563,7 +584,11 @@ TcpCollectiveTransport::StageToGpu(uint32_t c)
         }
         const Time done = cost->PcieCopy(piece, false);
         conn.h2dIssued += piece;
-        Simulator::Schedule(done - Simulator::Now(), &TcpCollectiveTransport::CopiedToGpu, this, c, piece);
+        Simulator::Schedule(done - Simulator::Now(),
+                            &TcpCollectiveTransport::CopiedToGpu,
+                            this,
+                            c,
+                            piece);
     }
 }
 
@@ -600,7 +625,9 @@ TcpCollectiveTransport::Complete(uint32_t c)
 }
 
 void
-TcpCollectiveTransport::Arrive(CollectiveTransportListener* listener, uint64_t token, HostStackBreakdown b)
+TcpCollectiveTransport::Arrive(CollectiveTransportListener* listener,
+                               uint64_t token,
+                               HostStackBreakdown b)
 {
     m_lastBreakdown = b;
     ++m_messages;

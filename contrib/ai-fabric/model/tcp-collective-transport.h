@@ -101,17 +101,17 @@ class TcpCollectiveTransport : public CollectiveTransport
         Ptr<Socket> tx;
         Ptr<Socket> rx;
         bool connected{false};
-        uint64_t queued{0};   //!< bytes posted by the sender
-        uint64_t written{0};  //!< bytes handed to the socket
-        uint64_t received{0}; //!< bytes readable at dst (in the kernel)
-        uint64_t ready{0};    //!< bytes copied to host memory, ready to write (cost model)
-        uint64_t user{0};     //!< bytes copied to the receiving user (cost model)
+        uint64_t queued{0};    //!< bytes posted by the sender
+        uint64_t written{0};   //!< bytes handed to the socket
+        uint64_t received{0};  //!< bytes readable at dst (in the kernel)
+        uint64_t ready{0};     //!< bytes copied to host memory, ready to write (cost model)
+        uint64_t user{0};      //!< bytes copied to the receiving user (cost model)
         uint64_t h2dIssued{0}; //!< bytes whose host -> GPU copy was started (cost model)
         uint64_t h2dDone{0};   //!< bytes in GPU memory at the receiver
         bool writerBusy{false};
         int64_t readerFree{0};
         size_t nextCopiedToHost{0}; //!< index into pending of the next message to reach host memory
-        uint32_t highSent{0}; //!< highest sequence number sent + 1 (retransmission detection)
+        uint32_t highSent{0};       //!< highest sequence number sent + 1 (retransmission detection)
         std::deque<Pending> pending;
     };
 
@@ -130,13 +130,18 @@ class TcpCollectiveTransport : public CollectiveTransport
     bool AcceptRequest(Ptr<Socket> s, const Address& from);
     void Accepted(Ptr<Socket> s, const Address& from);
     void Receive(Ptr<Socket> s);
-    void CongState(uint32_t c, TcpSocketState::TcpCongState_t from, TcpSocketState::TcpCongState_t to);
-    void SegmentSent(uint32_t c, Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSocketBase> s);
+    void CongState(uint32_t c,
+                   TcpSocketState::TcpCongState_t from,
+                   TcpSocketState::TcpCongState_t to);
+    void SegmentSent(uint32_t c,
+                     Ptr<const Packet> p,
+                     const TcpHeader& h,
+                     Ptr<const TcpSocketBase> s);
 
     NodeContainer m_nodes;
     std::vector<Ptr<Socket>> m_listeners;
     std::vector<Conn> m_conns;
-    std::unordered_map<uint64_t, uint32_t> m_index;        //!< (src, dst) -> connection
+    std::unordered_map<uint64_t, uint32_t> m_index;         //!< (src, dst) -> connection
     std::unordered_map<const Socket*, uint32_t> m_bySocket; //!< socket -> connection
     std::unordered_map<uint32_t, uint32_t> m_rankOf;        //!< IPv4 address -> rank
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "training-job.h"
 
-#include "gpu-training-app.h"
 #include "fabric-net-device.h"
+#include "gpu-training-app.h"
 #include "rdma-nic.h"
 #include "rdma-queue-pair.h"
 #include "ring-collective.h"
@@ -29,7 +29,9 @@ TrainingJob::GetTypeId()
             .SetParent<Object>()
             .SetGroupName("AiFabric")
             .AddConstructor<TrainingJob>()
-            .AddAttribute("Steps", "Training steps to run (>= 1).", UintegerValue(3),
+            .AddAttribute("Steps",
+                          "Training steps to run (>= 1).",
+                          UintegerValue(3),
                           MakeUintegerAccessor(&TrainingJob::m_steps),
                           MakeUintegerChecker<uint32_t>(1))
             .AddAttribute("Collective",
@@ -238,7 +240,9 @@ TrainingJob::StartStep(uint32_t k)
     m_bucketsDone = 0;
     for (uint32_t b = 0; b < m_buckets; ++b)
     {
-        m_execs[b]->Start(m_schedules[b], m_ranks.GetN(), MakeCallback(&TrainingJob::BucketDone, this));
+        m_execs[b]->Start(m_schedules[b],
+                          m_ranks.GetN(),
+                          MakeCallback(&TrainingJob::BucketDone, this));
     }
     for (uint32_t r = 0; r < m_apps.size(); ++r)
     {
@@ -247,7 +251,11 @@ TrainingJob::StartStep(uint32_t k)
         // Earlier buckets' gradients are ready part-way through the backward pass.
         for (uint32_t b = 0; b + 1 < m_buckets; ++b)
         {
-            Simulator::Schedule(compute * (double(b + 1) / m_buckets), &TrainingJob::BucketReady, this, b, r);
+            Simulator::Schedule(compute * (double(b + 1) / m_buckets),
+                                &TrainingJob::BucketReady,
+                                this,
+                                b,
+                                r);
         }
         app->StartCompute(k, MakeCallback(&TrainingJob::ComputeDone, this));
     }
@@ -344,7 +352,10 @@ TrainingJob::CollectiveDone()
     if (rec.step + 1 < m_steps)
     {
         // All ranks resume together after the barrier.
-        Simulator::Schedule(rec.barrier - Simulator::Now(), &TrainingJob::StartStep, this, rec.step + 1);
+        Simulator::Schedule(rec.barrier - Simulator::Now(),
+                            &TrainingJob::StartStep,
+                            this,
+                            rec.step + 1);
     }
     else
     {

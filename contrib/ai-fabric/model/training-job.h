@@ -26,17 +26,17 @@ class CollectiveTransport;
 struct TrainingStepRecord
 {
     uint32_t step{0};
-    Time start;                       //!< all ranks start computing
-    std::vector<Time> computeEnd;     //!< per rank
-    std::vector<Time> collectiveEnd;  //!< per rank: its collective is complete
-    Time lastComputeEnd;              //!< the collective can only finish after this
-    Time barrier;                     //!< step end: the last rank's collective end
-    uint32_t lastRank{0};             //!< the rank whose collective ended last
-    uint32_t slowestComputeRank{0};   //!< the rank that computed longest
-    std::string cause;                //!< why the step ended when it did (see TrainingJob)
-    uint32_t waitedOn{0};             //!< the rank everyone waited for
-    uint64_t retransmissions{0};      //!< network retransmissions during the step
-    uint64_t timeouts{0};             //!< retransmission timeouts during the step
+    Time start;                      //!< all ranks start computing
+    std::vector<Time> computeEnd;    //!< per rank
+    std::vector<Time> collectiveEnd; //!< per rank: its collective is complete
+    Time lastComputeEnd;             //!< the collective can only finish after this
+    Time barrier;                    //!< step end: the last rank's collective end
+    uint32_t lastRank{0};            //!< the rank whose collective ended last
+    uint32_t slowestComputeRank{0};  //!< the rank that computed longest
+    std::string cause;               //!< why the step ended when it did (see TrainingJob)
+    uint32_t waitedOn{0};            //!< the rank everyone waited for
+    uint64_t retransmissions{0};     //!< network retransmissions during the step
+    uint64_t timeouts{0};            //!< retransmission timeouts during the step
 
     Time StepTime() const
     {

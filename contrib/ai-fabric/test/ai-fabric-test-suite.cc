@@ -130,8 +130,8 @@ class IbCreditLoopTestCase : public TestCase
         const double fixed = 300e-9 + 250e-9 + 1e-6 + 300e-9 + 250e-9;
         const double goodput = bytes * 8.0 / (done.GetSeconds() - fixed);
         NS_TEST_ASSERT_MSG_EQ_TOL(goodput / (4 * 4096.0 * 8 / rtt), 1.0, 0.01, "buffer / RTT");
-        Ptr<IbCreditFlowControl> rx =
-            DynamicCast<IbCreditFlowControl>(DynamicCast<FabricNetDevice>(d.Get(1))->GetFlowControl());
+        Ptr<IbCreditFlowControl> rx = DynamicCast<IbCreditFlowControl>(
+            DynamicCast<FabricNetDevice>(d.Get(1))->GetFlowControl());
         NS_TEST_ASSERT_MSG_EQ(rx->GetOverruns(), 0, "never more than advertised");
         Simulator::Destroy();
     }
