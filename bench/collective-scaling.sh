@@ -10,9 +10,15 @@
 # whether the work per packet-hop grows with the cluster, apart from what the caches make of it.
 # It takes about 25x the run time (some 12 minutes for the 1,024-GPU run at 64 MiB).
 #
+# With --cache it also simulates the caches (callgrind --cache-sim=yes; about 100x the run
+# time) as this VM's 1 MiB L2 in front of a 4 MiB last level, and prints misses per
+# packet-hop: how much of the per-hop state stops fitting as the job grows, counted the same
+# way on every machine and under any load.
+#
 # Usage: bench/collective-scaling.sh [--repeat N] [--mib M] [--small S] [--large L]
-#                                    [--instructions] [ARGS...]
+#                                    [--instructions] [--cache] [ARGS...]
 #   --repeat N   runs per size (default 5; not used with --instructions, which is exact)
+#   --cache      with --instructions: L2 and last-level misses per packet-hop too
 #   --mib M      AllReduce size per GPU in MiB (default 64)
 #   --small S    servers of 8 GPUs in the small run (default 16: 128 GPUs)
 #   --large L    servers of 8 GPUs in the large run (default 128: 1,024 GPUs)
@@ -28,9 +34,11 @@ small=16
 large=128
 extra=()
 instructions=0
+cache=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --instructions) instructions=1; shift ;;
+    --cache) instructions=1; cache=1; shift ;;
     --repeat) repeat="$2"; shift 2 ;;
     --mib) mib="$2"; shift 2 ;;
     --small) small="$2"; shift 2 ;;
@@ -55,15 +63,26 @@ if [ "$instructions" = 1 ]; then
     exit 2
   fi
   declare -A ipl
+  sim=()
+  if [ "$cache" = 1 ]; then
+    sim=(--cache-sim=yes --D1=1048576,16,64 --LL=4194304,16,64)
+  fi
   for s in "$small" "$large"; do
     log="$(mktemp)"
-    out="$(valgrind --tool=callgrind --toggle-collect='ns3::DefaultSimulatorImpl::Run()' \
+    out="$(valgrind --tool=callgrind "${sim[@]}" \
+      --toggle-collect='ns3::DefaultSimulatorImpl::Run()' \
       --callgrind-out-file=/dev/null "$BIN" --servers="$s" --mib="$mib" "${extra[@]}" 2>"$log")"
-    ins="$(grep -o 'Collected : [0-9]*' "$log" | grep -o '[0-9]*$')"
+    # Collected: Ir [Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw] inside Simulator::Run
+    read -r -a col <<<"$(grep -o 'Collected : [0-9 ]*' "$log" | cut -d: -f2)"
     rm -f "$log"
+    ins="${col[0]}"
     hops="$(grep -o '[0-9]* packet-hops' <<<"$out" | cut -d' ' -f1)"
     ipl[$s]="$(awk -v i="$ins" -v h="$hops" 'BEGIN{printf "%.0f", i/h}')"
     echo "$((s * 8)) GPUs: $ins instructions in the run, $hops packet-hops: ${ipl[$s]} per packet-hop"
+    if [ "$cache" = 1 ]; then
+      awk -v h="$hops" -v r="${col[4]}" -v w="${col[5]}" -v lr="${col[7]}" -v lw="${col[8]}" \
+        'BEGIN{printf "  per packet-hop: %.2f L2 read + %.2f write misses (1 MiB), %.3f last-level misses (4 MiB)\n", r/h, w/h, (lr+lw)/h}'
+    fi
   done
   awk -v a="${ipl[$small]}" -v b="${ipl[$large]}" -v n="$((small * 8))" -v m="$((large * 8))" \
     'BEGIN{printf "instructions per packet-hop, %d -> %d GPUs: x%.3f\n", n, m, b/a}'
