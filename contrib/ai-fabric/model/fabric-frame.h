@@ -48,12 +48,8 @@ class FabricPacketRef
     FabricPacketRef() = default;
 
     FabricPacketRef(const FabricPacketRef& o)
-        : m_p(o.m_p)
+        : FabricPacketRef(o.m_p)
     {
-        if (m_p != nullptr)
-        {
-            m_p->Ref();
-        }
     }
 
     FabricPacketRef(FabricPacketRef&& o) noexcept
@@ -77,12 +73,7 @@ class FabricPacketRef
 
     FabricPacketRef& operator=(const Ptr<Packet>& p)
     {
-        FabricPacketRef ref;
-        ref.m_p = PeekPointer(p);
-        if (ref.m_p != nullptr)
-        {
-            ref.m_p->Ref();
-        }
+        FabricPacketRef ref(PeekPointer(p));
         std::swap(m_p, ref.m_p);
         return *this;
     }
@@ -112,6 +103,16 @@ class FabricPacketRef
     }
 
   private:
+    /// Take a new reference to `p` (may be null).
+    explicit FabricPacketRef(Packet* p)
+        : m_p(p)
+    {
+        if (m_p != nullptr)
+        {
+            m_p->Ref();
+        }
+    }
+
     Packet* m_p{nullptr};
 };
 
