@@ -83,8 +83,8 @@ class TimingWheelScheduler : public Scheduler
 
     uint32_t m_slots{0};
     uint64_t m_mask{0};
-    uint64_t m_now{
-        0}; //!< time stamp of the last event removed: the wheel holds [m_now, m_now+m_slots)
+    /// time stamp of the last event removed: the wheel holds [m_now, m_now + m_slots)
+    uint64_t m_now{0};
     uint32_t m_nearCount{0};
     std::vector<Slot> m_slot;
     std::vector<uint64_t> m_bits;    //!< one bit per slot: non-empty
