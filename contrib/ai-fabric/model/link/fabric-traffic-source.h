@@ -3,11 +3,11 @@
 #define FABRIC_TRAFFIC_SOURCE_H
 
 #include "fabric-net-device.h"
-#include "fabric-timer.h"
 
 #include "ns3/application.h"
 #include "ns3/data-rate.h"
 #include "ns3/event-id.h"
+#include "ns3/fabric-timer.h"
 #include "ns3/ipv4-address.h"
 #include "ns3/traced-callback.h"
 

@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "ib-congestion-control.h"
 
-#include "rdma-nic.h"
-#include "rdma-queue-pair.h"
-
 #include "ns3/abort.h"
+#include "ns3/rdma-nic.h"
+#include "ns3/rdma-queue-pair.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/trace-source-accessor.h"

@@ -2,9 +2,8 @@
 #ifndef TRAINING_JOB_H
 #define TRAINING_JOB_H
 
-#include "collective-algorithm.h"
-#include "collective-executor.h"
-
+#include "ns3/collective-algorithm.h"
+#include "ns3/collective-executor.h"
 #include "ns3/node-container.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"

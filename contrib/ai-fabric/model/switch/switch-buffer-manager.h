@@ -2,8 +2,7 @@
 #ifndef SWITCH_BUFFER_MANAGER_H
 #define SWITCH_BUFFER_MANAGER_H
 
-#include "fabric-frame.h"
-
+#include "ns3/fabric-frame.h"
 #include "ns3/object.h"
 #include "ns3/traced-callback.h"
 #include "ns3/traced-value.h"

@@ -2,9 +2,9 @@
 #ifndef FABRIC_SWITCH_H
 #define FABRIC_SWITCH_H
 
-#include "fabric-net-device.h"
 #include "fabric-routing-table.h"
 
+#include "ns3/fabric-net-device.h"
 #include "ns3/object.h"
 #include "ns3/traced-callback.h"
 

@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "rdma-nic.h"
 
-#include "fabric-tx-time.h"
-#include "ib-credit-flow-control.h"
 #include "rdma-congestion-ops.h"
 #include "rdma-dcqcn.h"
 #include "rdma-go-back-n.h"
@@ -14,6 +12,8 @@
 
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
+#include "ns3/fabric-tx-time.h"
+#include "ns3/ib-credit-flow-control.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/simulator.h"

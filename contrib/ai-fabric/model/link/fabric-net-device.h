@@ -2,13 +2,13 @@
 #ifndef FABRIC_NET_DEVICE_H
 #define FABRIC_NET_DEVICE_H
 
-#include "fabric-flagged-trace.h"
 #include "fabric-frame.h"
 #include "fabric-ring.h"
 
 #include "ns3/data-rate.h"
 #include "ns3/event-id.h"
 #include "ns3/event-impl.h"
+#include "ns3/fabric-flagged-trace.h"
 #include "ns3/mac48-address.h"
 #include "ns3/net-device.h"
 #include "ns3/nstime.h"

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "pfc-flow-control.h"
 
-#include "fabric-net-device.h"
 #include "pfc-header.h"
 
+#include "ns3/fabric-net-device.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"

@@ -2,10 +2,9 @@
 #ifndef IB_CONGESTION_CONTROL_H
 #define IB_CONGESTION_CONTROL_H
 
-#include "rdma-congestion-ops.h"
-
 #include "ns3/event-id.h"
 #include "ns3/nstime.h"
+#include "ns3/rdma-congestion-ops.h"
 #include "ns3/traced-value.h"
 
 #include <string>

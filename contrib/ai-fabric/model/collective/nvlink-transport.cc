@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "nvlink-transport.h"
 
-#include "fabric-tx-time.h"
-
 #include "ns3/double.h"
+#include "ns3/fabric-tx-time.h"
 #include "ns3/simulator.h"
 
 #include <algorithm>

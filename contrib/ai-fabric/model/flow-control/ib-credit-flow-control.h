@@ -3,9 +3,9 @@
 #define IB_CREDIT_FLOW_CONTROL_H
 
 #include "fabric-flow-control.h"
-#include "fabric-timer.h"
 
 #include "ns3/event-id.h"
+#include "ns3/fabric-timer.h"
 #include "ns3/nstime.h"
 #include "ns3/traced-callback.h"
 

@@ -2,11 +2,10 @@
 #ifndef RDMA_QUEUE_PAIR_H
 #define RDMA_QUEUE_PAIR_H
 
-#include "fabric-timer.h"
-
 #include "ns3/callback.h"
 #include "ns3/data-rate.h"
 #include "ns3/event-id.h"
+#include "ns3/fabric-timer.h"
 #include "ns3/ipv4-address.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"

@@ -2,8 +2,7 @@
 #ifndef FABRIC_FLOW_CONTROL_H
 #define FABRIC_FLOW_CONTROL_H
 
-#include "fabric-frame.h"
-
+#include "ns3/fabric-frame.h"
 #include "ns3/object.h"
 
 namespace ns3

@@ -2,11 +2,11 @@
 #ifndef RDMA_DCQCN_H
 #define RDMA_DCQCN_H
 
-#include "fabric-timer.h"
 #include "rdma-congestion-ops.h"
 
 #include "ns3/data-rate.h"
 #include "ns3/event-id.h"
+#include "ns3/fabric-timer.h"
 #include "ns3/nstime.h"
 #include "ns3/traced-value.h"
 

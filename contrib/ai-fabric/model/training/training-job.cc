@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "training-job.h"
 
-#include "fabric-net-device.h"
 #include "gpu-training-app.h"
-#include "rdma-nic.h"
-#include "rdma-queue-pair.h"
-#include "ring-collective.h"
 
 #include "ns3/abort.h"
+#include "ns3/fabric-net-device.h"
 #include "ns3/node.h"
+#include "ns3/rdma-nic.h"
+#include "ns3/rdma-queue-pair.h"
+#include "ns3/ring-collective.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/trace-source-accessor.h"

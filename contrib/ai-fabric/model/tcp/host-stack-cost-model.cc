@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "host-stack-cost-model.h"
 
-#include "fabric-net-device.h"
-#include "fabric-tx-time.h"
-
+#include "ns3/fabric-net-device.h"
+#include "ns3/fabric-tx-time.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"

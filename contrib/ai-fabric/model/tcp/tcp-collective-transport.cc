@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "tcp-collective-transport.h"
 
-#include "fabric-net-device.h"
-
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
 #include "ns3/enum.h"
+#include "ns3/fabric-net-device.h"
 #include "ns3/inet-socket-address.h"
 #include "ns3/log.h"
 #include "ns3/node.h"

@@ -2,12 +2,12 @@
 #ifndef RDMA_NIC_H
 #define RDMA_NIC_H
 
-#include "fabric-net-device.h"
-#include "latency-histogram.h"
 #include "rdma-queue-pair.h"
 
 #include "ns3/data-rate.h"
 #include "ns3/event-id.h"
+#include "ns3/fabric-net-device.h"
+#include "ns3/latency-histogram.h"
 #include "ns3/object-factory.h"
 #include "ns3/object.h"
 #include "ns3/traced-callback.h"

@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "ib-credit-flow-control.h"
 
-#include "fabric-net-device.h"
-
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
+#include "ns3/fabric-net-device.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/simulator.h"

@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "rdma-collective-transport.h"
 
-#include "rdma-nic.h"
-#include "rdma-queue-pair.h"
-
 #include "ns3/abort.h"
 #include "ns3/node.h"
+#include "ns3/rdma-nic.h"
+#include "ns3/rdma-queue-pair.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>

@@ -2,10 +2,10 @@
 #ifndef TCP_COLLECTIVE_TRANSPORT_H
 #define TCP_COLLECTIVE_TRANSPORT_H
 
-#include "collective-transport.h"
 #include "host-stack-cost-model.h"
 
 #include "ns3/address.h"
+#include "ns3/collective-transport.h"
 #include "ns3/node-container.h"
 #include "ns3/nstime.h"
 #include "ns3/tcp-header.h"

@@ -1,17 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "fabric-switch.h"
 
-#include "fabric-channel.h"
-#include "fabric-enum-accessor.h"
-#include "fabric-flow-control.h"
-#include "ib-credit-flow-control.h"
-#include "pfc-flow-control.h"
 #include "switch-buffer-manager.h"
 
 #include "ns3/boolean.h"
 #include "ns3/enum.h"
+#include "ns3/fabric-channel.h"
+#include "ns3/fabric-enum-accessor.h"
+#include "ns3/fabric-flow-control.h"
+#include "ns3/ib-credit-flow-control.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
+#include "ns3/pfc-flow-control.h"
 #include "ns3/pointer.h"
 #include "ns3/uinteger.h"
 
