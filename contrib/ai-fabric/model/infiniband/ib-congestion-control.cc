@@ -101,19 +101,6 @@ IbCongestionControl::GetTable() const
     return out.str();
 }
 
-Ptr<RdmaCongestionOps>
-IbCongestionControl::Fork() const
-{
-    Ptr<IbCongestionControl> c = CreateObject<IbCongestionControl>();
-    c->m_increase = m_increase;
-    c->m_limit = m_limit;
-    c->m_min = m_min;
-    c->m_timer = m_timer;
-    c->m_step = m_step;
-    c->m_tableNs = m_tableNs;
-    return c;
-}
-
 Time
 IbCongestionControl::GetIpd(uint32_t index) const
 {

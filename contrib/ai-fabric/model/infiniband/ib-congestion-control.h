@@ -40,7 +40,6 @@ class IbCongestionControl : public RdmaCongestionOps
     void Init(Ptr<RdmaQueuePair> qp) override;
     void CnpReceived(Ptr<RdmaQueuePair> qp) override;
     void Stop() override;
-    Ptr<RdmaCongestionOps> Fork() const override;
 
     /// The current table index.
     uint32_t GetCcti() const;

@@ -191,25 +191,6 @@ RdmaDcqcn::GetParams() const
     return p;
 }
 
-Ptr<RdmaCongestionOps>
-RdmaDcqcn::Fork() const
-{
-    Ptr<RdmaDcqcn> c = CreateObject<RdmaDcqcn>();
-    c->m_preset = m_preset;
-    c->m_g = m_g;
-    c->m_alphaPeriod = m_alphaPeriod;
-    c->m_reduceMonitor = m_reduceMonitor;
-    c->m_increaseTimer = m_increaseTimer;
-    c->m_byteCounter = m_byteCounter;
-    c->m_fastRecoverySteps = m_fastRecoverySteps;
-    c->m_rai = m_rai;
-    c->m_rhai = m_rhai;
-    c->m_minRate = m_minRate;
-    c->m_maxDecrease = m_maxDecrease;
-    c->m_initialAlpha = m_initialAlpha;
-    return c;
-}
-
 void
 RdmaDcqcn::Init(Ptr<RdmaQueuePair> qp)
 {

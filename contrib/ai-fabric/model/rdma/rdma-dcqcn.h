@@ -48,7 +48,6 @@ class RdmaDcqcn : public RdmaCongestionOps
     void PacketSent(Ptr<RdmaQueuePair> qp, uint32_t wireBytes) override;
     void CnpReceived(Ptr<RdmaQueuePair> qp) override;
     void Stop() override;
-    Ptr<RdmaCongestionOps> Fork() const override;
 
     double GetAlpha() const;
     DataRate GetTargetRate() const;

@@ -57,10 +57,4 @@ RdmaGoBackN::KeepsOutOfOrder() const
     return false;
 }
 
-Ptr<RdmaLossRecovery>
-RdmaGoBackN::Fork() const
-{
-    return CreateObject<RdmaGoBackN>();
-}
-
 } // namespace ns3

@@ -23,7 +23,6 @@ class RdmaGoBackN : public RdmaLossRecovery
     void OnNack(RdmaQueuePair& qp, uint32_t epsn, uint32_t sackPsn) override;
     void OnTimeout(RdmaQueuePair& qp) override;
     bool KeepsOutOfOrder() const override;
-    Ptr<RdmaLossRecovery> Fork() const override;
 };
 
 } // namespace ns3

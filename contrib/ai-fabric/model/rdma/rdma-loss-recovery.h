@@ -14,12 +14,24 @@ class RdmaQueuePair;
 /**
  * \ingroup ai-fabric
  * Loss recovery of one RDMA queue pair: which PSN the requester sends next, what a NAK and a
- * retransmission timeout do, and whether the responder keeps out-of-order packets. The NIC
- * forks one instance per queue pair. Implementations: RdmaGoBackN (RoCE NICs' classic
- * behaviour) and RdmaSelectiveRepeat (IRN-style, SIGCOMM'18).
+ * retransmission timeout do, and whether the responder keeps out-of-order packets.
+ * Implementations: RdmaGoBackN (RoCE NICs' classic behaviour) and RdmaSelectiveRepeat
+ * (IRN-style, SIGCOMM'18).
  *
- * Contract: the NIC has already moved SndUna forward when OnAck/OnNack are called; NextPsn is
- * only called when HasPending() is true.
+ * How a subclass is used: the NIC creates one instance per queue pair from an ObjectFactory whose
+ * TypeId is RdmaNic's LossRecovery attribute (or RdmaHelper::SetLossRecovery). A new scheme is one
+ * subclass in its own file pair with a TypeId that has a constructor.
+ *
+ * What it receives: the requester's queue pair (its PSN state: SndUna, SndNxt, SndMax) on every
+ * call. OnAck comes for every ACK that moves SndUna forward; OnNack for every NAK whose expected
+ * PSN is not below SndUna. The NIC has already moved SndUna forward when either is called.
+ * NextPsn is only called when HasPending() is true, once per packet the NIC is about to send.
+ * OnTimeout is called when the retransmission timer fires with packets outstanding; the NIC then
+ * re-arms the timer (it counts the retry and puts the queue pair in error after its RetryCount).
+ *
+ * What it must do: return from NextPsn a PSN in [SndUna, SndMax] for a retransmission (setting
+ * `retransmission`) or take a new one with TakeNew; never return a PSN below SndUna; after
+ * OnTimeout, make HasPending() true so that the NIC resends.
  */
 class RdmaLossRecovery : public Object
 {
@@ -42,7 +54,6 @@ class RdmaLossRecovery : public Object
     virtual void OnTimeout(RdmaQueuePair& qp) = 0;
     /// Responder side: keep packets that arrive beyond the expected PSN?
     virtual bool KeepsOutOfOrder() const = 0;
-    virtual Ptr<RdmaLossRecovery> Fork() const = 0;
 
   protected:
     /// Send a new packet: SndNxt++ (and SndMax follows).

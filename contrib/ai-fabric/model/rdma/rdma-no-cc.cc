@@ -22,10 +22,4 @@ RdmaNoCc::GetName() const
     return "none";
 }
 
-Ptr<RdmaCongestionOps>
-RdmaNoCc::Fork() const
-{
-    return CreateObject<RdmaNoCc>();
-}
-
 } // namespace ns3

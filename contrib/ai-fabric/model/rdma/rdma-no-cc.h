@@ -16,7 +16,6 @@ class RdmaNoCc : public RdmaCongestionOps
   public:
     static TypeId GetTypeId();
     std::string GetName() const override;
-    Ptr<RdmaCongestionOps> Fork() const override;
 };
 
 } // namespace ns3

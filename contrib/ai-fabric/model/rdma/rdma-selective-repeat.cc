@@ -110,10 +110,4 @@ RdmaSelectiveRepeat::KeepsOutOfOrder() const
     return true;
 }
 
-Ptr<RdmaLossRecovery>
-RdmaSelectiveRepeat::Fork() const
-{
-    return CreateObject<RdmaSelectiveRepeat>();
-}
-
 } // namespace ns3

@@ -30,7 +30,6 @@ class RdmaSelectiveRepeat : public RdmaLossRecovery
     void OnNack(RdmaQueuePair& qp, uint32_t epsn, uint32_t sackPsn) override;
     void OnTimeout(RdmaQueuePair& qp) override;
     bool KeepsOutOfOrder() const override;
-    Ptr<RdmaLossRecovery> Fork() const override;
 
   private:
     void Prune(uint32_t cumulative);

@@ -86,6 +86,7 @@ GpuTrainingApp::DoDispose()
 {
     m_event.Cancel();
     m_done = Callback<void, uint32_t>();
+    m_stoppedCallback = Callback<void, uint32_t>();
     m_jitter = nullptr;
     Application::DoDispose();
 }
@@ -93,11 +94,44 @@ GpuTrainingApp::DoDispose()
 void
 GpuTrainingApp::StartApplication()
 {
+    // Nothing to start: the TrainingJob asks for each compute phase, and StartCompute already
+    // waits for StartTime (GetStartDelay).
 }
 
 void
 GpuTrainingApp::StopApplication()
 {
+    m_stopped = true;
+    CancelCompute();
+    if (!m_stoppedCallback.IsNull())
+    {
+        m_stoppedCallback(m_rank);
+    }
+}
+
+Time
+GpuTrainingApp::GetStartDelay() const
+{
+    const Time now = Simulator::Now();
+    return m_startTime > now ? m_startTime - now : Time(0);
+}
+
+bool
+GpuTrainingApp::IsStopped() const
+{
+    return m_stopped;
+}
+
+void
+GpuTrainingApp::SetStopCallback(Callback<void, uint32_t> stopped)
+{
+    m_stoppedCallback = stopped;
+}
+
+void
+GpuTrainingApp::CancelCompute()
+{
+    m_event.Cancel();
 }
 
 int64_t
@@ -170,8 +204,15 @@ GpuTrainingApp::GetComputeTime(uint32_t step)
 void
 GpuTrainingApp::StartCompute(uint32_t step, Callback<void, uint32_t> done)
 {
+    if (m_stopped)
+    {
+        return;
+    }
     m_done = done;
-    m_event = Simulator::Schedule(GetComputeTime(step), &GpuTrainingApp::Done, this, step);
+    m_event = Simulator::Schedule(GetStartDelay() + GetComputeTime(step),
+                                  &GpuTrainingApp::Done,
+                                  this,
+                                  step);
 }
 
 void

@@ -22,7 +22,14 @@ namespace ns3
  * 6 · parameters · tokens / (peak FLOP/s · MFU inside compute) — times (1 + jitter), times
  * SlowdownFactor plus ExtraDelay on the steps listed in SlowSteps (a straggler).
  *
- * Not modelled: overlap of gradient buckets with the backward pass, kernels, memory.
+ * The inherited StartTime and StopTime attributes hold: a rank computes no earlier than its
+ * StartTime (a compute phase asked for earlier begins then, so a late rank delays the step);
+ * at StopTime the rank stops — its compute phase in progress is cancelled, it never reports it,
+ * and it tells the TrainingJob (SetStopCallback), which ends the job at that instant (a job
+ * cannot go on without one of its ranks).
+ *
+ * Not modelled: per-layer gradient timing (TrainingJob releases buckets at even fractions of the
+ * compute), kernels, memory.
  */
 class GpuTrainingApp : public Application
 {
@@ -38,6 +45,14 @@ class GpuTrainingApp : public Application
     /// The nominal compute time (no jitter, no straggling).
     Time GetNominalComputeTime() const;
     double GetMfuInsideCompute() const;
+    /// Time from now until this rank may compute (its StartTime); zero once it has started.
+    Time GetStartDelay() const;
+    /// \return true once StopTime has passed
+    bool IsStopped() const;
+    /// Called with the rank when the application stops (StopTime).
+    void SetStopCallback(Callback<void, uint32_t> stopped);
+    /// Cancel the compute phase in progress, if any, without reporting it.
+    void CancelCompute();
     uint32_t GetRank() const;
     int64_t AssignStreams(int64_t stream);
 
@@ -64,6 +79,8 @@ class GpuTrainingApp : public Application
     uint32_t m_drawnStep{UINT32_MAX};
     Time m_drawn;
     Callback<void, uint32_t> m_done;
+    Callback<void, uint32_t> m_stoppedCallback;
+    bool m_stopped{false};
     EventId m_event;
 };
 

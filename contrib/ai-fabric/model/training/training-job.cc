@@ -137,6 +137,7 @@ TrainingJob::Setup(NodeContainer ranks,
         }
         NS_ABORT_MSG_IF(!app, "TrainingJob: rank " << r << " has no GpuTrainingApp");
         app->SetAttribute("Rank", UintegerValue(r));
+        app->SetStopCallback(MakeCallback(&TrainingJob::RankStopped, this));
         m_apps.push_back(app);
         for (uint32_t d = 0; d < ranks.Get(r)->GetNDevices(); ++d)
         {
@@ -184,6 +185,39 @@ TrainingJob::IsFinished() const
     return m_finished;
 }
 
+bool
+TrainingJob::WasStopped() const
+{
+    return m_stopped;
+}
+
+uint32_t
+TrainingJob::GetStoppedRank() const
+{
+    return m_stoppedRank;
+}
+
+void
+TrainingJob::RankStopped(uint32_t rank)
+{
+    if (m_finished)
+    {
+        return;
+    }
+    m_finished = true;
+    m_stopped = true;
+    m_stoppedRank = rank;
+    if (m_stepOpen)
+    {
+        m_records.pop_back(); // the step in progress never reaches its barrier
+        m_stepOpen = false;
+    }
+    for (auto& app : m_apps)
+    {
+        app->CancelCompute();
+    }
+}
+
 void
 TrainingJob::CountNetwork(uint64_t& retx, uint64_t& timeouts) const
 {
@@ -222,6 +256,11 @@ TrainingJob::TimedOutReceiver() const
 void
 TrainingJob::StartStep(uint32_t k)
 {
+    if (m_finished)
+    {
+        return;
+    }
+    m_stepOpen = true;
     TrainingStepRecord rec;
     rec.step = k;
     rec.start = Simulator::Now();
@@ -247,11 +286,13 @@ TrainingJob::StartStep(uint32_t k)
     for (uint32_t r = 0; r < m_apps.size(); ++r)
     {
         Ptr<GpuTrainingApp> app = m_apps[r];
+        // A rank computes from its StartTime on (GpuTrainingApp::StartCompute waits too).
         const Time compute = app->GetComputeTime(k);
+        const Time begin = app->GetStartDelay();
         // Earlier buckets' gradients are ready part-way through the backward pass.
         for (uint32_t b = 0; b + 1 < m_buckets; ++b)
         {
-            Simulator::Schedule(compute * (double(b + 1) / m_buckets),
+            Simulator::Schedule(begin + compute * (double(b + 1) / m_buckets),
                                 &TrainingJob::BucketReady,
                                 this,
                                 b,
@@ -264,6 +305,10 @@ TrainingJob::StartStep(uint32_t k)
 void
 TrainingJob::ComputeDone(uint32_t rank)
 {
+    if (m_finished)
+    {
+        return;
+    }
     m_records.back().computeEnd[rank] = Simulator::Now();
     for (auto& e : m_execs)
     {
@@ -274,6 +319,10 @@ TrainingJob::ComputeDone(uint32_t rank)
 void
 TrainingJob::BucketReady(uint32_t bucket, uint32_t rank)
 {
+    if (m_finished)
+    {
+        return;
+    }
     m_execs[bucket]->MarkReady(rank);
 }
 
@@ -289,8 +338,13 @@ TrainingJob::BucketDone()
 void
 TrainingJob::CollectiveDone()
 {
+    if (m_finished)
+    {
+        return; // a rank stopped the job; transfers still in flight drain without a step
+    }
     // Only complete once every rank has also finished computing (a rank that receives nothing
     // is done when it is ready).
+    m_stepOpen = false;
     TrainingStepRecord& rec = m_records.back();
     const uint32_t n = m_ranks.GetN();
     rec.collectiveEnd.resize(n);

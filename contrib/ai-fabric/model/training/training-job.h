@@ -65,6 +65,9 @@ struct TrainingStepRecord
  * "straggler" (the slowest rank's compute ended more than 5% of the step after the median's),
  * "retransmission" (packets were resent), or "network" (plain transfer time), with the rank
  * everyone waited on.
+ *
+ * A rank whose GpuTrainingApp reaches its StopTime ends the job at that instant: the step in
+ * progress is not recorded, no further step starts, IsFinished() and WasStopped() are true.
  */
 class TrainingJob : public Object
 {
@@ -88,6 +91,10 @@ class TrainingJob : public Object
     /// Start the first step now.
     void Start();
     bool IsFinished() const;
+    /// \return true if a rank's StopTime ended the job before its last step
+    bool WasStopped() const;
+    /// The rank whose StopTime ended the job (valid when WasStopped()).
+    uint32_t GetStoppedRank() const;
 
     const std::vector<TrainingStepRecord>& GetSteps() const;
     CollectiveSpec GetSpec() const;
@@ -106,6 +113,7 @@ class TrainingJob : public Object
   private:
     void StartStep(uint32_t k);
     void ComputeDone(uint32_t rank);
+    void RankStopped(uint32_t rank);
     void CollectiveDone();
     void BucketDone();
     void BucketReady(uint32_t bucket, uint32_t rank);
@@ -135,6 +143,9 @@ class TrainingJob : public Object
     uint64_t m_retx0{0};
     uint64_t m_timeouts0{0};
     bool m_finished{false};
+    bool m_stepOpen{false}; //!< a step has started and its barrier is not reached
+    bool m_stopped{false};
+    uint32_t m_stoppedRank{0};
     TracedCallback<const TrainingStepRecord&> m_stepTrace;
 };
 
