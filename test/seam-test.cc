@@ -335,9 +335,7 @@ TEST_F(FabricTest, GpuTrainingAppStartTimeDelaysTheRankAndStopTimeEndsTheJob)
     EXPECT_EQ(late.steps[0].computeEnd[0], MilliSeconds(2));
     // 5 ms longer; within 1 us because the other ranks' first ring transfers already left while
     // rank 3 was late, so the collective after its compute queues a little differently.
-    EXPECT_NEAR((late.steps[0].StepTime() - base.steps[0].StepTime()).GetNanoSeconds(),
-                5e6,
-                1e3);
+    EXPECT_NEAR((late.steps[0].StepTime() - base.steps[0].StepTime()).GetNanoSeconds(), 5e6, 1e3);
     EXPECT_EQ(late.steps[0].waitedOn, 3u);
     EXPECT_EQ(late.steps[1].StepTime(), base.steps[1].StepTime()) << "later steps unchanged";
 

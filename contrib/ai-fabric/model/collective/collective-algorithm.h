@@ -70,6 +70,20 @@ struct CollectiveSchedule
  * nothing of the transport that will carry the transfers. One subclass per file pair:
  * RingCollective, DoubleBinaryTreeCollective, HalvingDoublingCollective,
  * HierarchicalCollective. All-to-All is always the direct pairwise exchange.
+ *
+ * How a subclass is used: TrainingJob (Algorithm attribute, a TypeId) creates one instance with
+ * an ObjectFactory, calls Check(spec) and, if that returns empty, Build(spec) once per bucket;
+ * the CollectiveExecutor then runs the schedule over the transports, again every step.
+ *
+ * What it receives: the CollectiveSpec (operation, bytes per rank, ranks, GPUs per server — ranks
+ * s*G .. s*G+G-1 share a server and their transfers go over NVLink —, chunks, channels). For
+ * All-to-All, Build makes the pairwise exchange itself and DoBuild is not called.
+ *
+ * What it must do: in Check, return one line naming what it cannot run (an operation, a rank
+ * count); in DoBuild, append transfers with CollectiveSchedule::Add so that every rank ends
+ * with the bytes the operation defines (the tests check bytes per rank against theory), each
+ * transfer depending only on earlier transfers that arrived at its source, and stamp
+ * CollectiveSchedule::channel before the transfers of each channel.
  */
 class CollectiveAlgorithm : public Object
 {
