@@ -26,9 +26,23 @@ RdmaSelectiveRepeat::GetName() const
     return "selective-repeat";
 }
 
+void
+RdmaSelectiveRepeat::DropStale(const RdmaQueuePair& qp) const
+{
+    while (!m_retx.empty() &&
+           (m_retx.front() < qp.GetSndUna() || m_sacked.count(m_retx.front()) != 0))
+    {
+        m_retx.pop_front();
+    }
+}
+
 bool
 RdmaSelectiveRepeat::HasPending(const RdmaQueuePair& qp) const
 {
+    // A queued hole that was SACKed (or acknowledged) meanwhile is not pending: without this,
+    // HasPending said true with nothing left to resend and NextPsn took a PSN past the last
+    // posted message (under heavy loss).
+    DropStale(qp);
     return !m_retx.empty() || qp.GetSndNxt() < qp.GetPsnEnd();
 }
 
@@ -41,15 +55,13 @@ RdmaSelectiveRepeat::HasQueuedRetransmission() const
 uint32_t
 RdmaSelectiveRepeat::NextPsn(RdmaQueuePair& qp, bool& retransmission)
 {
-    while (!m_retx.empty())
+    DropStale(qp);
+    if (!m_retx.empty())
     {
         const uint32_t psn = m_retx.front();
         m_retx.pop_front();
-        if (psn >= qp.GetSndUna() && m_sacked.count(psn) == 0)
-        {
-            retransmission = true;
-            return psn;
-        }
+        retransmission = true;
+        return psn;
     }
     return TakeNew(qp, retransmission);
 }

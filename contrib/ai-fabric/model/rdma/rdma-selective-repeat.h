@@ -35,7 +35,12 @@ class RdmaSelectiveRepeat : public RdmaLossRecovery
     void Prune(uint32_t cumulative);
 
     std::set<uint32_t> m_sacked;
-    std::deque<uint32_t> m_retx;
+    /// Drop queued retransmissions that need no resend any more (acknowledged or SACKed).
+    void DropStale(const RdmaQueuePair& qp) const;
+
+    /// Queued retransmissions in PSN order; mutable so that HasPending can drop stale entries
+    /// (each is dropped once, so the cost stays O(1) amortized per packet).
+    mutable std::deque<uint32_t> m_retx;
     uint32_t m_queuedUpTo{0}; //!< holes below this PSN were already queued once
 };
 
