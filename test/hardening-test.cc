@@ -83,10 +83,10 @@ TEST_F(FabricTest, GoBackNCompletesUnderHeavyLossInBothDirections)
 
 // Selective repeat used to abort with "PSN 32 belongs to no posted message": a queued hole
 // that was SACKed meanwhile kept HasPending() true with nothing to resend, so the NIC took a
-// PSN past the last posted message. This is the defect as the scenario runner met it (`--set loss_recovery=selective-repeat --set
-// faults.drop_rate=0.3 --set seed=1` on 2 servers x 8): a hierarchical AllReduce over a rail
-// fabric with loss at every host NIC's receive side. Every run must end without an abort; at
-// 30% loss the job completes.
+// PSN past the last posted message. This is the defect as the scenario runner met it (`--set
+// loss_recovery=selective-repeat --set faults.drop_rate=0.3 --set seed=1` on 2 servers x 8): a
+// hierarchical AllReduce over a rail fabric with loss at every host NIC's receive side. Every run
+// must end without an abort; at 30% loss the job completes.
 TEST_F(FabricTest, SelectiveRepeatAllReduceOnALossyRailFabricNeverAborts)
 {
     for (double rate : {0.3, 0.5})
@@ -124,4 +124,3 @@ TEST_F(FabricTest, SelectiveRepeatAllReduceOnALossyRailFabricNeverAborts)
         }
     }
 }
-

@@ -280,8 +280,8 @@ TEST_F(FabricTest, EcmpSpreadsFlowsAcrossUplinks)
 
 TEST_F(FabricTest, SameSeedSameCounters)
 {
-    auto run = [] {
-        RngSeedManager::SetSeed(5);
+    auto run = [](uint32_t seed) {
+        RngSeedManager::SetSeed(seed);
         Ptr<StarTopologyHelper> star = CreateObject<StarTopologyHelper>();
         star->SetAttribute("Servers", UintegerValue(5));
         star->SetAttribute("GpusPerServer", UintegerValue(1));
@@ -304,10 +304,14 @@ TEST_F(FabricTest, SameSeedSameCounters)
         Simulator::Destroy();
         return v;
     };
-    auto a = run();
-    auto b = run();
+    auto a = run(5);
+    auto b = run(5);
     EXPECT_EQ(a, b);
     EXPECT_GT(a[1], 0u);
+    // The seed drives the losses and the ECN marks: another seed counts other marks.
+    const auto c = run(6);
+    EXPECT_NE(c, a);
+    EXPECT_NE(c[3], a[3]) << "ECN marks";
 }
 
 TEST_F(FabricTest, LosslessBucketsDrainHeadroomFirst)
