@@ -21,6 +21,13 @@ struct AlphaBetaCase
     uint64_t bytes;
 };
 
+/// Printed in test listings (ctest names): the values, never the struct's raw bytes.
+void
+PrintTo(const AlphaBetaCase& c, std::ostream* os)
+{
+    *os << c.ranks << " ranks, " << c.bytes << " B";
+}
+
 class RingAlphaBetaTest : public FabricTest, public ::testing::WithParamInterface<AlphaBetaCase>
 {
 };
@@ -52,7 +59,11 @@ INSTANTIATE_TEST_SUITE_P(Sizes,
                                            AlphaBetaCase{4, 16 << 20},
                                            AlphaBetaCase{8, 8 << 20},
                                            AlphaBetaCase{8, 64 << 20},
-                                           AlphaBetaCase{16, 32 << 20}));
+                                           AlphaBetaCase{16, 32 << 20}),
+                         [](const ::testing::TestParamInfo<AlphaBetaCase>& i) {
+                             return std::to_string(i.param.ranks) + "ranks_" +
+                                    std::to_string(i.param.bytes >> 20) + "MiB";
+                         });
 
 TEST_F(FabricTest, BytesPerRankMatchTheory)
 {

@@ -347,7 +347,10 @@ TEST_P(IbRingAlphaBetaTest, RingAllReduceOnAnIbRailFabricMatchesAlphaBeta)
 
 INSTANTIATE_TEST_SUITE_P(Sizes,
                          IbRingAlphaBetaTest,
-                         ::testing::Values(uint64_t(1) << 20, uint64_t(32) << 20));
+                         ::testing::Values(uint64_t(1) << 20, uint64_t(32) << 20),
+                         [](const ::testing::TestParamInfo<uint64_t>& i) {
+                             return std::to_string(i.param >> 20) + "MiB";
+                         });
 
 TEST_F(FabricTest, IbPcapDecodesAsInfiniband)
 {

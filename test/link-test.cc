@@ -80,7 +80,12 @@ TEST_P(GoodputTest, OneFlowGoodputMatchesLineRateTimesPayloadShare)
     EXPECT_NEAR(measured / expected, 1.0, 0.005) << "measured " << measured / 1e9 << " Gb/s";
 }
 
-INSTANTIATE_TEST_SUITE_P(Payloads, GoodputTest, ::testing::Values(1024u, 2048u, 4096u));
+INSTANTIATE_TEST_SUITE_P(Payloads,
+                         GoodputTest,
+                         ::testing::Values(1024u, 2048u, 4096u),
+                         [](const ::testing::TestParamInfo<uint32_t>& i) {
+                             return std::to_string(i.param) + "B";
+                         });
 
 TEST_F(FabricTest, GoodputThroughACutThroughSwitch)
 {

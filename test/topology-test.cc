@@ -2,6 +2,9 @@
 // Topology helpers: counts, reachability, rail paths, bisection, parameter validation.
 #include "test-util.h"
 
+#include <cctype>
+#include <string>
+
 using namespace ns3;
 
 namespace
@@ -40,6 +43,14 @@ struct RailCase
     uint32_t leaves, spines, links;
 };
 
+/// Printed in test listings (ctest names): the values, never the struct's raw bytes.
+void
+PrintTo(const RailCase& c, std::ostream* os)
+{
+    *os << c.servers << " servers x " << c.gpus << " GPUs, radix " << c.radix << ", " << c.oversub
+        << ":1";
+}
+
 class RailCountTest : public FabricTest, public ::testing::WithParamInterface<RailCase>
 {
 };
@@ -67,7 +78,12 @@ INSTANTIATE_TEST_SUITE_P(
         // 3:1 oversubscription: 48 down / 16 up ports per radix-64 leaf.
         RailCase{96, 1, 64, 3.0, 2, 16, 96 + 2 * 16},
         // A single leaf needs no spine.
-        RailCase{8, 1, 64, 1.0, 1, 0, 8}));
+        RailCase{8, 1, 64, 1.0, 1, 0, 8}),
+    [](const ::testing::TestParamInfo<RailCase>& i) {
+        return std::to_string(i.param.servers) + "x" + std::to_string(i.param.gpus) + "_radix" +
+               std::to_string(i.param.radix) + "_oversub" +
+               std::to_string(static_cast<int>(i.param.oversub));
+    });
 
 TEST_F(FabricTest, RailAllPairsReachableAndPathsFollowRails)
 {
@@ -229,6 +245,12 @@ struct BadParam
     const char* parameterInError;
 };
 
+void
+PrintTo(const BadParam& p, std::ostream* os)
+{
+    *os << p.attribute << "=" << p.value;
+}
+
 class RailValidationTest : public FabricTest, public ::testing::WithParamInterface<BadParam>
 {
 };
@@ -273,7 +295,15 @@ INSTANTIATE_TEST_SUITE_P(Errors,
                                            BadParam{"LinkRate", "0bps", "LinkRate"},
                                            BadParam{"LeafRadix", "1", "LeafRadix"},
                                            BadParam{"Servers", "100000", "Servers"},
-                                           BadParam{"Spines", "40", "Spines"}));
+                                           BadParam{"Spines", "40", "Spines"}),
+                         [](const ::testing::TestParamInfo<BadParam>& i) {
+                             std::string v = i.param.value;
+                             for (char& ch : v)
+                             {
+                                 ch = std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
+                             }
+                             return std::string(i.param.attribute) + "_" + v;
+                         });
 
 TEST_F(FabricTest, FatTreeValidation)
 {
