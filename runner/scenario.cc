@@ -753,15 +753,21 @@ LoadScenarioFile(const std::string& path)
         throw ScenarioError("scenario file '" + path +
                             "': cannot be read (missing or no permission)");
     }
+    std::ostringstream text;
+    text << f.rdbuf();
+    return ParseScenarioText(text.str(), "scenario file '" + path + "'");
+}
+
+json
+ParseScenarioText(const std::string& text, const std::string& origin)
+{
     try
     {
-        return json::parse(f, nullptr, true, true);
+        return json::parse(text, nullptr, true, true);
     }
     catch (const json::parse_error& e)
     {
-        std::string what = e.what();
-        throw ScenarioError("scenario file '" + path + "': not valid JSON (byte " +
-                            std::to_string(e.byte) + ")");
+        throw ScenarioError(origin + ": not valid JSON (byte " + std::to_string(e.byte) + ")");
     }
 }
 

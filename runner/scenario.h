@@ -78,6 +78,9 @@ std::vector<RunConfig> ResolveScenario(const nlohmann::json& scenario);
 /// Load a scenario file. Throws ScenarioError on a missing, unreadable or malformed file.
 nlohmann::json LoadScenarioFile(const std::string& path);
 
+/// Parse a scenario's JSON text as LoadScenarioFile does; `origin` names it in errors.
+nlohmann::json ParseScenarioText(const std::string& text, const std::string& origin);
+
 /// The documented schema, printed by --help.
 std::string SchemaHelp();
 

@@ -4,6 +4,7 @@
 # --slurm adds Slurm and munge, for the CI check that runs a one-node cluster on localhost
 # (scripts/slurm-check.sh); submitting sweeps to a real cluster needs only its own sbatch.
 # --format adds clang-format (Debian 12: version 14), for scripts/check-format.sh.
+# --fuzz adds clang and its libFuzzer runtime, for scripts/fuzz.sh.
 set -euo pipefail
 
 PKGS=(
@@ -21,6 +22,9 @@ if [ "${1:-}" = "--slurm" ]; then
 fi
 if [ "${1:-}" = "--format" ]; then
   PKGS=(clang-format)
+fi
+if [ "${1:-}" = "--fuzz" ]; then
+  PKGS=(clang libclang-rt-14-dev)
 fi
 
 missing=()
