@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "runner.h"
 
+#include "figures.h"
+#include "file-util.h"
+
 #include "ns3/ai-fabric-module.h"
 #include "ns3/core-module.h"
 #include "ns3/network-module.h"
@@ -626,27 +629,11 @@ ExecuteRun(const RunConfig& c, bool progress, size_t index, size_t total)
 namespace
 {
 
-void
-WriteFile(const std::filesystem::path& p, const std::string& content)
-{
-    std::ofstream f(p);
-    f << content;
-    if (!f)
-    {
-        throw std::runtime_error("cannot write " + p.string());
-    }
-}
-
+/// A run's subdirectory (and its label in compare.csv).
 std::string
 SafeName(const std::string& s)
 {
-    std::string r;
-    for (char ch : s)
-    {
-        r += (std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '_' || ch == '.')
-                 ? ch
-                 : '_';
-    }
+    const std::string r = SafeFileName(s);
     return r.empty() ? "run" : r;
 }
 
@@ -732,42 +719,44 @@ WriteResults(ResultsDirectory& dir,
         config["runs"].push_back(rc);
         const fs::path d = tmp / SafeName(r.config.name);
         fs::create_directories(d);
-        WriteFile(d / "steps.csv", r.stepsCsv);
-        WriteFile(d / "steps_summary.csv", r.stepsSummaryCsv);
-        WriteFile(d / "latency_cdf.csv", r.latencyCsv);
-        WriteFile(d / "queue.csv", r.queueCsv);
-        WriteFile(d / "rate.csv", r.rateCsv);
+        WriteAtomically(d / "steps.csv", r.stepsCsv);
+        WriteAtomically(d / "steps_summary.csv", r.stepsSummaryCsv);
+        WriteAtomically(d / "latency_cdf.csv", r.latencyCsv);
+        WriteAtomically(d / "queue.csv", r.queueCsv);
+        WriteAtomically(d / "rate.csv", r.rateCsv);
+        const std::string& name = r.config.name;
         std::ostringstream gp;
-        gp << "set terminal pngcairo size 1000,600\nset datafile separator ','\n"
-           << "set output 'timeline.png'\nset title '" << r.config.name
-           << ": per-rank step timeline (green: compute, red: waiting for the collective)'\n"
-           << "set xlabel 'time (ms)'\nset ylabel 'rank'\nset yrange [-1:" << r.config.Gpus()
+        gp << "set terminal pngcairo noenhanced size 1000,600\nset datafile separator ','\n"
+           << "set output 'timeline.png'\nset title "
+           << GnuplotString(
+                  name +
+                  ": per-rank step timeline (green: compute, red: waiting for the collective)")
+           << "\nset xlabel 'time (ms)'\nset ylabel 'rank'\nset yrange [-1:" << r.config.Gpus()
            << "]\nunset key\n"
            << "plot 'steps.csv' every ::1 using 4:2:3:4:($2-0.4):($2+0.4) with boxxyerror fs solid "
               "0.8 lc rgb '#2e8b57', \\\n"
            << "     '' every ::1 using 5:2:4:5:($2-0.4):($2+0.4) with boxxyerror fs solid 0.8 lc "
               "rgb '#c0392b'\n"
-           << "set output 'latency.png'\nset title '" << r.config.name
-           << ": one-way latency of RDMA data packets (CDF)'\n"
+           << "set output 'latency.png'\nset title "
+           << GnuplotString(name + ": one-way latency of RDMA data packets (CDF)") << "\n"
            << "set xlabel 'latency (us)'\nset ylabel 'fraction'\nset logscale x\nset yrange "
               "[0:1]\nset key bottom right\n"
            << "plot 'latency_cdf.csv' every ::1 using 2:1 with lines lw 2 title 'CDF'\nunset "
               "logscale x\n"
-           << "set output 'queue.png'\nset title '" << r.config.name
-           << ": switch queues (sampled every 100 us)'\n"
+           << "set output 'queue.png'\nset title "
+           << GnuplotString(name + ": switch queues (sampled every 100 us)") << "\n"
            << "set xlabel 'time (ms)'\nset ylabel 'KB'\nset autoscale y\nset key top right\n"
            << "plot 'queue.csv' every ::1 using ($1/1000):($2/1024) with steps title 'largest port "
               "queue', \\\n"
            << "     '' every ::1 using ($1/1000):($3/1024) with steps title 'all switch queues'\n";
         if (std::count(r.rateCsv.begin(), r.rateCsv.end(), '\n') > 1)
         {
-            gp << "set output 'rate.png'\nset title '" << r.config.name
-               << ": rank 0 queue-pair rates (congestion control)'\n"
+            gp << "set output 'rate.png'\nset title "
+               << GnuplotString(name + ": rank 0 queue-pair rates (congestion control)") << "\n"
                << "set ylabel 'Gb/s'\nset yrange [0:*]\nunset key\n"
                << "plot 'rate.csv' every ::1 using ($1/1000):3 with points pt 7 ps 0.3\n";
         }
-        WriteFile(d / "plots.gp", gp.str());
-        if (!dir.RenderGnuplot("plots.gp", d.filename().string()))
+        if (!Plot(d.string(), "plots.gp", gp.str()))
         {
             std::fprintf(stderr,
                          "ai-fabric: gnuplot failed for %s (scripts kept)\n",
@@ -788,9 +777,9 @@ WriteResults(ResultsDirectory& dir,
             << Num(s["idle_cost_usd_per_hr"].get<double>()) << ","
             << Num(s["network_latency_us"]["p99"].get<double>()) << "\n";
     }
-    WriteFile(tmp / "compare.csv", cmp.str());
+    WriteAtomically(tmp / "compare.csv", cmp.str());
     std::ostringstream gp;
-    gp << "set terminal pngcairo size 1000,550\nset datafile separator ','\nset output "
+    gp << "set terminal pngcairo noenhanced size 1000,550\nset datafile separator ','\nset output "
           "'compare.png'\n"
        << "set title 'Mean training step: compute vs. waiting on the network'\nset style data "
           "histograms\n"
@@ -799,14 +788,13 @@ WriteResults(ResultsDirectory& dir,
        << "plot 'compare.csv' every ::1 using 2:xtic(1) title 'compute' lc rgb '#2e8b57', '' every "
           "::1 using 3 title "
           "'waiting on the collective' lc rgb '#c0392b'\n";
-    WriteFile(tmp / "compare.gp", gp.str());
-    if (!dir.RenderGnuplot("compare.gp"))
+    if (!Plot(tmp.string(), "compare.gp", gp.str()))
     {
         std::fprintf(stderr, "ai-fabric: gnuplot failed for compare.gp (script kept)\n");
     }
-    WriteFile(tmp / "summary.json", summary.dump(2) + "\n");
-    WriteFile(tmp / "config.json", config.dump(2) + "\n");
-    WriteFile(tmp / "dashboard.txt", Dashboard(runs));
+    WriteAtomically(tmp / "summary.json", summary.dump(2) + "\n");
+    WriteAtomically(tmp / "config.json", config.dump(2) + "\n");
+    WriteAtomically(tmp / "dashboard.txt", Dashboard(runs));
     const std::string err = dir.Commit();
     if (!err.empty())
     {

@@ -1,6 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "sweep.h"
 
+#include "figures.h"
+#include "file-util.h"
+#include "process.h"
+#include "text-util.h"
+
 #include "ns3/results-directory.h"
 
 #include <algorithm>
@@ -11,20 +16,16 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
-#include <fcntl.h>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
 #include <map>
 #include <set>
 #include <signal.h>
-#include <spawn.h>
 #include <sstream>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-extern char** environ;
 
 namespace aifabric
 {
@@ -61,60 +62,7 @@ CsvField(const std::string& s)
     {
         return s;
     }
-    std::string q = "\"";
-    for (char c : s)
-    {
-        q += c;
-        if (c == '"')
-        {
-            q += '"';
-        }
-    }
-    return q + "\"";
-}
-
-/// Write a file under a temporary name, then rename it into place: readers never see half.
-void
-WriteAtomically(const fs::path& p, const std::string& content)
-{
-    const fs::path tmp =
-        p.parent_path() / ("." + p.filename().string() + ".tmp-" + std::to_string(::getpid()));
-    {
-        std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-        f << content;
-        f.flush();
-        if (!f)
-        {
-            throw std::runtime_error("cannot write " + tmp.string());
-        }
-    }
-    std::error_code ec;
-    fs::rename(tmp, p, ec);
-    if (ec)
-    {
-        fs::remove(tmp, ec);
-        throw std::runtime_error("cannot write " + p.string() + ": " + ec.message());
-    }
-}
-
-json
-ReadJsonFile(const fs::path& p)
-{
-    std::ifstream f(p);
-    if (!f)
-    {
-        throw std::runtime_error("cannot read " + p.string());
-    }
-    return json::parse(f);
-}
-
-std::string
-ReadText(const fs::path& p)
-{
-    std::ifstream f(p);
-    std::stringstream ss;
-    ss << f.rdbuf();
-    return ss.str();
+    return DoubledQuotes(s, '"');
 }
 
 std::string
@@ -150,31 +98,6 @@ Stamp()
     std::time_t t = std::time(nullptr);
     std::strftime(s, sizeof(s), "%Y%m%d-%H%M%S", std::localtime(&t));
     return s;
-}
-
-/// Run a shell command; capture its stdout. \return its exit status (-1 if it could not run)
-int
-Capture(const std::string& cmd, std::string& output)
-{
-    output.clear();
-    FILE* p = ::popen(cmd.c_str(), "r");
-    if (!p)
-    {
-        return -1;
-    }
-    std::array<char, 4096> buf{};
-    while (fgets(buf.data(), buf.size(), p))
-    {
-        output += buf.data();
-    }
-    const int st = ::pclose(p);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-bool
-OnPath(const std::string& program)
-{
-    return std::system(("command -v " + program + " >/dev/null 2>&1").c_str()) == 0;
 }
 
 std::string
@@ -401,8 +324,11 @@ ReadQueue(const fs::path& dir)
         }
     };
     std::string text;
+    ProcessOptions capture;
+    capture.out = Output::CAPTURE;
+    capture.err = Output::DISCARD;
     if (q.submitted && OnPath("squeue") &&
-        Capture("squeue -h -r -o '%i|%t' 2>/dev/null", text) == 0)
+        RunProgram({"squeue", "-h", "-r", "-o", "%i|%t"}, capture, &text) == 0)
     {
         q.answered = true;
         parseStates(text, q.state);
@@ -413,7 +339,8 @@ ReadQueue(const fs::path& dir)
         list += (list.empty() ? "" : ",") + j;
     }
     if (q.submitted && OnPath("sacct") &&
-        Capture("sacct -n -X -P -o JobID,State -j " + list + " 2>/dev/null", text) == 0)
+        RunProgram({"sacct", "-n", "-X", "-P", "-o", "JobID,State", "-j", list}, capture, &text) ==
+            0)
     {
         parseStates(text, q.final);
     }
@@ -643,34 +570,6 @@ CsvOf(const Collected& c)
 }
 
 std::string
-GnuplotString(const std::string& s)
-{
-    std::string q = "'";
-    for (char ch : s)
-    {
-        q += ch;
-        if (ch == '\'')
-        {
-            q += '\'';
-        }
-    }
-    return q + "'";
-}
-
-std::string
-FileName(const std::string& s)
-{
-    std::string r;
-    for (char ch : s)
-    {
-        r += (std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '_' || ch == '.')
-                 ? ch
-                 : '_';
-    }
-    return r;
-}
-
-std::string
 Number(double v)
 {
     std::ostringstream os;
@@ -832,7 +731,7 @@ Figures(const Collected& c)
                 continue;
             }
             Figure f;
-            f.file = std::string(m.file) + "-vs-" + FileName(x);
+            f.file = std::string(m.file) + "-vs-" + SafeFileName(x);
             std::ostringstream data;
             std::ostringstream plot;
             for (size_t i = 0; i < order.size(); ++i)
@@ -1530,27 +1429,20 @@ RunLocal(const Sweep& sweep,
             std::error_code ec;
             fs::remove(ExitPath(d, p->id), ec);
             const std::vector<std::string> args = RunnerArguments(runner, d.string(), p->id);
-            std::vector<char*> argv;
-            for (const auto& a : args)
-            {
-                argv.push_back(const_cast<char*>(a.c_str()));
-            }
-            argv.push_back(nullptr);
-            posix_spawn_file_actions_t fa;
-            posix_spawn_file_actions_init(&fa);
-            posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-            posix_spawn_file_actions_addopen(&fa, 1, log.c_str(), O_WRONLY | O_APPEND, 0644);
-            posix_spawn_file_actions_adddup2(&fa, 1, 2);
             {
                 // The header names this engine's pid: --status tells running from interrupted.
                 std::ofstream f(log, std::ios::trunc);
                 f << "# ai-fabric-sweep point=" << p->id << " engine=local host=" << Hostname()
                   << " pid=" << ::getpid() << "\n";
             }
-            pid_t pid = -1;
-            const int rc = posix_spawn(&pid, args[0].c_str(), &fa, nullptr, argv.data(), environ);
-            posix_spawn_file_actions_destroy(&fa);
-            if (rc != 0)
+            ProcessOptions o;
+            o.searchPath = false;
+            o.out = Output::APPEND;
+            o.outFile = log.string();
+            o.err = Output::AS_STDOUT;
+            int rc = 0;
+            const pid_t pid = StartProgram(args, o, rc);
+            if (pid < 0)
             {
                 std::ofstream(log, std::ios::app)
                     << "cannot start " << args[0] << ": " << std::strerror(rc) << "\n";
@@ -1585,7 +1477,7 @@ RunLocal(const Sweep& sweep,
             std::chrono::duration<double>(std::chrono::steady_clock::now() - it->second.start)
                 .count();
         running.erase(it);
-        const int rc = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+        const int rc = ExitStatus(st);
         RecordExit(d, p->id, rc);
         ++finished;
         const bool ok = rc == 0 && PointDone(d.string(), p->id);
@@ -1760,10 +1652,13 @@ SubmitSlurm(const Sweep& sweep,
         WriteAtomically(d / (base + ".sbatch"),
                         SlurmScript(sweep, d.string(), runner, base + ".tasks", n, o));
         std::string output;
-        const std::string cmd = "sbatch --parsable " +
-                                ShellQuote((d / (base + ".sbatch")).string()) + " 2>" +
-                                ShellQuote((d / (base + ".submit.err")).string());
-        const int rc = Capture(cmd, output);
+        ProcessOptions submit;
+        submit.out = Output::CAPTURE;
+        submit.err = Output::TRUNCATE;
+        submit.errFile = (d / (base + ".submit.err")).string();
+        const int rc = RunProgram({"sbatch", "--parsable", (d / (base + ".sbatch")).string()},
+                                  submit,
+                                  &output);
         const std::string job = Trim(output.substr(0, output.find(';')));
         if (rc != 0 || job.empty() || job.find_first_not_of("0123456789") != std::string::npos)
         {
@@ -1913,8 +1808,7 @@ Gather(const std::string& dir, std::ostream& out, std::ostream& err)
         WriteAtomically(tmp / (f.file + ".dat"), f.data);
         gp << "\n" << f.script;
     }
-    WriteAtomically(tmp / "figures.gp", gp.str());
-    if (!figs.empty() && !rd.RenderGnuplot("figures.gp"))
+    if (!Plot(tmp.string(), "figures.gp", gp.str(), !figs.empty()))
     {
         err << "ai-fabric: gnuplot failed on figures.gp (script kept)" << std::endl;
     }
@@ -1942,10 +1836,7 @@ Gather(const std::string& dir, std::ostream& out, std::ostream& err)
     }
     for (const auto& f : figs)
     {
-        out << "  "
-            << (final / (f.file + (ns3::ResultsDirectory::HaveGnuplot() ? ".png" : ".dat")))
-                   .string()
-            << std::endl;
+        out << "  " << (final / (f.file + (HaveGnuplot() ? ".png" : ".dat"))).string() << std::endl;
     }
     if (figs.empty())
     {
