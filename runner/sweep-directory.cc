@@ -188,6 +188,20 @@ PointDone(const std::string& dir, const std::string& id)
     return fs::is_regular_file(fs::path(dir) / id / "summary.json", ec);
 }
 
+std::vector<const SweepPoint*>
+UnfinishedPoints(const Sweep& sweep, const std::string& dir)
+{
+    std::vector<const SweepPoint*> todo;
+    for (const auto& p : sweep.points)
+    {
+        if (!PointDone(dir, p.id))
+        {
+            todo.push_back(&p);
+        }
+    }
+    return todo;
+}
+
 std::vector<std::string>
 RunnerArguments(const std::string& runner, const std::string& dir, const std::string& id)
 {

@@ -28,6 +28,9 @@ void PrepareSweepDirectory(const Sweep& sweep, const std::string& dir, const std
 /// Whether the point's results are complete (DIR/<id>/summary.json exists).
 bool PointDone(const std::string& dir, const std::string& id);
 
+/// The points whose results are not complete, in sweep order (what the engines run).
+std::vector<const SweepPoint*> UnfinishedPoints(const Sweep& sweep, const std::string& dir);
+
 /// The arguments of the runner for one point; both engines use exactly these.
 std::vector<std::string> RunnerArguments(const std::string& runner,
                                          const std::string& dir,

@@ -31,14 +31,7 @@ RunLocal(const Sweep& sweep,
 {
     const fs::path d = fs::absolute(dir);
     const auto t0 = std::chrono::steady_clock::now();
-    std::vector<const SweepPoint*> todo;
-    for (const auto& p : sweep.points)
-    {
-        if (!PointDone(d.string(), p.id))
-        {
-            todo.push_back(&p);
-        }
-    }
+    const std::vector<const SweepPoint*> todo = UnfinishedPoints(sweep, d.string());
     const size_t skipped = sweep.points.size() - todo.size();
     if (todo.empty())
     {

@@ -154,12 +154,9 @@ SubmitSlurm(const Sweep& sweep,
 {
     const fs::path d = fs::absolute(dir);
     std::vector<std::string> todo;
-    for (const auto& p : sweep.points)
+    for (const SweepPoint* p : UnfinishedPoints(sweep, d.string()))
     {
-        if (!PointDone(d.string(), p.id))
-        {
-            todo.push_back(p.id);
-        }
+        todo.push_back(p->id);
     }
     if (todo.empty())
     {
