@@ -10,6 +10,7 @@
 // Exit status: 0 success; 1 some point failed (local engine), sbatch failed, or nothing to
 // gather; 2 bad input (one line on stderr, nothing written or submitted); 3 (--status only)
 // points still running or pending.
+#include "process.h"
 #include "sweep.h"
 
 #include <climits>
@@ -272,7 +273,7 @@ main(int argc, char** argv)
         CheckSweepDirectory(sweep, out);
         if (engine == "slurm")
         {
-            if (std::system("command -v sbatch >/dev/null 2>&1") != 0)
+            if (!OnPath("sbatch"))
             {
                 throw ScenarioError(
                     "--engine: slurm needs sbatch on the PATH (run this on a Slurm login node)");

@@ -3,8 +3,10 @@
 
 #include <cstdlib>
 #include <ctime>
+#include <fcntl.h>
 #include <filesystem>
 #include <iostream>
+#include <sys/wait.h>
 #include <unistd.h>
 
 namespace ns3
@@ -62,7 +64,21 @@ ResultsDirectory::GetFinalPath() const
 bool
 ResultsDirectory::HaveGnuplot()
 {
-    return std::system("command -v gnuplot >/dev/null 2>&1") == 0;
+    // What `command -v gnuplot` answers, without a shell: an executable gnuplot on the PATH.
+    const char* env = std::getenv("PATH");
+    std::string dirs = env ? env : "/usr/bin:/bin";
+    for (size_t start = 0, end = 0; end != std::string::npos; start = end + 1)
+    {
+        end = dirs.find(':', start);
+        const std::string d = dirs.substr(start, end == std::string::npos ? end : end - start);
+        const fs::path candidate = fs::path(d.empty() ? "." : d) / "gnuplot";
+        std::error_code ec;
+        if (fs::is_regular_file(candidate, ec) && ::access(candidate.c_str(), X_OK) == 0)
+        {
+            return true;
+        }
+    }
+    return false;
 }
 
 bool
@@ -73,8 +89,25 @@ ResultsDirectory::RenderGnuplot(const std::string& script, const std::string& su
         return true; // scripts stay for the user; nothing failed
     }
     const fs::path dir = subdir.empty() ? fs::path(m_tmp) : fs::path(m_tmp) / subdir;
-    const std::string cmd = "cd '" + dir.string() + "' && gnuplot '" + script + "' >/dev/null 2>&1";
-    return std::system(cmd.c_str()) == 0;
+    // `gnuplot SCRIPT` in `dir`, run with an argument vector: no shell reads the names.
+    const pid_t pid = ::fork();
+    if (pid == 0)
+    {
+        const int null = ::open("/dev/null", O_RDWR);
+        if (null < 0 || ::dup2(null, STDIN_FILENO) < 0 || ::dup2(null, STDOUT_FILENO) < 0 ||
+            ::dup2(null, STDERR_FILENO) < 0 || ::chdir(dir.c_str()) != 0)
+        {
+            ::_exit(127);
+        }
+        ::execlp("gnuplot", "gnuplot", script.c_str(), static_cast<char*>(nullptr));
+        ::_exit(127);
+    }
+    int status = 0;
+    if (pid < 0 || ::waitpid(pid, &status, 0) != pid)
+    {
+        return false;
+    }
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
 std::string

@@ -28,7 +28,10 @@ class ResultsDirectory
     const std::string& GetPath() const;
     /// Where the results will be after Commit().
     const std::string& GetFinalPath() const;
-    /// Run `gnuplot script` in GetPath()/subdir if gnuplot is installed. \return false on failure
+    /**
+     * Run `gnuplot script` in GetPath()/subdir if gnuplot is installed, with an argument vector
+     * (no shell), its output discarded. \return false on failure
+     */
     bool RenderGnuplot(const std::string& script, const std::string& subdir = "") const;
     /// \return empty on success, else the error
     std::string Commit();

@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "results-writer.h"
+
+#include "dashboard.h"
+#include "figures.h"
+#include "file-util.h"
+#include "run-figures.h"
+#include "text-util.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <sstream>
+
+namespace aifabric
+{
+
+using nlohmann::json;
+
+namespace
+{
+
+/// A run's subdirectory (and its label in compare.csv).
+std::string
+SafeName(const std::string& s)
+{
+    const std::string r = SafeFileName(s);
+    return r.empty() ? "run" : r;
+}
+
+} // namespace
+
+void
+WriteResults(ns3::ResultsDirectory& dir,
+             const std::string& scenarioName,
+             const std::vector<RunOutput>& runs)
+{
+    namespace fs = std::filesystem;
+    const fs::path tmp = dir.GetPath();
+    json summary = runs.front().summary;
+    summary["scenario"] = scenarioName;
+    summary["runs"] = json::array();
+    json config;
+    config["scenario"] = scenarioName;
+    config["runs"] = json::array();
+    for (const auto& r : runs)
+    {
+        summary["runs"].push_back(r.summary);
+        json rc = r.config.resolved;
+        rc["ns3_attributes"] = r.attributes;
+        config["runs"].push_back(rc);
+        const fs::path d = tmp / SafeName(r.config.name);
+        fs::create_directories(d);
+        WriteAtomically(d / "steps.csv", r.stepsCsv);
+        WriteAtomically(d / "steps_summary.csv", r.stepsSummaryCsv);
+        WriteAtomically(d / "latency_cdf.csv", r.latencyCsv);
+        WriteAtomically(d / "queue.csv", r.queueCsv);
+        WriteAtomically(d / "rate.csv", r.rateCsv);
+        if (!Plot(
+                d.string(),
+                "plots.gp",
+                RunPlotsScript(r.config, std::count(r.rateCsv.begin(), r.rateCsv.end(), '\n') > 1)))
+        {
+            std::fprintf(stderr,
+                         "ai-fabric: gnuplot failed for %s (scripts kept)\n",
+                         r.config.name.c_str());
+        }
+    }
+    // Side-by-side comparison: mean step = compute + waiting on the network.
+    std::ostringstream cmp;
+    cmp << "run,compute_ms,collective_ms,step_ms,mfu_effective,idle_cost_usd_per_hr,p99_latency_"
+           "us\n";
+    for (const auto& r : runs)
+    {
+        const json& s = r.summary;
+        const double step = s["step_ms"]["mean"].get<double>();
+        cmp << SafeName(r.config.name) << "," << Num(s["compute_ms"].get<double>()) << ","
+            << Num(std::max(0.0, step - s["compute_ms"].get<double>())) << "," << Num(step) << ","
+            << Num(s["mfu_effective"].get<double>()) << ","
+            << Num(s["idle_cost_usd_per_hr"].get<double>()) << ","
+            << Num(s["network_latency_us"]["p99"].get<double>()) << "\n";
+    }
+    WriteAtomically(tmp / "compare.csv", cmp.str());
+    if (!Plot(tmp.string(), "compare.gp", CompareScript()))
+    {
+        std::fprintf(stderr, "ai-fabric: gnuplot failed for compare.gp (script kept)\n");
+    }
+    WriteAtomically(tmp / "summary.json", summary.dump(2) + "\n");
+    WriteAtomically(tmp / "config.json", config.dump(2) + "\n");
+    WriteAtomically(tmp / "dashboard.txt", Dashboard(runs));
+    const std::string err = dir.Commit();
+    if (!err.empty())
+    {
+        throw std::runtime_error(err);
+    }
+}
+
+} // namespace aifabric

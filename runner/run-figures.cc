@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "run-figures.h"
+
+#include "figures.h"
+
+#include <sstream>
+
+namespace aifabric
+{
+
+std::string
+RunPlotsScript(const RunConfig& c, bool hasRates)
+{
+    const std::string& name = c.name;
+    std::ostringstream gp;
+    gp << "set terminal pngcairo noenhanced size 1000,600\nset datafile separator ','\n"
+       << "set output 'timeline.png'\nset title "
+       << GnuplotString(
+              name + ": per-rank step timeline (green: compute, red: waiting for the collective)")
+       << "\nset xlabel 'time (ms)'\nset ylabel 'rank'\nset yrange [-1:" << c.Gpus()
+       << "]\nunset key\n"
+       << "plot 'steps.csv' every ::1 using 4:2:3:4:($2-0.4):($2+0.4) with boxxyerror fs solid "
+          "0.8 lc rgb '#2e8b57', \\\n"
+       << "     '' every ::1 using 5:2:4:5:($2-0.4):($2+0.4) with boxxyerror fs solid 0.8 lc "
+          "rgb '#c0392b'\n"
+       << "set output 'latency.png'\nset title "
+       << GnuplotString(name + ": one-way latency of RDMA data packets (CDF)") << "\n"
+       << "set xlabel 'latency (us)'\nset ylabel 'fraction'\nset logscale x\nset yrange "
+          "[0:1]\nset key bottom right\n"
+       << "plot 'latency_cdf.csv' every ::1 using 2:1 with lines lw 2 title 'CDF'\nunset "
+          "logscale x\n"
+       << "set output 'queue.png'\nset title "
+       << GnuplotString(name + ": switch queues (sampled every 100 us)") << "\n"
+       << "set xlabel 'time (ms)'\nset ylabel 'KB'\nset autoscale y\nset key top right\n"
+       << "plot 'queue.csv' every ::1 using ($1/1000):($2/1024) with steps title 'largest port "
+          "queue', \\\n"
+       << "     '' every ::1 using ($1/1000):($3/1024) with steps title 'all switch queues'\n";
+    if (hasRates)
+    {
+        gp << "set output 'rate.png'\nset title "
+           << GnuplotString(name + ": rank 0 queue-pair rates (congestion control)") << "\n"
+           << "set ylabel 'Gb/s'\nset yrange [0:*]\nunset key\n"
+           << "plot 'rate.csv' every ::1 using ($1/1000):3 with points pt 7 ps 0.3\n";
+    }
+    return gp.str();
+}
+
+std::string
+CompareScript()
+{
+    std::ostringstream gp;
+    gp << "set terminal pngcairo noenhanced size 1000,550\nset datafile separator ','\nset output "
+          "'compare.png'\n"
+       << "set title 'Mean training step: compute vs. waiting on the network'\nset style data "
+          "histograms\n"
+       << "set style histogram rowstacked\nset style fill solid 0.8 border -1\nset boxwidth 0.6\n"
+       << "set ylabel 'ms'\nset xtics rotate by -20\nset key top left\n"
+       << "plot 'compare.csv' every ::1 using 2:xtic(1) title 'compute' lc rgb '#2e8b57', '' every "
+          "::1 using 3 title "
+          "'waiting on the collective' lc rgb '#c0392b'\n";
+    return gp.str();
+}
+
+} // namespace aifabric

@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "run-sampler.h"
+
+#include "text-util.h"
+
+#include "ns3/ai-fabric-module.h"
+#include "ns3/core-module.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+
+namespace aifabric
+{
+
+using namespace ns3;
+
+void
+Sampler::Sample()
+{
+    uint32_t maxQ = 0;
+    uint64_t sumQ = 0;
+    uint64_t pfc = 0;
+    for (uint32_t j = 0; j < topo->GetNSwitches(); ++j)
+    {
+        Ptr<FabricSwitch> sw = topo->GetSwitch(j);
+        for (uint16_t p = 0; p < sw->GetNPorts(); ++p)
+        {
+            Ptr<FabricNetDevice> d = sw->GetPort(p);
+            uint32_t q = 0;
+            for (uint8_t prio = 0; prio < 8; ++prio)
+            {
+                q += d->GetQueueBytes(prio);
+            }
+            maxQ = std::max(maxQ, q);
+            sumQ += q;
+            pfc += d->GetCounters().pfcFramesTx;
+        }
+    }
+    const double t = Simulator::Now().GetNanoSeconds() / 1000.0;
+    queue << Num(t, 10) << "," << maxQ << "," << sumQ << "," << (pfc - lastPfc) << "\n";
+    lastPfc = pfc;
+    if (rank0)
+    {
+        for (uint32_t q = 1; q <= rank0->GetNQueuePairs(); ++q)
+        {
+            Ptr<RdmaQueuePair> qp = rank0->GetQueuePair(q);
+            if (qp->GetStats().dataPackets > 0)
+            {
+                rate << Num(t, 10) << "," << q << "," << Num(qp->GetRate().GetBitRate() / 1e9)
+                     << "\n";
+            }
+        }
+    }
+    if (progress)
+    {
+        auto now = std::chrono::steady_clock::now();
+        const double since = std::chrono::duration<double>(now - lastPrint).count();
+        if (since >= 0.5)
+        {
+            const double wall = std::chrono::duration<double>(now - wall0).count();
+            const uint64_t ev = Simulator::GetEventCount();
+            const size_t done = job->GetSteps().empty() ? 0 : job->GetSteps().size() - 1;
+            std::string eta = "?";
+            if (done > 0)
+            {
+                eta = Num(wall / double(done) * double(steps - done), 3) + " s";
+            }
+            std::fprintf(stderr,
+                         "\r[%zu/%zu %s] sim %.3f ms | step %zu/%u | %.2f M events/s | ETA %s   ",
+                         index + 1,
+                         total,
+                         name.c_str(),
+                         Simulator::Now().GetSeconds() * 1e3,
+                         done + 1,
+                         steps,
+                         double(ev - lastEvents) / since / 1e6,
+                         eta.c_str());
+            lastEvents = ev;
+            lastPrint = now;
+        }
+    }
+    Simulator::Schedule(period, &Sampler::Sample, this);
+}
+
+} // namespace aifabric

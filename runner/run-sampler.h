@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#ifndef AI_FABRIC_RUN_SAMPLER_H
+#define AI_FABRIC_RUN_SAMPLER_H
+
+#include "ns3/fabric-topology.h"
+#include "ns3/nstime.h"
+#include "ns3/rdma-nic.h"
+#include "ns3/training-job.h"
+
+#include <chrono>
+#include <cstdint>
+#include <sstream>
+#include <string>
+
+namespace aifabric
+{
+
+/**
+ * Samples a running simulation every `period`: the largest and the total switch queue and the
+ * PFC pause frames sent (queue.csv rows), rank 0's queue-pair rates (rate.csv rows) and, with
+ * `progress`, a progress line on stderr at most twice a second. Reschedules itself; the rows
+ * are appended to `queue` and `rate` after the header the caller writes.
+ */
+struct Sampler
+{
+    ns3::Ptr<ns3::FabricTopology> topo;
+    ns3::Ptr<ns3::RdmaNic> rank0; //!< whose queue-pair rates are sampled (null over TCP)
+    std::ostringstream queue;     //!< queue.csv
+    std::ostringstream rate;      //!< rate.csv
+    uint64_t lastPfc{0};
+    ns3::Time period{ns3::MicroSeconds(100)};
+    // progress
+    bool progress{false};
+    size_t index{0};
+    size_t total{1};
+    std::string name;
+    ns3::Ptr<ns3::TrainingJob> job;
+    uint32_t steps{1};
+    std::chrono::steady_clock::time_point wall0;
+    std::chrono::steady_clock::time_point lastPrint;
+    uint64_t lastEvents{0};
+
+    /// Take one sample and schedule the next.
+    void Sample();
+};
+
+} // namespace aifabric
+
+#endif

@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "run-summary.h"
+
+#include "ns3/ai-fabric-module.h"
+#include "ns3/core-module.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+
+namespace aifabric
+{
+
+using nlohmann::json;
+using namespace ns3;
+
+namespace
+{
+
+double
+PeakRssMb()
+{
+    std::ifstream f("/proc/self/status");
+    std::string line;
+    while (std::getline(f, line))
+    {
+        if (line.rfind("VmHWM:", 0) == 0)
+        {
+            return std::stod(line.substr(6)) / 1024.0;
+        }
+    }
+    return 0;
+}
+
+/// Nearest-rank quantile of a sample.
+double
+Quantile(std::vector<double> v, double q)
+{
+    if (v.empty())
+    {
+        return 0;
+    }
+    std::sort(v.begin(), v.end());
+    size_t rank = static_cast<size_t>(std::ceil(q * double(v.size())));
+    rank = std::min(std::max<size_t>(rank, 1), v.size());
+    return v[rank - 1];
+}
+
+json
+Stats(const std::vector<double>& v)
+{
+    double sum = 0;
+    for (double x : v)
+    {
+        sum += x;
+    }
+    return json{{"mean", v.empty() ? 0.0 : sum / double(v.size())},
+                {"p50", Quantile(v, 0.5)},
+                {"p99", Quantile(v, 0.99)},
+                {"max", Quantile(v, 1.0)}};
+}
+
+} // namespace
+
+std::vector<TrainingStepRecord>
+CompletedSteps(const Simulation& sim)
+{
+    std::vector<TrainingStepRecord> done;
+    for (const auto& r : sim.job->GetSteps())
+    {
+        if (!r.collectiveEnd.empty())
+        {
+            done.push_back(r);
+        }
+    }
+    return done;
+}
+
+json
+Summary(const RunConfig& c, const Simulation& sim, uint64_t events, double wall)
+{
+    const auto& topo = sim.topo;
+    const auto& nics = sim.nics;
+    const auto& network = sim.network;
+    const auto& job = sim.job;
+    const auto& latency = sim.latency;
+    const bool tcp = c.fabric == "tcp";
+    const std::vector<TrainingStepRecord> done = CompletedSteps(sim);
+    std::vector<double> stepMs;
+    std::vector<double> collMs;
+    for (const auto& r : done)
+    {
+        stepMs.push_back(r.StepTime().GetSeconds() * 1e3);
+        collMs.push_back(r.CollectiveTime().GetSeconds() * 1e3);
+    }
+    const double meanStep = stepMs.empty() ? 0 : Stats(stepMs)["mean"].get<double>();
+    const double meanColl = collMs.empty() ? 0 : Stats(collMs)["mean"].get<double>();
+    const double computeMs = job->GetMeanComputeTime().GetSeconds() * 1e3;
+    const double busyFraction = meanStep > 0 ? std::min(1.0, computeMs / meanStep) : 0;
+    const CollectiveSpec spec = job->GetSpec();
+    const double algbw = meanColl > 0 ? double(c.bytes) / (meanColl * 1e-3) / 1e9 : 0;
+
+    uint64_t dataPackets = 0;
+    uint64_t cnps = 0;
+    uint64_t qpErrors = 0;
+    const uint64_t retx = network->GetRetransmissions();
+    const uint64_t timeouts = network->GetTimeouts();
+    for (auto& n : nics)
+    {
+        dataPackets += n->GetCounters().dataPacketsSent;
+        cnps += n->GetCounters().cnpsSent;
+        qpErrors += n->GetCounters().qpErrors;
+    }
+    if (tcp)
+    {
+        for (uint32_t h = 0; h < topo->GetNHosts(); ++h)
+        {
+            dataPackets += topo->GetHostDevice(h)->GetCounters().txDataFrames;
+        }
+    }
+    uint64_t dropsBuffer = 0;
+    uint64_t dropsCorrupt = 0;
+    uint64_t pauses = 0;
+    uint64_t ecn = 0;
+    for (uint32_t j = 0; j < topo->GetNSwitches(); ++j)
+    {
+        const auto& sc = topo->GetSwitch(j)->GetCounters();
+        dropsBuffer += sc.drops[size_t(FabricDropReason::BUFFER_FULL)] +
+                       sc.drops[size_t(FabricDropReason::HEADROOM_FULL)];
+        ecn += sc.ecnMarks;
+    }
+    uint64_t fcps = 0;
+    double creditStallUs = 0;
+    for (const auto& l : topo->GetLinks())
+    {
+        for (Ptr<FabricNetDevice> d : {l.devA, l.devB})
+        {
+            dropsCorrupt += d->GetCounters().drops[size_t(FabricDropReason::CORRUPT)];
+            Ptr<PfcFlowControl> pfc = DynamicCast<PfcFlowControl>(d->GetFlowControl());
+            if (pfc)
+            {
+                pauses += pfc->GetPauseFramesSent();
+            }
+            if (Ptr<IbCreditFlowControl> ibfc =
+                    DynamicCast<IbCreditFlowControl>(d->GetFlowControl()))
+            {
+                fcps += ibfc->GetFcpsSent();
+                for (uint8_t vl = 0; vl < 8; ++vl)
+                {
+                    creditStallUs += ibfc->GetStallTime(vl).GetSeconds() * 1e6;
+                }
+            }
+        }
+    }
+    const double stepTimeP = Simulator::Now().GetSeconds();
+    json s;
+    s["name"] = c.name;
+    s["fabric"] = c.fabric;
+    s["gpus"] = c.Gpus();
+    s["drop_rate"] = c.dropRate;
+    s["steps"] = c.steps;
+    s["steps_completed"] = done.size();
+    s["completed"] = done.size() == c.steps;
+    s["compute_ms"] = computeMs;
+    s["collective"] = c.collective;
+    s["algorithm"] = c.algorithm;
+    s["bytes"] = c.bytes;
+    s["pfc"] = c.pfc;
+    s["congestion_control"] = c.congestionControl;
+    s["loss_recovery"] = c.lossRecovery;
+    s["step_ms"] = Stats(stepMs);
+    s["collective_ms"] = Stats(collMs);
+    s["mfu_effective"] = busyFraction * job->GetMfuInsideCompute();
+    s["idle_cost_usd_per_hr"] = double(c.Gpus()) * c.gpuHourUsd * (1.0 - busyFraction);
+    s["network_latency_us"] = json{{"p50", latency->Quantile(0.5) / 1000.0},
+                                   {"p99", latency->Quantile(0.99) / 1000.0},
+                                   {"max", double(latency->GetMax()) / 1000.0}};
+    s["algbw_gbytes_per_s"] = algbw;
+    s["busbw_gbytes_per_s"] = algbw * CollectiveSpec::BusBwFactor(spec.op, c.Gpus());
+    s["counters"] = json{{"data_packets", dataPackets},
+                         {"drops_buffer", dropsBuffer},
+                         {"drops_corrupt", dropsCorrupt},
+                         {"pfc_pause_frames", pauses},
+                         {"ecn_marks", ecn},
+                         {"ib_flow_control_packets", fcps},
+                         {"ib_credit_stall_us", creditStallUs},
+                         {"cnps", cnps},
+                         {"retransmitted_packets", retx},
+                         {"timeouts", timeouts},
+                         {"qp_errors", qpErrors}};
+    // Same keys in every run: RDMA runs report zero TCP messages.
+    s["tcp_message_breakdown_us"] = json{{"messages", 0},
+                                         {"gpu_to_host", 0.0},
+                                         {"send_cpu", 0.0},
+                                         {"network", 0.0},
+                                         {"recv_cpu", 0.0},
+                                         {"host_to_gpu", 0.0}};
+    if (Ptr<TcpCollectiveTransport> t = DynamicCast<TcpCollectiveTransport>(network))
+    {
+        const HostStackBreakdown& b = t->GetBreakdownTotals();
+        const double n = std::max<double>(1.0, double(t->GetMessagesArrived()));
+        s["tcp_message_breakdown_us"] = json{{"messages", t->GetMessagesArrived()},
+                                             {"gpu_to_host", b.pcieTx.GetSeconds() * 1e6 / n},
+                                             {"send_cpu", b.cpuTx.GetSeconds() * 1e6 / n},
+                                             {"network", b.network.GetSeconds() * 1e6 / n},
+                                             {"recv_cpu", b.cpuRx.GetSeconds() * 1e6 / n},
+                                             {"host_to_gpu", b.pcieRx.GetSeconds() * 1e6 / n}};
+    }
+    json last = json::array();
+    for (const auto& r : done)
+    {
+        last.push_back(json{{"step", r.step},
+                            {"step_ms", r.StepTime().GetSeconds() * 1e3},
+                            {"last_rank", r.lastRank},
+                            {"waited_on", r.waitedOn},
+                            {"cause", r.cause}});
+    }
+    s["barrier"] = last;
+    s["sim"] = json{{"events", events},
+                    {"wall_s", wall},
+                    {"sim_time_s", stepTimeP},
+                    {"peak_rss_mb", PeakRssMb()}};
+    return s;
+}
+
+} // namespace aifabric

@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#ifndef AI_FABRIC_RUN_TRACES_H
+#define AI_FABRIC_RUN_TRACES_H
+
+#include "ns3/latency-histogram.h"
+#include "ns3/training-job.h"
+
+#include <string>
+#include <vector>
+
+namespace aifabric
+{
+
+/// steps.csv: one row per completed step per rank (start, compute end, collective end, barrier).
+std::string StepsCsv(const std::vector<ns3::TrainingStepRecord>& done);
+
+/// steps_summary.csv: one row per completed step (times, who was last and why, retransmissions).
+std::string StepsSummaryCsv(const std::vector<ns3::TrainingStepRecord>& done);
+
+/// latency_cdf.csv: the latency at 1,001 quantiles (only the header without samples).
+std::string LatencyCsv(const ns3::LatencyHistogram& latency);
+
+} // namespace aifabric
+
+#endif

@@ -1,0 +1,378 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "scenario-schema.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <sstream>
+
+namespace aifabric
+{
+
+using nlohmann::json;
+
+namespace
+{
+
+size_t
+Distance(const std::string& a, const std::string& b)
+{
+    std::vector<size_t> prev(b.size() + 1);
+    std::vector<size_t> cur(b.size() + 1);
+    for (size_t j = 0; j <= b.size(); ++j)
+    {
+        prev[j] = j;
+    }
+    for (size_t i = 1; i <= a.size(); ++i)
+    {
+        cur[0] = i;
+        for (size_t j = 1; j <= b.size(); ++j)
+        {
+            cur[j] = std::min(
+                {prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+        }
+        std::swap(prev, cur);
+    }
+    return prev[b.size()];
+}
+
+std::string
+FormatNumber(double v)
+{
+    std::ostringstream os;
+    if (std::floor(v) == v && std::fabs(v) < 1e18)
+    {
+        os << static_cast<long long>(v);
+    }
+    else
+    {
+        os << v;
+    }
+    return os.str();
+}
+
+} // namespace
+
+const std::vector<KeySpec>&
+Schema()
+{
+    static const std::vector<KeySpec> s = {
+        {"name", Kind::STR, 0, 0, false, false, {}, "label of the run"},
+        {"seed", Kind::INT, 1, 2147483647, false, false, {}, "random seed"},
+        {"topology", Kind::OBJ, 0, 0, false, false, {}, "the fabric"},
+        {"topology.kind",
+         Kind::ENUM,
+         0,
+         0,
+         false,
+         false,
+         {"rail-fat-tree", "fat-tree", "star"},
+         "topology"},
+        {"topology.servers", Kind::INT, 1, 1048576, false, false, {}, "servers"},
+        {"topology.gpus_per_server",
+         Kind::INT,
+         1,
+         64,
+         false,
+         false,
+         {},
+         "GPUs (and NICs) per server"},
+        {"topology.link_gbps", Kind::NUM, 0, 100000, true, false, {}, "link rate, Gb/s"},
+        {"topology.oversubscription", Kind::NUM, 1, 64, false, false, {}, "leaf down:up ratio"},
+        {"topology.leaf_radix", Kind::INT, 2, 4096, false, false, {}, "ports per switch"},
+        {"topology.host_cable_m", Kind::NUM, 0, 100000, false, false, {}, "NIC-leaf cable, m"},
+        {"topology.fabric_cable_m",
+         Kind::NUM,
+         0,
+         100000,
+         false,
+         false,
+         {},
+         "switch-switch cable, m"},
+        {"fabric", Kind::ENUM, 0, 0, false, false, {"rocev2", "infiniband", "tcp"}, "transport"},
+        {"pfc",
+         Kind::BOOL,
+         0,
+         0,
+         false,
+         false,
+         {},
+         "PFC on the lossless priority (Ethernet fabrics)"},
+        {"congestion_control",
+         Kind::ENUM,
+         0,
+         0,
+         false,
+         false,
+         {"auto", "dcqcn", "dcqcn-nvidia", "ib-cc", "none"},
+         "RDMA CC (auto: dcqcn on rocev2, ib-cc on infiniband)"},
+        {"loss_recovery",
+         Kind::ENUM,
+         0,
+         0,
+         false,
+         false,
+         {"go-back-n", "selective-repeat"},
+         "RDMA loss recovery"},
+        {"faults", Kind::OBJ, 0, 0, false, false, {}, "fault injection"},
+        {"faults.drop_rate", Kind::NUM, 0, 1, false, true, {}, "probability a data packet is lost"},
+        {"workload", Kind::OBJ, 0, 0, false, false, {}, "the training job"},
+        {"workload.steps", Kind::INT, 1, 100000, false, false, {}, "training steps"},
+        {"workload.compute_ms", Kind::NUM, 0, 1e7, false, false, {}, "compute per step, ms"},
+        {"workload.collective",
+         Kind::ENUM,
+         0,
+         0,
+         false,
+         false,
+         {"allreduce", "reducescatter", "allgather", "alltoall"},
+         "collective"},
+        {"workload.algorithm",
+         Kind::ENUM,
+         0,
+         0,
+         false,
+         false,
+         {"ring", "tree", "halving-doubling", "hierarchical"},
+         "algorithm"},
+        {"workload.bytes", Kind::INT, 1, 1125899906842624.0, false, false, {}, "bytes per GPU"},
+        {"workload.chunks", Kind::INT, 1, 1024, false, false, {}, "pipelining chunks"},
+        {"workload.channels",
+         Kind::INT,
+         1,
+         64,
+         false,
+         false,
+         {},
+         "parallel rings/trees on their own connections"},
+        {"workload.buckets",
+         Kind::INT,
+         1,
+         1024,
+         false,
+         false,
+         {},
+         "gradient buckets overlapped with backward"},
+        {"cost", Kind::OBJ, 0, 0, false, false, {}, "money"},
+        {"cost.gpu_hour_usd", Kind::NUM, 0, 1e6, false, false, {}, "$ per GPU-hour"},
+        {"rdma", Kind::OBJ, 0, 0, false, false, {}, "RDMA NIC"},
+        {"rdma.retransmit_timeout_ms", Kind::NUM, 0, 1e6, true, false, {}, "QP timeout, ms"},
+        {"rdma.path_mtu",
+         Kind::ENUM,
+         0,
+         0,
+         false,
+         false,
+         {"256", "512", "1024", "2048", "4096"},
+         "path MTU"},
+        {"infiniband", Kind::OBJ, 0, 0, false, false, {}, "InfiniBand fabric"},
+        {"infiniband.rx_buffer_kib",
+         Kind::NUM,
+         1,
+         65536,
+         false,
+         false,
+         {},
+         "receive buffer per port and VL (credits), KiB"},
+        {"infiniband.fecn_threshold_kib",
+         Kind::NUM,
+         0,
+         65536,
+         false,
+         false,
+         {},
+         "egress queue that marks FECN, KiB (0 = off)"},
+        {"tcp", Kind::OBJ, 0, 0, false, false, {}, "kernel TCP hosts"},
+        {"tcp.host_costs",
+         Kind::BOOL,
+         0,
+         0,
+         false,
+         false,
+         {},
+         "model copies, syscalls, interrupts, cores"},
+        {"tcp.cores",
+         Kind::INT,
+         1,
+         1024,
+         false,
+         false,
+         {},
+         "CPU cores per host for the network stack"},
+        {"limits", Kind::OBJ, 0, 0, false, false, {}, "run limits"},
+        {"limits.max_sim_seconds", Kind::NUM, 0, 1e6, true, false, {}, "simulated-time cap"},
+        {"attributes", Kind::OBJ, 0, 0, false, false, {}, "ns-3 attribute defaults"},
+        {"compare", Kind::ARR, 0, 0, false, false, {}, "overrides run side by side"},
+    };
+    return s;
+}
+
+const KeySpec*
+FindKey(const std::string& path)
+{
+    for (const auto& k : Schema())
+    {
+        if (path == k.path)
+        {
+            return &k;
+        }
+    }
+    return nullptr;
+}
+
+std::string
+Suggest(const std::string& path)
+{
+    const std::string parent =
+        path.find('.') == std::string::npos ? "" : path.substr(0, path.rfind('.'));
+    std::vector<std::string> siblings;
+    std::string allowed;
+    for (const auto& k : Schema())
+    {
+        std::string p = k.path;
+        std::string kp = p.find('.') == std::string::npos ? "" : p.substr(0, p.rfind('.'));
+        if (kp == parent)
+        {
+            siblings.push_back(p);
+            allowed +=
+                (allowed.empty() ? "" : ", ") + p.substr(parent.empty() ? 0 : parent.size() + 1);
+        }
+    }
+    size_t bestD = SIZE_MAX;
+    const std::string best = ClosestKey(path, siblings, bestD);
+    std::string s = "unknown key";
+    if (!best.empty() && bestD <= std::max<size_t>(2, path.size() / 3))
+    {
+        s += " (did you mean '" + best + "'?)";
+    }
+    return s + "; allowed: " + allowed;
+}
+
+std::string
+Range(const KeySpec& k)
+{
+    std::string s = std::string(k.minExclusive ? "> " : ">= ") + FormatNumber(k.min);
+    if (k.max < 1e15)
+    {
+        s += std::string(" and ") + (k.maxExclusive ? "< " : "<= ") + FormatNumber(k.max);
+    }
+    return s;
+}
+
+std::string
+Join(const std::vector<std::string>& v)
+{
+    std::string s;
+    for (const auto& x : v)
+    {
+        s += (s.empty() ? "" : ", ") + x;
+    }
+    return s;
+}
+
+std::string
+ClosestKey(const std::string& key, const std::vector<std::string>& candidates, size_t& distance)
+{
+    std::string best;
+    distance = SIZE_MAX;
+    for (const auto& c : candidates)
+    {
+        const size_t d = Distance(key, c);
+        if (d < distance)
+        {
+            distance = d;
+            best = c;
+        }
+    }
+    return best;
+}
+
+json
+DefaultScenario()
+{
+    return json{
+        {"name", "run"},
+        {"seed", 1},
+        {"topology",
+         {{"kind", "rail-fat-tree"},
+          {"servers", 16},
+          {"gpus_per_server", 8},
+          {"link_gbps", 400},
+          {"oversubscription", 1},
+          {"leaf_radix", 64},
+          {"host_cable_m", 3},
+          {"fabric_cable_m", 50}}},
+        {"fabric", "rocev2"},
+        {"pfc", true},
+        {"congestion_control", "auto"},
+        {"loss_recovery", "go-back-n"},
+        {"faults", {{"drop_rate", 0.0}}},
+        {"workload",
+         {{"steps", 3},
+          {"compute_ms", 82},
+          {"collective", "allreduce"},
+          {"algorithm", "hierarchical"},
+          {"bytes", 64 << 20},
+          {"chunks", 1},
+          {"buckets", 1},
+          {"channels", 1}}},
+        {"cost", {{"gpu_hour_usd", 12.29}}},
+        {"rdma", {{"retransmit_timeout_ms", 67.108864}, {"path_mtu", 4096}}},
+        {"infiniband", {{"rx_buffer_kib", 128}, {"fecn_threshold_kib", 16}}},
+        {"tcp", {{"host_costs", true}, {"cores", 4}}},
+        {"limits", {{"max_sim_seconds", 60}}},
+        {"attributes", json::object()},
+    };
+}
+
+std::string
+SchemaHelp()
+{
+    std::ostringstream os;
+    const json d = DefaultScenario();
+    os << "Scenario keys (JSON; every key optional; --set key.path=value overrides):\n";
+    for (const auto& k : Schema())
+    {
+        if (k.kind == Kind::OBJ || k.kind == Kind::ARR)
+        {
+            os << "  " << k.path << (k.kind == Kind::ARR ? "  (list)" : "  (object)") << ": "
+               << k.help << "\n";
+            continue;
+        }
+        os << "  " << k.path << ": " << k.help;
+        if (k.kind == Kind::ENUM)
+        {
+            os << "; one of " << Join(k.values);
+        }
+        else if (k.kind == Kind::INT || k.kind == Kind::NUM)
+        {
+            os << "; " << Range(k);
+        }
+        json v = d;
+        std::istringstream is(k.path);
+        std::string part;
+        bool found = true;
+        while (std::getline(is, part, '.'))
+        {
+            if (!v.contains(part))
+            {
+                found = false;
+                break;
+            }
+            v = v[part];
+        }
+        if (found)
+        {
+            os << " (default " << v.dump() << ")";
+        }
+        os << "\n";
+    }
+    os << "  attributes.\"ns3::Type::Attribute\": any ns-3 attribute default, e.g.\n"
+          "      \"attributes\": {\"ns3::SwitchBufferManager::EcnKmin\": \"100000\"}\n"
+          "  compare: a list of override objects run one after the other, e.g.\n"
+          "      \"compare\": [{\"name\": \"lossless\"}, {\"name\": \"lossy\", \"faults\": "
+          "{\"drop_rate\": 1e-4}}]\n";
+    return os.str();
+}
+
+} // namespace aifabric

@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "simulation-builder.h"
+
+#include "ns3/ai-fabric-module.h"
+#include "ns3/core-module.h"
+#include "ns3/network-module.h"
+
+namespace aifabric
+{
+
+using namespace ns3;
+
+namespace
+{
+
+void
+StopWhenDone(uint32_t steps, const TrainingStepRecord& r)
+{
+    if (r.step + 1 >= steps)
+    {
+        Simulator::Stop();
+    }
+}
+
+} // namespace
+
+Simulation
+BuildSimulation(const RunConfig& c)
+{
+    Config::Reset();
+    for (const auto& a : c.attributes)
+    {
+        if (!Config::SetDefaultFailSafe(a.first, StringValue(a.second)))
+        {
+            throw ScenarioError("attributes." + a.first + ": invalid value '" + a.second + "'");
+        }
+    }
+    RngSeedManager::SetSeed(c.seed);
+    RngSeedManager::SetRun(1);
+    ObjectFactory sched;
+    sched.SetTypeId("ns3::TimingWheelScheduler");
+    Simulator::SetScheduler(sched);
+
+    // --- topology
+    Ptr<FabricTopologyHelper> helper;
+    if (c.topologyKind == "rail-fat-tree")
+    {
+        helper = CreateObject<RailOptimizedFatTreeHelper>();
+        helper->SetAttribute("LeafRadix", UintegerValue(c.leafRadix));
+        helper->SetAttribute("Oversubscription", DoubleValue(c.oversubscription));
+    }
+    else if (c.topologyKind == "fat-tree")
+    {
+        helper = CreateObject<FatTreeHelper>();
+        helper->SetAttribute("LeafRadix", UintegerValue(c.leafRadix));
+        helper->SetAttribute("Oversubscription", DoubleValue(c.oversubscription));
+    }
+    else
+    {
+        helper = CreateObject<StarTopologyHelper>();
+    }
+    const bool ib = c.fabric == "infiniband";
+    if (ib)
+    {
+        // First: switches the link helper to IB ports with credit flow control.
+        helper->SetAttribute("LinkLayer", EnumValue(FabricNetDevice::INFINIBAND));
+        helper->GetLinkHelper().SetFlowControlAttribute(
+            "RxBufferBytes",
+            UintegerValue(uint32_t(c.ibRxBufferKib * 1024)));
+        helper->GetLinkHelper().SetFlowControlAttribute(
+            "FecnThreshold",
+            UintegerValue(uint32_t(c.ibFecnThresholdKib * 1024)));
+    }
+    helper->SetAttribute("Servers", UintegerValue(c.servers));
+    helper->SetAttribute("GpusPerServer", UintegerValue(c.gpusPerServer));
+    helper->SetAttribute("LinkRate", DataRateValue(DataRate(uint64_t(c.linkGbps * 1e9))));
+    helper->SetAttribute("HostCableLength", DoubleValue(c.hostCableM));
+    helper->SetAttribute("FabricCableLength", DoubleValue(c.fabricCableM));
+    if (!c.pfc && !ib)
+    {
+        helper->GetLinkHelper().SetFlowControlAttribute("EnabledPriorities", UintegerValue(0));
+    }
+    const bool tcp = c.fabric == "tcp";
+    if (tcp && c.pfc)
+    {
+        // Lossless TCP: PFC on TCP's class (priority 0, DSCP 0) as well as RoCE's.
+        helper->GetLinkHelper().SetFlowControlAttribute("EnabledPriorities", UintegerValue(0x09));
+    }
+    Ptr<FabricTopology> topo = helper->Build();
+    topo->AssignStreams(1000);
+    for (uint32_t h = 0; h < topo->GetNHosts(); ++h)
+    {
+        topo->GetHostDevice(h)->SetAttribute("ReceiveErrorRate", DoubleValue(c.dropRate));
+    }
+
+    Ptr<LatencyHistogram> latency = Create<LatencyHistogram>();
+    std::vector<Ptr<RdmaNic>> nics;
+    Ptr<CollectiveTransport> network;
+    if (tcp)
+    {
+        // --- kernel TCP (ns-3's TCP) on every host's NIC
+        FabricInternetHelper::Install(topo);
+        if (c.tcpHostCosts)
+        {
+            for (uint32_t h = 0; h < topo->GetNHosts(); ++h)
+            {
+                Ptr<HostStackCostModel> m = CreateObject<HostStackCostModel>();
+                m->SetAttribute("Cores", UintegerValue(c.tcpCores));
+                topo->GetHostNode(h)->AggregateObject(m);
+                m->Attach(topo->GetHostDevice(h));
+            }
+        }
+        Ptr<TcpCollectiveTransport> t = CreateObject<TcpCollectiveTransport>();
+        t->SetRanks(topo->GetHosts());
+        network = t;
+        for (uint32_t h = 0; h < topo->GetNHosts(); ++h)
+        {
+            topo->GetHostDevice(h)->TraceConnectWithoutContext(
+                "MacRx",
+                MakeBoundCallback(
+                    +[](Ptr<LatencyHistogram> hist, const FabricFrame& f) {
+                        if (f.protocol == 6 && f.payloadBytes > 0)
+                        {
+                            hist->Add(Simulator::Now().GetTimeStep() - f.txTimeStep);
+                        }
+                    },
+                    latency));
+        }
+    }
+    else
+    {
+        // --- RoCEv2, or InfiniBand host channel adapters (the same engine on IB ports)
+        RdmaHelper rdma;
+        if (c.congestionControl == "none")
+        {
+            rdma.SetCongestionControl("ns3::RdmaNoCc");
+        }
+        else if (c.congestionControl == "ib-cc")
+        {
+            rdma.SetCongestionControl("ns3::IbCongestionControl");
+        }
+        else if (c.congestionControl == "dcqcn-nvidia")
+        {
+            rdma.SetCongestionControlAttribute("Preset", StringValue("nvidia"));
+            rdma.SetNicAttribute("CnpInterval", TimeValue(MicroSeconds(4)));
+        }
+        rdma.SetLossRecovery(c.lossRecovery == "selective-repeat" ? "ns3::RdmaSelectiveRepeat"
+                                                                  : "ns3::RdmaGoBackN");
+        rdma.SetNicAttribute("RetransmitTimeout",
+                             TimeValue(NanoSeconds(int64_t(c.retransmitTimeoutMs * 1e6))));
+        rdma.SetNicAttribute("PathMtu", UintegerValue(c.pathMtu));
+        nics = rdma.Install(topo);
+        for (auto& n : nics)
+        {
+            n->SetLatencyHistogram(latency);
+        }
+        Ptr<RdmaCollectiveTransport> r = CreateObject<RdmaCollectiveTransport>();
+        r->SetRanks(topo->GetHosts());
+        network = r;
+    }
+    Ptr<NvlinkTransport> nvlink;
+    if (c.gpusPerServer > 1)
+    {
+        nvlink = CreateObject<NvlinkTransport>();
+        nvlink->SetRanks(topo->GetNHosts());
+    }
+    // --- GPUs and the job
+    for (uint32_t r = 0; r < topo->GetNHosts(); ++r)
+    {
+        Ptr<GpuTrainingApp> app = CreateObject<GpuTrainingApp>();
+        app->SetAttribute("ComputeTime", TimeValue(NanoSeconds(int64_t(c.computeMs * 1e6))));
+        app->AssignStreams(100000 + r);
+        topo->GetHostNode(r)->AddApplication(app);
+    }
+    Ptr<TrainingJob> job = CreateObject<TrainingJob>();
+    job->SetAttribute("Steps", UintegerValue(c.steps));
+    job->SetAttribute("Collective", StringValue(c.collective));
+    const std::string alg = c.algorithm == "tree"               ? "ns3::DoubleBinaryTreeCollective"
+                            : c.algorithm == "halving-doubling" ? "ns3::HalvingDoublingCollective"
+                            : c.algorithm == "hierarchical"     ? "ns3::HierarchicalCollective"
+                                                                : "ns3::RingCollective";
+    job->SetAttribute("Algorithm", TypeIdValue(TypeId::LookupByName(alg)));
+    job->SetAttribute("Bytes", UintegerValue(c.bytes));
+    job->SetAttribute("Chunks", UintegerValue(c.chunks));
+    job->SetAttribute("Buckets", UintegerValue(c.buckets));
+    job->SetAttribute("Channels", UintegerValue(c.channels));
+    job->Setup(topo->GetHosts(), c.gpusPerServer, network, nvlink);
+    job->TraceConnectWithoutContext("StepDone", MakeBoundCallback(&StopWhenDone, c.steps));
+    Simulation sim;
+    sim.topo = topo;
+    sim.nics = nics;
+    sim.network = network;
+    sim.nvlink = nvlink;
+    sim.job = job;
+    sim.latency = latency;
+    return sim;
+}
+
+} // namespace aifabric

@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#ifndef AI_FABRIC_SIMULATION_BUILDER_H
+#define AI_FABRIC_SIMULATION_BUILDER_H
+
+#include "scenario.h"
+
+#include "ns3/collective-transport.h"
+#include "ns3/fabric-topology.h"
+#include "ns3/latency-histogram.h"
+#include "ns3/nvlink-transport.h"
+#include "ns3/rdma-nic.h"
+#include "ns3/training-job.h"
+
+#include <vector>
+
+namespace aifabric
+{
+
+/// The objects of one run that the runner reads after (and samples during) the simulation.
+struct Simulation
+{
+    ns3::Ptr<ns3::FabricTopology> topo;
+    std::vector<ns3::Ptr<ns3::RdmaNic>> nics; //!< one per GPU; empty over TCP
+    ns3::Ptr<ns3::CollectiveTransport> network;
+    ns3::Ptr<ns3::NvlinkTransport> nvlink; //!< null with one GPU per server
+    ns3::Ptr<ns3::TrainingJob> job;
+    ns3::Ptr<ns3::LatencyHistogram> latency; //!< one-way latency of data packets
+};
+
+/**
+ * Set up one run from its configuration: ns-3 attribute defaults, seed and scheduler, then the
+ * topology, the transport (RDMA NICs or kernel TCP with host costs), NVLink, the GPUs and the
+ * training job, which stops the simulator after its last step. Throws ScenarioError on an
+ * invalid attribute value.
+ */
+Simulation BuildSimulation(const RunConfig& c);
+
+} // namespace aifabric
+
+#endif
