@@ -89,6 +89,31 @@ TEST_F(FabricTest, TcpTailLossCostsTheLinuxMinimumRto)
     EXPECT_LT(a.v[0].second, MilliSeconds(260));
 }
 
+TEST_F(FabricTest, TcpInitialRtoTimesTheLostSyn)
+{
+    // Lose the first segment host 1 receives (the SYN): the connection waits InitialRto.
+    Ptr<FabricTopology> topo = TcpStar(2);
+    Ptr<TcpCollectiveTransport> tcp = CreateObject<TcpCollectiveTransport>();
+    tcp->SetAttribute("InitialRto", TimeValue(MilliSeconds(300)));
+    tcp->SetRanks(topo->GetHosts());
+    bool dropped = false;
+    topo->GetHostDevice(1)->SetReceiveFilter(MakeCallback(+[](bool* d, const FabricFrame& f) {
+                                                 if (f.protocol == 6 && !*d)
+                                                 {
+                                                     *d = true;
+                                                     return true;
+                                                 }
+                                                 return false;
+                                             }).Bind(&dropped));
+    Arrivals a;
+    tcp->Send(0, 1, 8948, &a, 1);
+    Simulator::Run();
+    EXPECT_TRUE(dropped);
+    ASSERT_EQ(a.v.size(), 1u);
+    EXPECT_GE(a.v[0].second, MilliSeconds(300));
+    EXPECT_LT(a.v[0].second, MilliSeconds(310)) << "one InitialRto, not ns-3's 3 s default";
+}
+
 TEST_F(FabricTest, TcpCompletesUnderRandomLoss)
 {
     Ptr<FabricTopology> topo = TcpStar(2);

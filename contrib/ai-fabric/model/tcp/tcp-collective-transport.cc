@@ -9,11 +9,13 @@
 #include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/packet.h"
+#include "ns3/rtt-estimator.h"
 #include "ns3/simulator.h"
 #include "ns3/socket.h"
 #include "ns3/tcp-cubic.h"
 #include "ns3/tcp-dctcp.h"
 #include "ns3/tcp-l4-protocol.h"
+#include "ns3/tcp-socket-base.h"
 #include "ns3/tcp-socket-factory.h"
 #include "ns3/uinteger.h"
 
@@ -50,7 +52,11 @@ TcpCollectiveTransport::GetTypeId()
                           MakeTimeAccessor(&TcpCollectiveTransport::m_minRto),
                           MakeTimeChecker(Time(0)))
             .AddAttribute("InitialRto",
-                          "Initial retransmission timeout (Linux TCP_TIMEOUT_INIT = 1 s).",
+                          "Initial retransmission timeout (Linux TCP_TIMEOUT_INIT = 1 s): the "
+                          "SYN retransmission timeout (ns-3 ConnTimeout) and the RTT "
+                          "estimator's initial estimate, so that data sent before the first "
+                          "RTT sample times out after InitialRto plus ns-3's clock "
+                          "granularity (1 ms).",
                           TimeValue(Seconds(1)),
                           MakeTimeAccessor(&TcpCollectiveTransport::m_initialRto),
                           MakeTimeChecker(Time(0)))
@@ -136,6 +142,14 @@ TcpCollectiveTransport::ConfigureSocket(Ptr<Socket> s) const
     s->SetAttribute("DelAckTimeout", TimeValue(m_delAck));
     s->SetAttribute("TcpNoDelay", BooleanValue(true));
     s->SetAttribute("ConnTimeout", TimeValue(m_initialRto));
+    // ns-3's RTO before the first sample is the estimator's initial estimate (+ granularity):
+    // give each socket an estimator that starts from InitialRto.
+    if (Ptr<TcpSocketBase> base = DynamicCast<TcpSocketBase>(s))
+    {
+        Ptr<RttMeanDeviation> rtt = CreateObject<RttMeanDeviation>();
+        rtt->SetAttribute("InitialEstimation", TimeValue(m_initialRto));
+        base->SetRtt(rtt);
+    }
     s->SetAttribute("MinRto", TimeValue(m_minRto));
     if (m_cc == TcpDctcp::GetTypeId())
     {
