@@ -1,0 +1,637 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// RdmaNic's data path: the send path (queue-pair arbitration, segmentation, pacing), the
+// receive path (data, ACK/NAK, CNP) and the per-queue-pair timers (ACK coalescing, RTO). One
+// translation unit so that the per-packet calls between them stay inlinable; the NIC's setup,
+// attributes and queue-pair creation are in rdma-nic.cc.
+#include "rdma-nic.h"
+
+#include "rdma-congestion-ops.h"
+#include "rdma-dcqcn.h"
+#include "rdma-go-back-n.h"
+#include "rdma-loss-recovery.h"
+#include "rdma-no-cc.h"
+#include "rdma-wire-sizes.h"
+#include "roce-aeth-header.h"
+#include "roce-bth-header.h"
+#include "roce-reth-header.h"
+
+#include "ns3/abort.h"
+#include "ns3/boolean.h"
+#include "ns3/fabric-tx-time.h"
+#include "ns3/ib-credit-flow-control.h"
+#include "ns3/log.h"
+#include "ns3/node.h"
+#include "ns3/simulator.h"
+#include "ns3/trace-source-accessor.h"
+#include "ns3/type-id.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+
+namespace ns3
+{
+
+using namespace rdmawire;
+
+namespace
+{
+
+/// Femtoseconds per simulator time step (the pacing clock's unit).
+int64_t
+FsPerStep()
+{
+    static const int64_t v = 1000000000000000LL / Seconds(1).GetTimeStep();
+    return v;
+}
+
+} // namespace
+
+void
+RdmaNic::Activate(RdmaQueuePair* qp)
+{
+    if (!qp->m_active && !qp->m_error)
+    {
+        qp->m_active = true;
+        m_active.push_back(qp);
+    }
+    m_dev->WakeSource(qp->m_priority);
+}
+
+void
+RdmaNic::ScheduleWake(int64_t step)
+{
+    if (m_wakeEvent.IsPending() && m_wakeStep <= step)
+    {
+        return;
+    }
+    m_wakeEvent.Cancel();
+    m_wakeStep = step;
+    m_wakeEvent.Set(
+        Simulator::Schedule(TimeStep(step - Simulator::Now().GetTimeStep()), &RdmaNic::Wake, this));
+}
+
+void
+RdmaNic::Wake()
+{
+    m_wakeEvent.Expire();
+    for (uint8_t p = 0; p < 8; ++p)
+    {
+        if ((m_prioMask >> p) & 1U)
+        {
+            m_dev->WakeSource(p);
+        }
+    }
+}
+
+const RdmaQueuePair::Message*
+RdmaNic::FindMessage(const RdmaQueuePair* qp, uint32_t psn) const
+{
+    const auto& q = qp->m_sendQueue;
+    if (q.empty())
+    {
+        return nullptr;
+    }
+    // Most packets belong to the oldest outstanding message or to the newest one.
+    for (const RdmaQueuePair::Message* m : {&q.front(), &q.back()})
+    {
+        if (psn >= m->firstPsn && psn <= m->lastPsn)
+        {
+            return m;
+        }
+    }
+    auto it =
+        std::upper_bound(q.begin(), q.end(), psn, [](uint32_t v, const RdmaQueuePair::Message& m) {
+            return v < m.firstPsn;
+        });
+    if (it == q.begin())
+    {
+        return nullptr;
+    }
+    --it;
+    return psn <= it->lastPsn ? &*it : nullptr;
+}
+
+bool
+RdmaNic::PullFrame(uint8_t prio, FabricFrame& out)
+{
+    const int64_t now = Simulator::Now().GetTimeStep();
+    int64_t earliest = INT64_MAX;
+    bool sawInactive = false;
+    const size_t n = m_active.size();
+    for (size_t i = 0; i < n; ++i)
+    {
+        size_t idx = m_rr + i;
+        idx = idx >= n ? idx - n : idx;
+        RdmaQueuePair* qp = m_active[idx];
+        if (qp->m_priority != prio)
+        {
+            continue;
+        }
+        if (qp->m_error || !qp->m_recovery->HasPending(*qp))
+        {
+            qp->m_active = false;
+            sawInactive = true;
+            continue;
+        }
+        if (qp->m_nextTxStep > now)
+        {
+            earliest = std::min(earliest, qp->m_nextTxStep);
+            continue;
+        }
+        const RdmaQueuePair::Message* m = nullptr;
+        if (!qp->m_recovery->HasQueuedRetransmission())
+        {
+            m = FindMessage(qp, qp->m_sndNxt);
+            if (m && m->readyStep > now)
+            {
+                earliest = std::min(earliest, m->readyStep);
+                continue;
+            }
+        }
+        bool retx = false;
+        const uint32_t psn = qp->m_recovery->NextPsn(*qp, retx);
+        qp->m_sndMax = std::max(qp->m_sndMax, psn + 1);
+        if (!m || psn < m->firstPsn || psn > m->lastPsn)
+        {
+            m = FindMessage(qp, psn);
+        }
+        NS_ABORT_MSG_IF(!m, "RdmaNic: PSN " << psn << " belongs to no posted message");
+        const uint32_t npkts = m->lastPsn - m->firstPsn + 1;
+        const uint64_t offset = uint64_t(psn - m->firstPsn) * m_pathMtu;
+        const uint32_t payload =
+            static_cast<uint32_t>(std::min<uint64_t>(m_pathMtu, m->bytes - offset));
+        const bool write = m->verb == RdmaQueuePair::WRITE;
+        uint8_t op;
+        if (npkts == 1)
+        {
+            op = write ? RoceBthHeader::WRITE_ONLY : RoceBthHeader::SEND_ONLY;
+        }
+        else if (psn == m->firstPsn)
+        {
+            op = write ? RoceBthHeader::WRITE_FIRST : RoceBthHeader::SEND_FIRST;
+        }
+        else if (psn == m->lastPsn)
+        {
+            op = write ? RoceBthHeader::WRITE_LAST : RoceBthHeader::SEND_LAST;
+        }
+        else
+        {
+            op = write ? RoceBthHeader::WRITE_MIDDLE : RoceBthHeader::SEND_MIDDLE;
+        }
+        out = FabricFrame();
+        FillHeaderFields(qp, out, op, qp->m_dscp, qp->m_priority);
+        out.ecn = FabricFrame::ECN_ECT0;
+        out.seq = psn;
+        out.payloadBytes = payload;
+        out.l3Bytes = NetworkHeaderBytes() + kBth + (RoceBthHeader::HasReth(op) ? kReth : 0) +
+                      payload + kIcrc;
+        out.aux[2] = psn == m->lastPsn ? kAckReqFlag : 0;
+        out.aux[3] = RoceBthHeader::HasReth(op)
+                         ? static_cast<uint32_t>(std::min<uint64_t>(m->bytes, UINT32_MAX))
+                         : 0;
+        out.ComputeFlowHash();
+
+        const uint32_t wire = m_dev->WireBytes(out);
+        ++qp->m_stats.dataPackets;
+        ++m_counters.dataPacketsSent;
+        if (retx)
+        {
+            ++qp->m_stats.retransmittedPackets;
+            ++m_counters.retransmittedPackets;
+        }
+        else if (!qp->m_rttProbeActive)
+        {
+            qp->m_rttProbeActive = true;
+            qp->m_rttProbePsn = psn;
+            qp->m_rttProbeStep = now;
+        }
+        // Pacing at the congestion-controlled rate, with femtosecond carry (no drift).
+        const uint64_t rate = qp->m_rateBps.Get();
+        if (rate < qp->m_lineRate.GetBitRate())
+        {
+            if (qp->m_nextTxStep < now)
+            {
+                qp->m_nextTxStep = now;
+                qp->m_nextTxFs = 0;
+            }
+            const __uint128_t fs = static_cast<__uint128_t>(wire) * 8 * 1000000000000000ULL / rate;
+            qp->m_nextTxFs += static_cast<int64_t>(fs);
+            const int64_t whole = qp->m_nextTxFs / FsPerStep();
+            qp->m_nextTxStep += whole;
+            qp->m_nextTxFs -= whole * FsPerStep();
+        }
+        else
+        {
+            qp->m_nextTxStep = now;
+            qp->m_nextTxFs = 0;
+        }
+        qp->m_cc->PacketSent(qp, wire);
+        ArmRto(qp, false);
+        // Weighted round robin: stay on this queue pair for `weight` consecutive packets.
+        if (++m_rrBurst >= qp->m_weight)
+        {
+            m_rrBurst = 0;
+            m_rr = idx + 1 >= n ? 0 : idx + 1;
+        }
+        else
+        {
+            m_rr = idx;
+        }
+        return true;
+    }
+    if (sawInactive)
+    {
+        m_active.erase(std::remove_if(m_active.begin(),
+                                      m_active.end(),
+                                      [](RdmaQueuePair* q) { return !q->m_active; }),
+                       m_active.end());
+        m_rr = 0;
+        m_rrBurst = 0;
+    }
+    if (earliest != INT64_MAX)
+    {
+        ScheduleWake(earliest);
+    }
+    return false;
+}
+
+void
+RdmaNic::FillHeaderFields(RdmaQueuePair* qp,
+                          FabricFrame& f,
+                          uint8_t opcode,
+                          uint8_t dscp,
+                          uint8_t priority) const
+{
+    f.kind = FabricFrame::DATA;
+    f.l4Format = FabricFrame::L4_ROCE;
+    f.protocol = 17;
+    f.src = qp->m_local.Get();
+    f.dst = qp->m_remote.Get();
+    f.srcPort = qp->m_udpSport;
+    f.dstPort = RoceBthHeader::UDP_PORT;
+    f.dscp = dscp;
+    f.priority = priority;
+    f.ecn = FabricFrame::ECN_NOT_ECT;
+    f.flowId = qp->m_flowId;
+    f.txTimeStep = Simulator::Now().GetTimeStep();
+    f.aux[0] = opcode;
+    f.aux[1] = qp->m_peerQpn;
+}
+
+// ------------------------------------------------------------------ receive side
+
+void
+RdmaNic::Receive(FabricNetDevice*, const FabricFrame& f)
+{
+    RdmaQueuePair* qp = PeekPointer(GetQueuePair(f.aux[1]));
+    if (!qp)
+    {
+        ++m_counters.unknownQp;
+        return;
+    }
+    const uint8_t op = static_cast<uint8_t>(f.aux[0]);
+    if (op == RoceBthHeader::CNP || op == RoceBthHeader::IB_CNP)
+    {
+        ++qp->m_stats.cnpsReceived;
+        ++m_counters.cnpsReceived;
+        if (!qp->m_error)
+        {
+            qp->m_cc->CnpReceived(qp);
+        }
+    }
+    else if (op == RoceBthHeader::ACKNOWLEDGE)
+    {
+        HandleAck(qp, f);
+    }
+    else if (RoceBthHeader::IsData(op))
+    {
+        HandleData(qp, f);
+    }
+}
+
+void
+RdmaNic::SetLatencyHistogram(Ptr<LatencyHistogram> h)
+{
+    m_latency = h;
+}
+
+void
+RdmaNic::HandleData(RdmaQueuePair* qp, const FabricFrame& f)
+{
+    const uint8_t op = static_cast<uint8_t>(f.aux[0]);
+    if (m_latency)
+    {
+        m_latency->Add(Simulator::Now().GetTimeStep() - f.txTimeStep);
+    }
+    if (f.ecn == FabricFrame::ECN_CE)
+    {
+        ++qp->m_stats.ecnMarkedReceived;
+        const int64_t now = Simulator::Now().GetTimeStep();
+        const int64_t interval = (m_ib ? m_becnInterval : m_cnpInterval).GetTimeStep();
+        if (now - qp->m_lastCnpStep >= interval)
+        {
+            qp->m_lastCnpStep = now;
+            SendCnp(qp);
+        }
+    }
+    const uint32_t psn = f.seq;
+    if (psn == qp->m_epsn)
+    {
+        Consume(qp, f.payloadBytes, op);
+        ++qp->m_epsn;
+        bool filled = false;
+        while (!qp->m_ooo.empty() && qp->m_ooo.begin()->first == qp->m_epsn)
+        {
+            Consume(qp, qp->m_ooo.begin()->second.payload, qp->m_ooo.begin()->second.opcode);
+            qp->m_ooo.erase(qp->m_ooo.begin());
+            ++qp->m_epsn;
+            filled = true;
+        }
+        qp->m_nackSent = false;
+        if ((f.aux[2] & kAckReqFlag) || filled || !qp->m_ooo.empty() || m_ackInterval.IsZero())
+        {
+            SendAckNow(qp);
+        }
+        else if (!qp->m_ackTimer.IsPending())
+        {
+            qp->m_ackTimer.Set(Simulator::Schedule(m_ackInterval, &RdmaNic::AckTimer, this, qp));
+        }
+    }
+    else if (psn > qp->m_epsn)
+    {
+        if (qp->m_recovery->KeepsOutOfOrder())
+        {
+            qp->m_ooo.emplace(psn, RdmaQueuePair::OooPacket{f.payloadBytes, op});
+            SendAck(qp, true, qp->m_epsn, psn);
+        }
+        else if (!qp->m_nackSent)
+        {
+            qp->m_nackSent = true;
+            SendAck(qp, true, qp->m_epsn, 0);
+        }
+    }
+    else
+    {
+        SendAckNow(qp); // duplicate: our ACK may have been lost
+    }
+}
+
+void
+RdmaNic::Consume(RdmaQueuePair* qp, uint32_t payload, uint8_t opcode)
+{
+    if (RoceBthHeader::IsFirst(opcode))
+    {
+        qp->m_rxMsgBytes = 0;
+        qp->m_rxMsgFirst = Simulator::Now();
+    }
+    qp->m_rxMsgBytes += payload;
+    qp->m_stats.bytesReceived += payload;
+    if (RoceBthHeader::IsLast(opcode))
+    {
+        ++qp->m_msn;
+        ++qp->m_stats.messagesReceived;
+        RdmaCompletion c;
+        c.qpn = qp->m_qpn;
+        c.wrId = qp->m_msn;
+        c.bytes = qp->m_rxMsgBytes;
+        c.posted = qp->m_rxMsgFirst;
+        const Time delay = GetResponderDelay(qp->m_rxMsgBytes);
+        c.completed = Simulator::Now() + delay;
+        Simulator::Schedule(delay, &RdmaNic::DeliverReceive, this, Ptr<RdmaQueuePair>(qp), c);
+    }
+}
+
+void
+RdmaNic::DeliverReceive(Ptr<RdmaQueuePair> qp, RdmaCompletion c)
+{
+    qp->m_receiveTrace(c);
+    if (!qp->m_receiveCb.IsNull())
+    {
+        qp->m_receiveCb(c);
+    }
+}
+
+void
+RdmaNic::AckTimer(RdmaQueuePair* qp)
+{
+    qp->m_ackTimer.Expire();
+    SendAckNow(qp);
+}
+
+void
+RdmaNic::SendAckNow(RdmaQueuePair* qp)
+{
+    qp->m_ackTimer.Cancel();
+    SendAck(qp, false, qp->m_epsn - 1, 0);
+}
+
+void
+RdmaNic::SendAck(RdmaQueuePair* qp, bool nak, uint32_t psn, uint32_t sack)
+{
+    FabricFrame f;
+    FillHeaderFields(qp, f, RoceBthHeader::ACKNOWLEDGE, qp->m_dscp, qp->m_priority);
+    f.seq = psn;
+    f.aux[2] = nak ? RoceAethHeader::SYNDROME_NAK_PSN : RoceAethHeader::SYNDROME_ACK;
+    f.aux[3] = sack;
+    f.l3Bytes = NetworkHeaderBytes() + kBth + kAeth + kIcrc;
+    f.ComputeFlowHash();
+    if (nak)
+    {
+        ++qp->m_stats.nacksSent;
+        ++m_counters.nacksSent;
+    }
+    else
+    {
+        ++qp->m_stats.acksSent;
+        ++m_counters.acksSent;
+    }
+    m_dev->Enqueue(std::move(f));
+}
+
+void
+RdmaNic::SendCnp(RdmaQueuePair* qp)
+{
+    FabricFrame f;
+    FillHeaderFields(qp,
+                     f,
+                     m_ib ? RoceBthHeader::IB_CNP : RoceBthHeader::CNP,
+                     m_cnpDscp,
+                     m_cnpPriority);
+    f.seq = 0;
+    f.l3Bytes = NetworkHeaderBytes() + kBth + kCnpPad + kIcrc;
+    f.ComputeFlowHash();
+    ++qp->m_stats.cnpsSent;
+    ++m_counters.cnpsSent;
+    m_dev->Enqueue(std::move(f));
+}
+
+void
+RdmaNic::HandleAck(RdmaQueuePair* qp, const FabricFrame& f)
+{
+    if (qp->m_error)
+    {
+        return;
+    }
+    const bool nak = (f.aux[2] & 0xe0) == 0x60;
+    if (nak)
+    {
+        ++qp->m_stats.nacksReceived;
+        const uint32_t epsn = f.seq;
+        if (epsn < qp->m_sndUna)
+        {
+            return; // stale
+        }
+        AdvanceUna(qp, epsn);
+        qp->m_recovery->OnNack(*qp, epsn, f.aux[3]);
+        Activate(qp);
+        return;
+    }
+    const uint32_t cumulative = f.seq + 1;
+    if (AdvanceUna(qp, cumulative))
+    {
+        qp->m_recovery->OnAck(*qp, cumulative);
+        if (qp->m_recovery->HasPending(*qp))
+        {
+            Activate(qp);
+        }
+    }
+}
+
+bool
+RdmaNic::AdvanceUna(RdmaQueuePair* qp, uint32_t cumulative)
+{
+    if (cumulative <= qp->m_sndUna || cumulative > qp->m_sndMax)
+    {
+        return false;
+    }
+    const uint32_t newly = cumulative - qp->m_sndUna;
+    qp->m_sndUna = cumulative;
+    qp->m_retries = 0;
+    Time rtt(0);
+    if (qp->m_rttProbeActive && qp->m_rttProbePsn < cumulative)
+    {
+        rtt = TimeStep(Simulator::Now().GetTimeStep() - qp->m_rttProbeStep);
+        qp->m_rttProbeActive = false;
+    }
+    qp->m_cc->AckReceived(qp, newly, rtt);
+    while (!qp->m_sendQueue.empty() && qp->m_sendQueue.front().lastPsn < cumulative)
+    {
+        const RdmaQueuePair::Message m = qp->m_sendQueue.front();
+        qp->m_sendQueue.pop_front();
+        Complete(qp, m.wrId, m.bytes, m.posted, RdmaCompletion::SUCCESS);
+    }
+    ArmRto(qp, true);
+    return true;
+}
+
+void
+RdmaNic::Complete(RdmaQueuePair* qp,
+                  uint64_t wrId,
+                  uint64_t bytes,
+                  Time posted,
+                  RdmaCompletion::Status st)
+{
+    RdmaCompletion c;
+    c.qpn = qp->m_qpn;
+    c.wrId = wrId;
+    c.bytes = bytes;
+    c.status = st;
+    c.posted = posted;
+    c.completed = Simulator::Now();
+    if (st == RdmaCompletion::SUCCESS)
+    {
+        qp->m_stats.bytesCompleted += bytes;
+        ++qp->m_stats.messagesCompleted;
+    }
+    qp->m_completionTrace(c);
+    m_completionTrace(c);
+    if (!qp->m_completionCb.IsNull())
+    {
+        qp->m_completionCb(c);
+    }
+}
+
+// ------------------------------------------------------------------ timers and errors
+
+void
+RdmaNic::ArmRto(RdmaQueuePair* qp, bool restart)
+{
+    if (qp->m_sndUna >= qp->m_sndMax)
+    {
+        return; // nothing outstanding: a pending timer event will find nothing to do
+    }
+    if (qp->m_rto.IsPending() && !restart)
+    {
+        return;
+    }
+    Time t = m_rto;
+    if (m_backoff)
+    {
+        t = t * double(uint64_t(1) << std::min<uint32_t>(qp->m_retries, 20));
+    }
+    // Lazy timer: moving the deadline never reschedules; the pending event re-arms itself.
+    qp->m_rtoDeadline = Simulator::Now().GetTimeStep() + t.GetTimeStep();
+    if (!qp->m_rto.IsPending())
+    {
+        qp->m_rto.Set(Simulator::Schedule(t, &RdmaNic::OnRto, this, qp));
+    }
+}
+
+void
+RdmaNic::OnRto(RdmaQueuePair* qp)
+{
+    qp->m_rto.Expire();
+    if (qp->m_error || qp->m_sndUna >= qp->m_sndMax)
+    {
+        return;
+    }
+    const int64_t now = Simulator::Now().GetTimeStep();
+    if (now < qp->m_rtoDeadline)
+    {
+        qp->m_rto.Set(
+            Simulator::Schedule(TimeStep(qp->m_rtoDeadline - now), &RdmaNic::OnRto, this, qp));
+        return;
+    }
+    if (qp->m_retries >= m_retryCount)
+    {
+        EnterError(qp);
+        return;
+    }
+    ++qp->m_retries;
+    ++qp->m_stats.timeouts;
+    ++m_counters.timeouts;
+    qp->m_rttProbeActive = false;
+    qp->m_recovery->OnTimeout(*qp);
+    ArmRto(qp, true);
+    Activate(qp);
+}
+
+void
+RdmaNic::EnterError(RdmaQueuePair* qp)
+{
+    qp->m_error = true;
+    qp->m_rto.Remove();
+    qp->m_ackTimer.Remove();
+    qp->m_cc->Stop();
+    ++m_counters.qpErrors;
+    m_qpErrorTrace(qp->m_qpn);
+    FlushQueuePair(qp);
+}
+
+void
+RdmaNic::FlushQueuePair(RdmaQueuePair* qp)
+{
+    while (!qp->m_sendQueue.empty())
+    {
+        const RdmaQueuePair::Message m = qp->m_sendQueue.front();
+        qp->m_sendQueue.pop_front();
+        Complete(qp,
+                 m.wrId,
+                 m.bytes,
+                 m.posted,
+                 m.firstPsn < qp->m_sndMax ? RdmaCompletion::RETRY_EXCEEDED
+                                           : RdmaCompletion::FLUSHED);
+    }
+}
+
+} // namespace ns3
