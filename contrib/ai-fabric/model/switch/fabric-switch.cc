@@ -213,6 +213,7 @@ void
 FabricSwitch::ConfigureBuffer()
 {
     std::vector<uint32_t> headroom(m_ports.size(), 0);
+    std::vector<uint8_t> lossless(m_ports.size(), 0);
     for (size_t i = 0; i < m_ports.size(); ++i)
     {
         // Refresh the port's flow-control view (attributes may have changed since AddPort).
@@ -221,6 +222,7 @@ FabricSwitch::ConfigureBuffer()
         {
             continue; // lossy, or InfiniBand: credits, not PFC headroom
         }
+        lossless[i] = m_port[i].losslessMask; // one headroom bucket per lossless priority
         Ptr<FabricChannel> ch = DynamicCast<FabricChannel>(m_ports[i]->GetChannel());
         double meters = ch ? ch->GetDelay().GetNanoSeconds() / 5.0 : 0.0;
         FabricNetDevice* peer = m_ports[i]->GetPeer();
@@ -228,7 +230,7 @@ FabricSwitch::ConfigureBuffer()
         uint32_t frame = mtu + m_ports[i]->GetL2OverheadBytes() + m_ports[i]->GetPhyOverheadBytes();
         headroom[i] = PfcFlowControl::ComputeHeadroom(m_ports[i]->GetDataRate(), meters, frame);
     }
-    m_buffer->Configure(static_cast<uint32_t>(m_ports.size()), headroom);
+    m_buffer->Configure(static_cast<uint32_t>(m_ports.size()), headroom, lossless);
 }
 
 uint16_t

@@ -118,7 +118,9 @@ SwitchBufferManager::AssignStreams(int64_t stream)
 }
 
 void
-SwitchBufferManager::Configure(uint32_t nPorts, const std::vector<uint32_t>& headroom)
+SwitchBufferManager::Configure(uint32_t nPorts,
+                               const std::vector<uint32_t>& headroom,
+                               const std::vector<uint8_t>& losslessMask)
 {
     m_nPorts = nPorts;
     m_ingress.assign(size_t(nPorts) * 8, IngressState());
@@ -136,10 +138,22 @@ SwitchBufferManager::Configure(uint32_t nPorts, const std::vector<uint32_t>& hea
         m_bufferSize = uint64_t(m_perPort) * nPorts;
     }
     uint64_t carved = uint64_t(m_reserved) * 8 * nPorts;
-    for (uint32_t h : m_headroom)
+    m_totalHeadroom = 0;
+    for (uint32_t i = 0; i < nPorts; ++i)
     {
-        carved += h; // one lossless class per port is the norm; more share the same headroom
+        const uint8_t mask = losslessMask.empty()      ? 0xff
+                             : i < losslessMask.size() ? losslessMask[i]
+                                                       : 0;
+        for (uint8_t p = 0; p < 8; ++p)
+        {
+            if ((mask >> p) & 1U)
+            {
+                m_ingress[size_t(i) * 8 + p].headroom = m_headroom[i];
+                m_totalHeadroom += m_headroom[i];
+            }
+        }
     }
+    carved += m_totalHeadroom;
     NS_ABORT_MSG_IF(carved >= m_bufferSize,
                     "SwitchBufferManager: BufferSize " << m_bufferSize
                                                        << " B is smaller than reserved + "
@@ -204,7 +218,7 @@ SwitchBufferManager::Admit(uint32_t inPort,
             s = static_cast<uint32_t>(std::min<uint64_t>(rest, poolFree));
         }
         h = rest - s;
-        if (in.headroomUsed + h > m_headroom[inPort])
+        if (in.headroomUsed + h > in.headroom)
         {
             a.reason = FabricDropReason::HEADROOM_FULL;
             return a;
@@ -339,16 +353,22 @@ SwitchBufferManager::GetPeakUsedBytes() const
     return m_peakUsed;
 }
 
+const SwitchBufferManager::IngressState&
+SwitchBufferManager::Ingress(uint32_t port, uint8_t prio) const
+{
+    return m_ingress.at(size_t(port) * 8 + (prio & 7));
+}
+
 uint32_t
 SwitchBufferManager::GetIngressBytes(uint32_t port, uint8_t prio) const
 {
-    return m_ingress.at(size_t(port) * 8 + (prio & 7)).bytes;
+    return Ingress(port, prio).bytes;
 }
 
 uint32_t
 SwitchBufferManager::GetPeakIngressBytes(uint32_t port, uint8_t prio) const
 {
-    return m_ingress.at(size_t(port) * 8 + (prio & 7)).peak;
+    return Ingress(port, prio).peak;
 }
 
 uint32_t
@@ -363,6 +383,12 @@ SwitchBufferManager::GetHeadroom(uint32_t port) const
     return m_headroom.at(port);
 }
 
+uint64_t
+SwitchBufferManager::GetTotalHeadroom() const
+{
+    return m_totalHeadroom;
+}
+
 uint32_t
 SwitchBufferManager::GetReservedPerQueue() const
 {
@@ -372,7 +398,7 @@ SwitchBufferManager::GetReservedPerQueue() const
 bool
 SwitchBufferManager::IsIngressPaused(uint32_t port, uint8_t prio) const
 {
-    return m_ingress.at(size_t(port) * 8 + (prio & 7)).paused;
+    return Ingress(port, prio).paused;
 }
 
 uint64_t

@@ -22,6 +22,9 @@ class UniformRandomVariable;
  * The buffer of BufferSize bytes is carved into a reserved minimum per ingress port×priority
  * (ReservedPerQueue), PFC headroom per ingress port×lossless priority (set per port by the switch
  * from the link's rate, cable and MTU, or fixed by the Headroom attribute), and a shared pool.
+ * Every lossless priority of a port gets its own headroom bucket (a port with PFC on priorities 0
+ * and 3 reserves twice its headroom): each class is paused on its own, so the in-flight bytes of
+ * several classes can land in their buckets at the same time.
  * Each admitted frame is charged first to its ingress port×priority reserved space, then to the
  * shared pool, and — for a lossless priority that has sent XOFF, or when the pool is full — to
  * headroom. A lossless ingress priority releases bytes from its headroom bucket first, then
@@ -59,8 +62,17 @@ class SwitchBufferManager : public Object
         uint32_t headroom{0}; //!< bytes charged to headroom
     };
 
-    /// Size the per-port state; `headroom[i]` is the PFC headroom of ingress port i (bytes).
-    void Configure(uint32_t nPorts, const std::vector<uint32_t>& headroom);
+    /**
+     * Size the per-port state.
+     * \param headroom `headroom[i]`: PFC headroom of each lossless priority of ingress port i
+     *        (bytes; the Headroom attribute overrides it when non-zero)
+     * \param losslessMask `losslessMask[i]`: bit p set if priority p is lossless on port i; each
+     *        set bit reserves one headroom bucket. Empty: all eight priorities of every port
+     *        (the safe bound for a caller that does not know which classes are lossless).
+     */
+    void Configure(uint32_t nPorts,
+                   const std::vector<uint32_t>& headroom,
+                   const std::vector<uint8_t>& losslessMask = {});
     bool IsConfigured() const;
 
     /**
@@ -102,7 +114,10 @@ class SwitchBufferManager : public Object
     uint32_t GetIngressBytes(uint32_t port, uint8_t prio) const;
     uint32_t GetPeakIngressBytes(uint32_t port, uint8_t prio) const;
     uint32_t GetEgressBytes(uint32_t port, uint8_t prio) const;
+    /// \return the headroom of one lossless priority of `port` (bytes)
     uint32_t GetHeadroom(uint32_t port) const;
+    /// \return the bytes reserved for headroom over all ports × lossless priorities
+    uint64_t GetTotalHeadroom() const;
     uint32_t GetReservedPerQueue() const;
     bool IsIngressPaused(uint32_t port, uint8_t prio) const;
     uint64_t GetEcnMarks() const;
@@ -116,9 +131,13 @@ class SwitchBufferManager : public Object
         uint32_t reservedUsed{0};
         uint32_t sharedUsed{0};
         uint32_t headroomUsed{0};
+        uint32_t headroom{0}; //!< this port×priority's headroom bucket (0: lossy)
         uint32_t peak{0};
         bool paused{false};
     };
+
+    /// Bounds-checked view of one ingress port×priority, for the getters.
+    const IngressState& Ingress(uint32_t port, uint8_t prio) const;
 
     struct EgressState
     {
@@ -143,6 +162,7 @@ class SwitchBufferManager : public Object
     bool m_configured{false};
     uint32_t m_nPorts{0};
     uint64_t m_sharedSize{0};
+    uint64_t m_totalHeadroom{0}; //!< over all ports × lossless priorities
     uint64_t m_sharedUsed{0};
     uint64_t m_peakUsed{0};
     uint64_t m_ecnMarks{0};
