@@ -181,6 +181,13 @@ FabricTopologyHelper::Validate() const
                                 "must be >= 0 m");
     }
     DoValidate();
+    // What the buffer attributes get wrong whatever the ports (the rest is checked in Build).
+    const SwitchBufferManager::ConfigProblem p =
+        m_bufferFactory.Create<SwitchBufferManager>()->CheckConfig(0, {});
+    if (p)
+    {
+        throw FabricConfigError(p.attribute, p.message);
+    }
 }
 
 Ptr<FabricTopology>
@@ -198,6 +205,15 @@ FabricTopologyHelper::Build()
     }
     DoBuild(topo);
     topo->PopulateRoutes();
+    for (uint32_t j = 0; j < topo->GetNSwitches(); ++j)
+    {
+        // A fixed BufferSize too small for this switch's ports: a config error, not an abort.
+        const SwitchBufferManager::ConfigProblem p = topo->GetSwitch(j)->CheckBufferConfig();
+        if (p)
+        {
+            throw FabricConfigError(p.attribute, p.message);
+        }
+    }
     for (uint32_t j = 0; j < topo->GetNSwitches(); ++j)
     {
         topo->GetSwitch(j)->ConfigureBuffer();

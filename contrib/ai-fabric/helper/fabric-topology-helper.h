@@ -47,7 +47,11 @@ class FabricConfigError : public std::invalid_argument
  * factories for switches, buffer managers and link devices (through GetLinkHelper()).
  *
  * Build() validates every parameter first and throws FabricConfigError without creating
- * anything if one is out of range.
+ * anything if one is out of range. One check needs the built switches: a fixed BufferSize
+ * (SetBufferAttribute) that cannot hold a switch's reserved space and PFC headroom is reported
+ * by Build as FabricConfigError("BufferSize", ...) after the nodes exist (discard them). With
+ * BufferSize 0 (the default) the buffer is sized for the links' headroom, so every rate and
+ * cable length Validate accepts builds.
  */
 class FabricTopologyHelper : public Object
 {
@@ -66,7 +70,7 @@ class FabricTopologyHelper : public Object
     /// The link helper: device, channel, flow-control and scheduler settings, pcap/ascii.
     FabricLinkHelper& GetLinkHelper();
 
-    /// \throws FabricConfigError if a parameter is invalid
+    /// \throws FabricConfigError if a parameter is invalid (including EcnKmax < EcnKmin)
     void Validate() const;
     /// Build the topology. \throws FabricConfigError if a parameter is invalid
     Ptr<FabricTopology> Build();

@@ -232,7 +232,7 @@ PfcFlowControl::DefaultResponseBits(DataRate rate)
     return 463360ULL;
 }
 
-uint32_t
+uint64_t
 PfcFlowControl::ComputeHeadroom(DataRate rate,
                                 double cableMeters,
                                 uint32_t mtuBytes,
@@ -247,7 +247,7 @@ PfcFlowControl::ComputeHeadroom(DataRate rate,
     const double cableBytes = 2.0 * cableMeters * 5e-9 * bytesPerSecond; // both directions
     const double pfcFrame = 84.0;
     double total = 2.0 * mtuBytes + pfcFrame + cableBytes + (interfaceBits + responseBits) / 8.0;
-    return static_cast<uint32_t>(std::ceil(total));
+    return static_cast<uint64_t>(std::ceil(total));
 }
 
 } // namespace ns3

@@ -63,7 +63,7 @@ class PfcFlowControl : public FabricFlowControl
      *        for the rate: 3840 B at 10G, 201,728 bits at 100G, 463,360 bits at 400G and above)
      * \param interfaceBits interface delay in bit-times (122,880 at 100G in the Cisco paper)
      */
-    static uint32_t ComputeHeadroom(DataRate rate,
+    static uint64_t ComputeHeadroom(DataRate rate,
                                     double cableMeters,
                                     uint32_t mtuBytes,
                                     uint64_t responseBits = 0,

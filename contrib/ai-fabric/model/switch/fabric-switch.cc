@@ -210,9 +210,10 @@ FabricSwitch::AssignStreams(int64_t stream)
 }
 
 void
-FabricSwitch::ConfigureBuffer()
+FabricSwitch::GetPortHeadroom(std::vector<uint64_t>& headroom, std::vector<uint8_t>& lossless)
 {
-    std::vector<uint32_t> headroom(m_ports.size(), 0);
+    headroom.assign(m_ports.size(), 0);
+    lossless.assign(m_ports.size(), 0);
     for (size_t i = 0; i < m_ports.size(); ++i)
     {
         // Refresh the port's flow-control view (attributes may have changed since AddPort).
@@ -221,6 +222,7 @@ FabricSwitch::ConfigureBuffer()
         {
             continue; // lossy, or InfiniBand: credits, not PFC headroom
         }
+        lossless[i] = m_port[i].losslessMask; // one headroom bucket per lossless priority
         Ptr<FabricChannel> ch = DynamicCast<FabricChannel>(m_ports[i]->GetChannel());
         double meters = ch ? ch->GetDelay().GetNanoSeconds() / 5.0 : 0.0;
         FabricNetDevice* peer = m_ports[i]->GetPeer();
@@ -228,7 +230,24 @@ FabricSwitch::ConfigureBuffer()
         uint32_t frame = mtu + m_ports[i]->GetL2OverheadBytes() + m_ports[i]->GetPhyOverheadBytes();
         headroom[i] = PfcFlowControl::ComputeHeadroom(m_ports[i]->GetDataRate(), meters, frame);
     }
-    m_buffer->Configure(static_cast<uint32_t>(m_ports.size()), headroom);
+}
+
+SwitchBufferManager::ConfigProblem
+FabricSwitch::CheckBufferConfig()
+{
+    std::vector<uint64_t> headroom;
+    std::vector<uint8_t> lossless;
+    GetPortHeadroom(headroom, lossless);
+    return m_buffer->CheckConfig(static_cast<uint32_t>(m_ports.size()), headroom, lossless);
+}
+
+void
+FabricSwitch::ConfigureBuffer()
+{
+    std::vector<uint64_t> headroom;
+    std::vector<uint8_t> lossless;
+    GetPortHeadroom(headroom, lossless);
+    m_buffer->Configure(static_cast<uint32_t>(m_ports.size()), headroom, lossless);
 }
 
 uint16_t

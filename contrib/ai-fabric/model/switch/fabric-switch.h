@@ -3,6 +3,7 @@
 #define FABRIC_SWITCH_H
 
 #include "fabric-routing-table.h"
+#include "switch-buffer-manager.h"
 
 #include "ns3/fabric-net-device.h"
 #include "ns3/object.h"
@@ -14,7 +15,6 @@
 namespace ns3
 {
 
-class SwitchBufferManager;
 class FabricFlowControl;
 class IbCreditFlowControl;
 
@@ -68,6 +68,11 @@ class FabricSwitch : public Object, public FabricFrameReceiver
      * from its link (rate, cable, MTU) unless fixed. Called automatically on the first frame.
      */
     void ConfigureBuffer();
+    /**
+     * What ConfigureBuffer would refuse for the ports added so far (a fixed BufferSize too small
+     * for their reserved space and PFC headroom, EcnKmax < EcnKmin), without configuring.
+     */
+    SwitchBufferManager::ConfigProblem CheckBufferConfig();
 
     /// How the switch picks among equal-cost egress ports.
     enum PathSelection : uint8_t
@@ -113,6 +118,8 @@ class FabricSwitch : public Object, public FabricFrameReceiver
     uint16_t Choose(const FabricFrame& frame, const uint16_t* ports, uint32_t n) const;
     /// Cache port i's flow control (and whether it is InfiniBand) and its lossless priorities.
     void UpdatePortFlowControl(uint16_t i);
+    /// PFC headroom of one lossless priority and the lossless mask of every port.
+    void GetPortHeadroom(std::vector<uint64_t>& headroom, std::vector<uint8_t>& lossless);
     void ReceiveCredited(FabricNetDevice* outDev, uint16_t in, uint16_t out, FabricFrame& frame);
 
     /// What the per-frame path needs of a port, in one record (one cache line holds two).

@@ -9,6 +9,7 @@
 #include "ns3/uinteger.h"
 
 #include <algorithm>
+#include <sstream>
 
 namespace ns3
 {
@@ -35,6 +36,14 @@ SwitchBufferManager::GetTypeId()
                           UintegerValue(2 * 1024 * 1024),
                           MakeUintegerAccessor(&SwitchBufferManager::m_perPort),
                           MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("MinSharedFraction",
+                          "When BufferSize is 0 and the reserved space and PFC headroom of the "
+                          "ports (long cables, fast links) leave less than this fraction of "
+                          "BufferPerPort x ports as shared pool, the buffer grows until they do "
+                          "(dimensionless, 0..1).",
+                          DoubleValue(0.5),
+                          MakeDoubleAccessor(&SwitchBufferManager::m_minShared),
+                          MakeDoubleChecker<double>(0.0, 1.0))
             .AddAttribute("ReservedPerQueue",
                           "Guaranteed bytes per ingress port x priority (HPCC simulator: 4 KB).",
                           UintegerValue(4096),
@@ -117,36 +126,115 @@ SwitchBufferManager::AssignStreams(int64_t stream)
     return 1;
 }
 
-void
-SwitchBufferManager::Configure(uint32_t nPorts, const std::vector<uint32_t>& headroom)
+namespace
 {
+
+/// Lossless priorities of port i: `mask[i]`, all eight if the caller gave no masks.
+uint8_t
+LosslessMask(const std::vector<uint8_t>& mask, uint32_t i)
+{
+    if (mask.empty())
+    {
+        return 0xff;
+    }
+    return i < mask.size() ? mask[i] : 0;
+}
+
+} // namespace
+
+uint64_t
+SwitchBufferManager::GetCarvedBytes(uint32_t nPorts,
+                                    const std::vector<uint64_t>& headroom,
+                                    const std::vector<uint8_t>& losslessMask) const
+{
+    uint64_t carved = uint64_t(m_reserved) * 8 * nPorts;
+    for (uint32_t i = 0; i < nPorts; ++i)
+    {
+        const uint64_t h = m_fixedHeadroom       ? m_fixedHeadroom
+                           : i < headroom.size() ? headroom[i]
+                                                 : 0;
+        for (uint8_t m = LosslessMask(losslessMask, i); m; m &= static_cast<uint8_t>(m - 1))
+        {
+            carved += h; // one bucket per lossless priority
+        }
+    }
+    return carved;
+}
+
+uint64_t
+SwitchBufferManager::GetRequiredBufferSize(uint32_t nPorts,
+                                           const std::vector<uint64_t>& headroom,
+                                           const std::vector<uint8_t>& losslessMask) const
+{
+    if (m_bufferSize != 0)
+    {
+        return m_bufferSize;
+    }
+    const uint64_t nominal = uint64_t(m_perPort) * nPorts;
+    const uint64_t minShared = static_cast<uint64_t>(m_minShared * double(nominal));
+    return std::max(nominal, GetCarvedBytes(nPorts, headroom, losslessMask) + minShared);
+}
+
+SwitchBufferManager::ConfigProblem
+SwitchBufferManager::CheckConfig(uint32_t nPorts,
+                                 const std::vector<uint64_t>& headroom,
+                                 const std::vector<uint8_t>& losslessMask) const
+{
+    std::ostringstream os;
+    if (m_kmax < m_kmin)
+    {
+        os << "must be >= EcnKmin " << m_kmin << " B (got " << m_kmax << ")";
+        return {"EcnKmax", os.str()};
+    }
+    const uint64_t carved = GetCarvedBytes(nPorts, headroom, losslessMask);
+    if (nPorts > 0 && carved >= GetRequiredBufferSize(nPorts, headroom, losslessMask))
+    {
+        if (m_bufferSize == 0)
+        {
+            os << "must be > 0: reserved space and PFC headroom (" << carved
+               << " B) take all of BufferPerPort x " << nPorts << " ports (got " << m_minShared
+               << ")";
+            return {"MinSharedFraction", os.str()};
+        }
+        os << "must be > " << carved << " B = reserved (" << m_reserved
+           << " B per port x priority) + PFC headroom per port x lossless priority over " << nPorts
+           << " ports, or 0 to size the buffer for its links (got " << m_bufferSize << ")";
+        return {"BufferSize", os.str()};
+    }
+    return {};
+}
+
+void
+SwitchBufferManager::Configure(uint32_t nPorts,
+                               const std::vector<uint64_t>& headroom,
+                               const std::vector<uint8_t>& losslessMask)
+{
+    const ConfigProblem problem = CheckConfig(nPorts, headroom, losslessMask);
+    NS_ABORT_MSG_IF(problem,
+                    "SwitchBufferManager: " << problem.attribute << " " << problem.message);
     m_nPorts = nPorts;
     m_ingress.assign(size_t(nPorts) * 8, IngressState());
     m_egress.assign(size_t(nPorts) * 8, EgressState());
     m_headroom.assign(nPorts, m_fixedHeadroom);
-    if (m_fixedHeadroom == 0)
+    m_totalHeadroom = 0;
+    for (uint32_t i = 0; i < nPorts; ++i)
     {
-        for (uint32_t i = 0; i < nPorts && i < headroom.size(); ++i)
+        if (m_fixedHeadroom == 0)
         {
-            m_headroom[i] = headroom[i];
+            m_headroom[i] = i < headroom.size() ? headroom[i] : 0;
+        }
+        const uint8_t mask = LosslessMask(losslessMask, i);
+        for (uint8_t p = 0; p < 8; ++p)
+        {
+            if ((mask >> p) & 1U)
+            {
+                m_ingress[size_t(i) * 8 + p].headroom = m_headroom[i];
+                m_totalHeadroom += m_headroom[i];
+            }
         }
     }
-    if (m_bufferSize == 0)
-    {
-        m_bufferSize = uint64_t(m_perPort) * nPorts;
-    }
-    uint64_t carved = uint64_t(m_reserved) * 8 * nPorts;
-    for (uint32_t h : m_headroom)
-    {
-        carved += h; // one lossless class per port is the norm; more share the same headroom
-    }
-    NS_ABORT_MSG_IF(carved >= m_bufferSize,
-                    "SwitchBufferManager: BufferSize " << m_bufferSize
-                                                       << " B is smaller than reserved + "
-                                                          "headroom ("
-                                                       << carved << " B)");
-    m_sharedSize = m_bufferSize - carved;
-    NS_ABORT_MSG_IF(m_kmax < m_kmin, "SwitchBufferManager: EcnKmax must be >= EcnKmin");
+    m_bufferSize = GetRequiredBufferSize(nPorts, headroom, losslessMask);
+    m_sharedSize = m_bufferSize - GetCarvedBytes(nPorts, headroom, losslessMask);
     m_configured = true;
 }
 
@@ -204,7 +292,7 @@ SwitchBufferManager::Admit(uint32_t inPort,
             s = static_cast<uint32_t>(std::min<uint64_t>(rest, poolFree));
         }
         h = rest - s;
-        if (in.headroomUsed + h > m_headroom[inPort])
+        if (in.headroomUsed + h > in.headroom)
         {
             a.reason = FabricDropReason::HEADROOM_FULL;
             return a;
@@ -272,10 +360,10 @@ SwitchBufferManager::Release(uint32_t inPort,
         // reserved, whatever bucket each frame was charged to: headroom is a safety margin
         // that must empty before the port is allowed to resume (as in shared-buffer ASICs).
         uint32_t b = bytes;
-        const uint32_t h = std::min(b, in.headroomUsed);
+        const uint32_t h = static_cast<uint32_t>(std::min<uint64_t>(b, in.headroomUsed));
         b -= h;
         in.headroomUsed -= h;
-        const uint32_t s = std::min(b, in.sharedUsed);
+        const uint32_t s = static_cast<uint32_t>(std::min<uint64_t>(b, in.sharedUsed));
         b -= s;
         in.sharedUsed -= s;
         m_sharedUsed -= s;
@@ -339,28 +427,40 @@ SwitchBufferManager::GetPeakUsedBytes() const
     return m_peakUsed;
 }
 
-uint32_t
+const SwitchBufferManager::IngressState&
+SwitchBufferManager::Ingress(uint32_t port, uint8_t prio) const
+{
+    return m_ingress.at(size_t(port) * 8 + (prio & 7));
+}
+
+uint64_t
 SwitchBufferManager::GetIngressBytes(uint32_t port, uint8_t prio) const
 {
-    return m_ingress.at(size_t(port) * 8 + (prio & 7)).bytes;
+    return Ingress(port, prio).bytes;
 }
 
-uint32_t
+uint64_t
 SwitchBufferManager::GetPeakIngressBytes(uint32_t port, uint8_t prio) const
 {
-    return m_ingress.at(size_t(port) * 8 + (prio & 7)).peak;
+    return Ingress(port, prio).peak;
 }
 
-uint32_t
+uint64_t
 SwitchBufferManager::GetEgressBytes(uint32_t port, uint8_t prio) const
 {
     return m_egress.at(size_t(port) * 8 + (prio & 7)).bytes;
 }
 
-uint32_t
+uint64_t
 SwitchBufferManager::GetHeadroom(uint32_t port) const
 {
     return m_headroom.at(port);
+}
+
+uint64_t
+SwitchBufferManager::GetTotalHeadroom() const
+{
+    return m_totalHeadroom;
 }
 
 uint32_t
@@ -372,7 +472,7 @@ SwitchBufferManager::GetReservedPerQueue() const
 bool
 SwitchBufferManager::IsIngressPaused(uint32_t port, uint8_t prio) const
 {
-    return m_ingress.at(size_t(port) * 8 + (prio & 7)).paused;
+    return Ingress(port, prio).paused;
 }
 
 uint64_t

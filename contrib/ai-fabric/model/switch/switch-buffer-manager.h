@@ -8,6 +8,7 @@
 #include "ns3/traced-value.h"
 
 #include <array>
+#include <string>
 #include <vector>
 
 namespace ns3
@@ -22,6 +23,9 @@ class UniformRandomVariable;
  * The buffer of BufferSize bytes is carved into a reserved minimum per ingress port×priority
  * (ReservedPerQueue), PFC headroom per ingress port×lossless priority (set per port by the switch
  * from the link's rate, cable and MTU, or fixed by the Headroom attribute), and a shared pool.
+ * Every lossless priority of a port gets its own headroom bucket (a port with PFC on priorities 0
+ * and 3 reserves twice its headroom): each class is paused on its own, so the in-flight bytes of
+ * several classes can land in their buckets at the same time.
  * Each admitted frame is charged first to its ingress port×priority reserved space, then to the
  * shared pool, and — for a lossless priority that has sent XOFF, or when the pool is full — to
  * headroom. A lossless ingress priority releases bytes from its headroom bucket first, then
@@ -36,6 +40,12 @@ class UniformRandomVariable;
  *   EgressAlpha·(free shared bytes); otherwise the frame is dropped (BUFFER_FULL).
  * - ECN: RED-style marking on the egress queue length q at enqueue, for ECN-capable frames:
  *   p = 0 for q ≤ Kmin, Pmax·(q−Kmin)/(Kmax−Kmin) in between, 1 above Kmax.
+ *
+ * Headroom grows with rate × cable length (400G over 5 km: ≈2.6 MB per bucket), and can exceed
+ * the nominal BufferPerPort. With BufferSize 0 the buffer is then sized for its links: a switch
+ * built for such cables has the memory their headroom needs, so the shared pool keeps at least
+ * MinSharedFraction of BufferPerPort × ports. A fixed BufferSize is a real chip: CheckConfig
+ * says why it cannot hold the reserved space and headroom (Configure aborts on it).
  *
  * The object is independent of devices and of the simulation: tests drive Admit/Release
  * directly. Not modelled: per-port egress shaping, multiple service pools, WRED per drop
@@ -59,8 +69,48 @@ class SwitchBufferManager : public Object
         uint32_t headroom{0}; //!< bytes charged to headroom
     };
 
-    /// Size the per-port state; `headroom[i]` is the PFC headroom of ingress port i (bytes).
-    void Configure(uint32_t nPorts, const std::vector<uint32_t>& headroom);
+    /// Why a configuration cannot work: the attribute to change and what it must be.
+    struct ConfigProblem
+    {
+        std::string attribute; //!< empty: no problem
+        std::string message;   //!< e.g. "must be >= EcnKmin 200000 B (got 100000)"
+
+        explicit operator bool() const
+        {
+            return !attribute.empty();
+        }
+    };
+
+    /**
+     * Size the per-port state (aborts on what CheckConfig reports: check first if the
+     * configuration comes from a user).
+     * \param headroom `headroom[i]`: PFC headroom of each lossless priority of ingress port i
+     *        (bytes; the Headroom attribute overrides it when non-zero)
+     * \param losslessMask `losslessMask[i]`: bit p set if priority p is lossless on port i; each
+     *        set bit reserves one headroom bucket. Empty: all eight priorities of every port
+     *        (the safe bound for a caller that does not know which classes are lossless).
+     */
+    void Configure(uint32_t nPorts,
+                   const std::vector<uint64_t>& headroom,
+                   const std::vector<uint8_t>& losslessMask = {});
+    /**
+     * What Configure would refuse with these arguments and the current attributes, if anything
+     * (nPorts 0: only what does not depend on the ports, e.g. EcnKmax < EcnKmin).
+     */
+    ConfigProblem CheckConfig(uint32_t nPorts,
+                              const std::vector<uint64_t>& headroom,
+                              const std::vector<uint8_t>& losslessMask = {}) const;
+    /**
+     * \return the BufferSize Configure would use: the attribute, or if it is 0, BufferPerPort ×
+     *         ports grown to reserved + headroom + MinSharedFraction × BufferPerPort × ports
+     */
+    uint64_t GetRequiredBufferSize(uint32_t nPorts,
+                                   const std::vector<uint64_t>& headroom,
+                                   const std::vector<uint8_t>& losslessMask = {}) const;
+    /// \return the bytes carved before the shared pool: reserved space and headroom buckets
+    uint64_t GetCarvedBytes(uint32_t nPorts,
+                            const std::vector<uint64_t>& headroom,
+                            const std::vector<uint8_t>& losslessMask = {}) const;
     bool IsConfigured() const;
 
     /**
@@ -99,10 +149,13 @@ class SwitchBufferManager : public Object
     uint64_t GetUsedBytes() const;
     uint64_t GetSharedUsedBytes() const;
     uint64_t GetPeakUsedBytes() const;
-    uint32_t GetIngressBytes(uint32_t port, uint8_t prio) const;
-    uint32_t GetPeakIngressBytes(uint32_t port, uint8_t prio) const;
-    uint32_t GetEgressBytes(uint32_t port, uint8_t prio) const;
-    uint32_t GetHeadroom(uint32_t port) const;
+    uint64_t GetIngressBytes(uint32_t port, uint8_t prio) const;
+    uint64_t GetPeakIngressBytes(uint32_t port, uint8_t prio) const;
+    uint64_t GetEgressBytes(uint32_t port, uint8_t prio) const;
+    /// \return the headroom of one lossless priority of `port` (bytes)
+    uint64_t GetHeadroom(uint32_t port) const;
+    /// \return the bytes reserved for headroom over all ports × lossless priorities
+    uint64_t GetTotalHeadroom() const;
     uint32_t GetReservedPerQueue() const;
     bool IsIngressPaused(uint32_t port, uint8_t prio) const;
     uint64_t GetEcnMarks() const;
@@ -110,24 +163,30 @@ class SwitchBufferManager : public Object
     int64_t AssignStreams(int64_t stream);
 
   private:
+    // 64-bit: a bucket over 100 km at 100 Tb/s holds 12.5 GB.
     struct IngressState
     {
-        uint32_t bytes{0};
+        uint64_t bytes{0};
+        uint64_t sharedUsed{0};
+        uint64_t headroomUsed{0};
+        uint64_t headroom{0}; //!< this port×priority's headroom bucket (0: lossy)
+        uint64_t peak{0};
         uint32_t reservedUsed{0};
-        uint32_t sharedUsed{0};
-        uint32_t headroomUsed{0};
-        uint32_t peak{0};
         bool paused{false};
     };
 
+    /// Bounds-checked view of one ingress port×priority, for the getters.
+    const IngressState& Ingress(uint32_t port, uint8_t prio) const;
+
     struct EgressState
     {
-        uint32_t bytes{0};
-        uint32_t sharedUsed{0};
+        uint64_t bytes{0};
+        uint64_t sharedUsed{0};
     };
 
     uint64_t m_bufferSize{0};
     uint32_t m_perPort{0};
+    double m_minShared{0.5};
     uint32_t m_reserved{0};
     uint32_t m_fixedHeadroom{0};
     bool m_dynamicXoff{true};
@@ -143,13 +202,14 @@ class SwitchBufferManager : public Object
     bool m_configured{false};
     uint32_t m_nPorts{0};
     uint64_t m_sharedSize{0};
+    uint64_t m_totalHeadroom{0}; //!< over all ports × lossless priorities
     uint64_t m_sharedUsed{0};
     uint64_t m_peakUsed{0};
     uint64_t m_ecnMarks{0};
     TracedValue<uint64_t> m_used;
     std::vector<IngressState> m_ingress;
     std::vector<EgressState> m_egress;
-    std::vector<uint32_t> m_headroom;
+    std::vector<uint64_t> m_headroom;
     Ptr<UniformRandomVariable> m_rng;
 };
 

@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// Switch buffer sizing (issue 17): PFC headroom per port x lossless class, and fabrics whose
+// headroom outgrows the nominal buffer (fast links, long cables) build instead of aborting.
+#include "test-util.h"
+
+#include <algorithm>
+#include <string>
+
+using namespace ns3;
+
+namespace
+{
+
+/// Largest value an Occupancy trace reported.
+void
+TrackPeak(uint64_t* peak, uint64_t, uint64_t now)
+{
+    *peak = std::max(*peak, now);
+}
+
+} // namespace
+
+TEST_F(FabricTest, TwoLosslessClassesStayWithinTheBuffer)
+{
+    // 8 -> 1 incast on priorities 3 and 0, both lossless (the runner's lossless-TCP mask 0x09),
+    // over 1000 m host cables so that what is in flight after XOFF (2 x 5 us x 50 B/ns = 500 KB
+    // plus a few frames) is close to the headroom of 566 KB. The receiver holds both classes
+    // paused, so nothing drains: the shared pool fills (XOFF only when it is exhausted), priority
+    // 3 is paused on every ingress port and fills its headroom, then priority 0 starts and fills
+    // its own. 16 headroom buckets fill at once; a buffer that reserved one bucket per port would
+    // hold ~8 x 566 KB more than it has.
+    Ptr<StarTopologyHelper> star = CreateObject<StarTopologyHelper>();
+    star->SetAttribute("Servers", UintegerValue(9));
+    star->SetAttribute("GpusPerServer", UintegerValue(1));
+    star->SetAttribute("HostCableLength", DoubleValue(1000.0));
+    star->SetBufferAttribute("PfcDynamicThreshold", BooleanValue(false));
+    star->SetBufferAttribute("PfcStaticXoff", UintegerValue(1U << 30));
+    star->GetLinkHelper().SetFlowControlAttribute("EnabledPriorities", UintegerValue(0x09));
+    Ptr<FabricTopology> topo = star->Build();
+    Ptr<SwitchBufferManager> bm = topo->GetSwitch(0)->GetBufferManager();
+    const uint64_t perSource = 3 * 1024 * 1024;
+    std::vector<Ptr<FabricTrafficSource>> srcs;
+    for (uint32_t i = 1; i <= 8; ++i)
+    {
+        srcs.push_back(AddSource(topo->GetHostNode(i), topo->GetHostAddress(0), i, perSource));
+        auto late = AddSource(topo->GetHostNode(i), topo->GetHostAddress(0), 100 + i, perSource);
+        late->SetAttribute("Priority", UintegerValue(0));
+        late->SetStartTime(MicroSeconds(150)); // after priority 3 is paused everywhere
+        srcs.push_back(late);
+    }
+    Ptr<FabricTrafficSink> sink = AddSink(topo->GetHostNode(0));
+    DropCounter drops;
+    drops.ConnectAll();
+    uint64_t tracedPeak = 0;
+    bm->TraceConnectWithoutContext("Occupancy", MakeBoundCallback(&TrackPeak, &tracedPeak));
+    Ptr<PfcFlowControl> rx = DynamicCast<PfcFlowControl>(topo->GetHostDevice(0)->GetFlowControl());
+    ASSERT_TRUE(rx);
+    for (uint8_t p : {0, 3})
+    {
+        Simulator::Schedule(NanoSeconds(1), &PfcFlowControl::SetIngressCongested, rx, p, true);
+        Simulator::Schedule(MicroSeconds(400), &PfcFlowControl::SetIngressCongested, rx, p, false);
+    }
+    uint64_t usedWhileHeld = 0;
+    Simulator::Schedule(MicroSeconds(399), [&] { usedWhileHeld = bm->GetUsedBytes(); });
+    Simulator::Run();
+    // The scenario really filled the buffer: pool, plus priority 3's and priority 0's headroom
+    // on all 8 ingress ports at more than half of a bucket each.
+    EXPECT_GT(usedWhileHeld, bm->GetSharedPoolSize() + 8 * bm->GetHeadroom(1));
+    EXPECT_LE(tracedPeak, bm->GetBufferSize());
+    EXPECT_LE(bm->GetPeakUsedBytes(), bm->GetBufferSize());
+    EXPECT_EQ(drops.Total(), 0u);
+    EXPECT_EQ(sink->GetReceivedBytes(), 16 * perSource);
+    EXPECT_EQ(bm->GetUsedBytes(), 0u);
+}
+
+namespace
+{
+
+/// A fabric whose PFC headroom exceeds the nominal 2 MiB per port of buffer.
+struct BigHeadroomCase
+{
+    const char* name;
+    const char* kind; //!< "star" or "fat-tree"
+    double linkGbps;
+    double hostCableM;
+    double fabricCableM;
+};
+
+class BigHeadroomTest : public FabricTest, public ::testing::WithParamInterface<BigHeadroomCase>
+{
+};
+
+Ptr<FabricTopologyHelper>
+MakeHelper(const BigHeadroomCase& c)
+{
+    Ptr<FabricTopologyHelper> h;
+    if (std::string(c.kind) == "star")
+    {
+        h = CreateObject<StarTopologyHelper>();
+        h->SetAttribute("Servers", UintegerValue(4));
+    }
+    else
+    {
+        h = CreateObject<FatTreeHelper>();
+        h->SetAttribute("Servers", UintegerValue(4));
+        h->SetAttribute("LeafRadix", UintegerValue(4));
+    }
+    h->SetAttribute("GpusPerServer", UintegerValue(1));
+    h->SetAttribute("LinkRate", DataRateValue(DataRate(uint64_t(c.linkGbps * 1e9))));
+    h->SetAttribute("HostCableLength", DoubleValue(c.hostCableM));
+    h->SetAttribute("FabricCableLength", DoubleValue(c.fabricCableM));
+    return h;
+}
+
+} // namespace
+
+TEST_P(BigHeadroomTest, BuildsWithABufferThatHoldsTheHeadroom)
+{
+    const BigHeadroomCase& c = GetParam();
+    Ptr<FabricTopologyHelper> h = MakeHelper(c);
+    h->GetLinkHelper().SetFlowControlAttribute("EnabledPriorities", UintegerValue(0x09));
+    Ptr<FabricTopology> topo = h->Build();
+    // Every switch: the buffer holds reserved space, the headroom of both lossless classes on
+    // every port, and a shared pool of at least half the nominal 2 MiB per port.
+    for (uint32_t s = 0; s < topo->GetNSwitches(); ++s)
+    {
+        Ptr<FabricSwitch> sw = topo->GetSwitch(s);
+        Ptr<SwitchBufferManager> bm = sw->GetBufferManager();
+        uint64_t headroom = 0;
+        for (uint16_t p = 0; p < sw->GetNPorts(); ++p)
+        {
+            headroom += 2 * uint64_t(bm->GetHeadroom(p));
+        }
+        const uint64_t nominal = 2ULL * 1024 * 1024 * sw->GetNPorts();
+        EXPECT_GT(headroom, nominal / 2) << "the case exercises the headroom growth";
+        EXPECT_EQ(bm->GetBufferSize(),
+                  uint64_t(bm->GetReservedPerQueue()) * 8 * sw->GetNPorts() + headroom +
+                      nominal / 2);
+        EXPECT_EQ(bm->GetSharedPoolSize(), nominal / 2);
+    }
+    // And it carries traffic on both classes, losslessly.
+    DropCounter drops;
+    drops.ConnectAll();
+    AddSource(topo->GetHostNode(1), topo->GetHostAddress(0), 1, 1024 * 1024);
+    auto tcpClass = AddSource(topo->GetHostNode(2), topo->GetHostAddress(0), 2, 1024 * 1024);
+    tcpClass->SetAttribute("Priority", UintegerValue(0));
+    AddSource(topo->GetHostNode(3), topo->GetHostAddress(0), 3, 1024 * 1024);
+    Ptr<FabricTrafficSink> sink = AddSink(topo->GetHostNode(0));
+    Simulator::Run();
+    EXPECT_EQ(drops.Total(), 0u);
+    EXPECT_EQ(sink->GetReceivedBytes(), 3u * 1024 * 1024);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Issue17,
+    BigHeadroomTest,
+    ::testing::Values(BigHeadroomCase{"LinkRate51200G", "fat-tree", 51200, 3, 50},
+                      BigHeadroomCase{"HostCable100km", "star", 400, 100000, 50},
+                      BigHeadroomCase{"FabricCable5km", "fat-tree", 400, 3, 5000},
+                      // 12.5 GB per bucket: beyond 32-bit counters.
+                      BigHeadroomCase{"LinkRate100T_HostCable100km", "star", 100000, 100000, 50}),
+    [](const ::testing::TestParamInfo<BigHeadroomCase>& info) {
+        return std::string(info.param.name);
+    });
+
+TEST_F(FabricTest, ExplicitBufferTooSmallForHeadroomIsAConfigError)
+{
+    // A fixed BufferSize is a real chip: 400G over 5 km needs ≈2.6 MB of headroom per port and
+    // lossless class, which 4 MiB for a 4-port switch cannot hold. Build reports it, naming
+    // the attribute and the smallest size that works, instead of aborting.
+    Ptr<StarTopologyHelper> star = CreateObject<StarTopologyHelper>();
+    star->SetAttribute("Servers", UintegerValue(4));
+    star->SetAttribute("GpusPerServer", UintegerValue(1));
+    star->SetAttribute("HostCableLength", DoubleValue(5000.0));
+    star->SetBufferAttribute("BufferSize", UintegerValue(4 * 1024 * 1024));
+    try
+    {
+        star->Build();
+        ADD_FAILURE() << "Build accepted a buffer smaller than its headroom";
+    }
+    catch (const FabricConfigError& e)
+    {
+        EXPECT_EQ(e.GetParameter(), "BufferSize");
+        const std::string what = e.what();
+        EXPECT_NE(what.find("must be >"), std::string::npos) << what;
+        EXPECT_NE(what.find("headroom"), std::string::npos) << what;
+        EXPECT_NE(what.find("4194304"), std::string::npos) << what;
+    }
+}
+
+TEST_F(FabricTest, EcnKmaxBelowKminIsAConfigError)
+{
+    // Found by Validate, before anything is built (Build validates first).
+    Ptr<StarTopologyHelper> star = CreateObject<StarTopologyHelper>();
+    star->SetBufferAttribute("EcnKmin", UintegerValue(200000));
+    star->SetBufferAttribute("EcnKmax", UintegerValue(100000));
+    try
+    {
+        star->Validate();
+        ADD_FAILURE() << "Validate accepted EcnKmax < EcnKmin";
+    }
+    catch (const FabricConfigError& e)
+    {
+        EXPECT_EQ(e.GetParameter(), "EcnKmax");
+        EXPECT_NE(std::string(e.what()).find("200000"), std::string::npos) << e.what();
+    }
+}
+
+TEST_F(FabricTest, BufferManagerChecksBeforeConfiguring)
+{
+    // The non-aborting check a caller can run first: 2 ports, 4 KB reserved x 8 priorities,
+    // 100 KB of headroom on priorities 0 and 3 of port 0 and on priority 3 of port 1.
+    Ptr<SwitchBufferManager> bm = CreateObject<SwitchBufferManager>();
+    const std::vector<uint64_t> headroom{100000, 100000};
+    const std::vector<uint8_t> lossless{0x09, 0x08};
+    const uint64_t carved = 2 * 8 * 4096 + 3 * 100000;
+    EXPECT_EQ(bm->GetCarvedBytes(2, headroom, lossless), carved);
+    // BufferSize 0: 2 x 2 MiB is more than carved + half of it, so it stays 4 MiB.
+    EXPECT_EQ(bm->GetRequiredBufferSize(2, headroom, lossless), 4u * 1024 * 1024);
+    EXPECT_FALSE(bm->CheckConfig(2, headroom, lossless));
+    bm->SetAttribute("BufferSize", UintegerValue(carved));
+    const SwitchBufferManager::ConfigProblem p = bm->CheckConfig(2, headroom, lossless);
+    ASSERT_TRUE(p);
+    EXPECT_EQ(p.attribute, "BufferSize");
+    EXPECT_NE(p.message.find("must be > " + std::to_string(carved) + " B"), std::string::npos)
+        << p.message;
+    bm->SetAttribute("BufferSize", UintegerValue(carved + 1));
+    EXPECT_FALSE(bm->CheckConfig(2, headroom, lossless));
+    bm->Configure(2, headroom, lossless);
+    EXPECT_EQ(bm->GetSharedPoolSize(), 1u);
+    EXPECT_EQ(bm->GetTotalHeadroom(), 300000u);
+}
