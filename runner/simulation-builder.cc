@@ -86,7 +86,18 @@ BuildSimulation(const RunConfig& c)
         // Lossless TCP: PFC on TCP's class (priority 0, DSCP 0) as well as RoCE's.
         helper->GetLinkHelper().SetFlowControlAttribute("EnabledPriorities", UintegerValue(0x09));
     }
-    Ptr<FabricTopology> topo = helper->Build();
+    Ptr<FabricTopology> topo;
+    try
+    {
+        topo = helper->Build();
+    }
+    catch (const FabricConfigError& e)
+    {
+        // Only the switch buffer's attributes can still be refused here (a fixed BufferSize
+        // smaller than its reserved space and PFC headroom, EcnKmax below EcnKmin): bad input.
+        throw ScenarioError("attributes.ns3::SwitchBufferManager::" + e.GetParameter() + ": " +
+                            e.what());
+    }
     topo->AssignStreams(1000);
     for (uint32_t h = 0; h < topo->GetNHosts(); ++h)
     {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // Regression tests of the model defects found by trying bad and extreme inputs (issue 17):
 // each failed (aborted) before its fix.
+#include "process-util.h"
 #include "test-util.h"
 
 #include <algorithm>
@@ -123,4 +124,23 @@ TEST_F(FabricTest, SelectiveRepeatAllReduceOnALossyRailFabricNeverAborts)
             Simulator::Destroy();
         }
     }
+}
+
+// A switch buffer fixed smaller than its reserved space and PFC headroom is bad input: one
+// line naming the attribute, exit 2, nothing written (it used to abort ns-3 from the switch).
+TEST(HardeningRunnerTest, TooSmallFixedSwitchBufferIsRefusedWithExitTwo)
+{
+    const std::string out = ::testing::TempDir() + "aif-small-buffer";
+    const Result r = RunCommand(std::string(AIFABRIC_RUNNER) + " " + AIFABRIC_SOURCE_DIR +
+                                    "/scenarios/default.json --quiet --set topology.servers=2"
+                                    " --set workload.steps=1 --set compare=[] --set "
+                                    "attributes.ns3::SwitchBufferManager::BufferSize=100000"
+                                    " --out " +
+                                    out,
+                                "small-buffer");
+    EXPECT_EQ(r.status, 2) << r.err;
+    EXPECT_NE(r.err.find("attributes.ns3::SwitchBufferManager::BufferSize"), std::string::npos)
+        << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_NE(::access(out.c_str(), F_OK), 0) << "no results directory";
 }

@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // FabricNetDevice's captures: the real Ethernet (802.1Q, IPv4, UDP/TCP, PFC) or InfiniBand
 // (LRH, BTH, ICRC, VCRC) frame of a descriptor, built only when a pcap or ascii sink listens.
-#include "fabric-net-device.h"
-
 #include "fabric-channel.h"
 #include "fabric-egress-scheduler.h"
 #include "fabric-ethernet-header.h"
+#include "fabric-net-device.h"
 #include "strict-priority-egress-scheduler.h"
 
 #include "ns3/boolean.h"

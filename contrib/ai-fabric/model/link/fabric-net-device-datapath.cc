@@ -4,11 +4,10 @@
 // translation unit so that the per-frame calls between these steps stay inlinable; the
 // device's configuration and NetDevice API are in fabric-net-device.cc, captures in
 // fabric-net-device-capture.cc.
-#include "fabric-net-device.h"
-
 #include "fabric-channel.h"
 #include "fabric-egress-scheduler.h"
 #include "fabric-ethernet-header.h"
+#include "fabric-net-device.h"
 #include "strict-priority-egress-scheduler.h"
 
 #include "ns3/boolean.h"

@@ -3,12 +3,11 @@
 // receive path (data, ACK/NAK, CNP) and the per-queue-pair timers (ACK coalescing, RTO). One
 // translation unit so that the per-packet calls between them stay inlinable; the NIC's setup,
 // attributes and queue-pair creation are in rdma-nic.cc.
-#include "rdma-nic.h"
-
 #include "rdma-congestion-ops.h"
 #include "rdma-dcqcn.h"
 #include "rdma-go-back-n.h"
 #include "rdma-loss-recovery.h"
+#include "rdma-nic.h"
 #include "rdma-no-cc.h"
 #include "rdma-wire-sizes.h"
 #include "roce-aeth-header.h"
