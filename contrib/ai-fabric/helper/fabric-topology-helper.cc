@@ -110,6 +110,11 @@ void
 FabricTopologyHelper::SetBufferAttribute(std::string name, const AttributeValue& value)
 {
     m_bufferFactory.Set(name, value);
+    if (name == "EcnKmin" || name == "EcnKmax")
+    {
+        const auto* u = dynamic_cast<const UintegerValue*>(&value);
+        (name == "EcnKmin" ? m_ecnKmin : m_ecnKmax) = u ? int64_t(u->Get()) : -1;
+    }
 }
 
 FabricLinkHelper&
@@ -181,9 +186,22 @@ FabricTopologyHelper::Validate() const
                                 "must be >= 0 m");
     }
     DoValidate();
-    // What the buffer attributes get wrong whatever the ports (the rest is checked in Build).
+    // What the buffer attributes get wrong whatever the ports (the rest is checked in Build),
+    // from the values alone: creating a SwitchBufferManager here would take a random stream
+    // and shift every automatically numbered stream after it (and so the results).
+    auto ecn = [](int64_t set, const char* name) -> uint64_t {
+        if (set >= 0)
+        {
+            return uint64_t(set);
+        }
+        TypeId::AttributeInformation info;
+        SwitchBufferManager::GetTypeId().LookupAttributeByName(name, &info);
+        const auto* u = dynamic_cast<const UintegerValue*>(PeekPointer(info.initialValue));
+        return u ? u->Get() : 0;
+    };
     const SwitchBufferManager::ConfigProblem p =
-        m_bufferFactory.Create<SwitchBufferManager>()->CheckConfig(0, {});
+        SwitchBufferManager::CheckEcnThresholds(ecn(m_ecnKmin, "EcnKmin"),
+                                                ecn(m_ecnKmax, "EcnKmax"));
     if (p)
     {
         throw FabricConfigError(p.attribute, p.message);

@@ -105,6 +105,8 @@ class FabricTopologyHelper : public Object
     FabricLinkHelper m_link;
     ObjectFactory m_switchFactory;
     ObjectFactory m_bufferFactory;
+    int64_t m_ecnKmin{-1}; //!< EcnKmin/EcnKmax given to SetBufferAttribute, or -1
+    int64_t m_ecnKmax{-1};
 };
 
 } // namespace ns3

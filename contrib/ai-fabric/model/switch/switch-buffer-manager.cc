@@ -176,15 +176,26 @@ SwitchBufferManager::GetRequiredBufferSize(uint32_t nPorts,
 }
 
 SwitchBufferManager::ConfigProblem
+SwitchBufferManager::CheckEcnThresholds(uint64_t kmin, uint64_t kmax)
+{
+    if (kmax >= kmin)
+    {
+        return {};
+    }
+    std::ostringstream os;
+    os << "must be >= EcnKmin " << kmin << " B (got " << kmax << ")";
+    return {"EcnKmax", os.str()};
+}
+
+SwitchBufferManager::ConfigProblem
 SwitchBufferManager::CheckConfig(uint32_t nPorts,
                                  const std::vector<uint64_t>& headroom,
                                  const std::vector<uint8_t>& losslessMask) const
 {
     std::ostringstream os;
-    if (m_kmax < m_kmin)
+    if (ConfigProblem ecn = CheckEcnThresholds(m_kmin, m_kmax))
     {
-        os << "must be >= EcnKmin " << m_kmin << " B (got " << m_kmax << ")";
-        return {"EcnKmax", os.str()};
+        return ecn;
     }
     const uint64_t carved = GetCarvedBytes(nPorts, headroom, losslessMask);
     if (nPorts > 0 && carved >= GetRequiredBufferSize(nPorts, headroom, losslessMask))

@@ -97,6 +97,8 @@ class SwitchBufferManager : public Object
      * What Configure would refuse with these arguments and the current attributes, if anything
      * (nPorts 0: only what does not depend on the ports, e.g. EcnKmax < EcnKmin).
      */
+    /// EcnKmax below EcnKmin, checked from values alone (no object, no random stream used).
+    static ConfigProblem CheckEcnThresholds(uint64_t kmin, uint64_t kmax);
     ConfigProblem CheckConfig(uint32_t nPorts,
                               const std::vector<uint64_t>& headroom,
                               const std::vector<uint8_t>& losslessMask = {}) const;
