@@ -283,14 +283,7 @@ TEST_F(FabricTest, TailLossIsRecoveredByTheTimeout)
         TwoHosts h(rdma);
         // Lose the first transmission of the last packet (PSN 255 of a 1 MiB WRITE).
         bool dropped = false;
-        h.db->SetReceiveFilter(MakeCallback(+[](bool* d, const FabricFrame& f) {
-                                   if (!*d && f.dstPort == 4791 && f.aux[0] <= 0x0a && f.seq == 255)
-                                   {
-                                       *d = true;
-                                       return true;
-                                   }
-                                   return false;
-                               }).Bind(&dropped));
+        DropFirstRoceDataPsn(h.db, 255, &dropped);
         Completions req;
         h.qa->SetCompletionCallback(req.Cb());
         h.qa->PostWrite(1 << 20);

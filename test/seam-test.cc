@@ -231,14 +231,7 @@ TEST_F(FabricTest, ALossRecoveryDefinedInATestIsSelectedByTypeIdAndRecoversTheLo
     TwoHosts h(rdma);
     // Lose the first transmission of PSN 100 of a 1 MiB WRITE (256 packets).
     bool dropped = false;
-    h.db->SetReceiveFilter(MakeCallback(+[](bool* d, const FabricFrame& f) {
-                               if (!*d && f.dstPort == 4791 && f.aux[0] <= 0x0a && f.seq == 100)
-                               {
-                                   *d = true;
-                                   return true;
-                               }
-                               return false;
-                           }).Bind(&dropped));
+    DropFirstRoceDataPsn(h.db, 100, &dropped);
     Completions done;
     h.qa->SetCompletionCallback(done.Cb());
     h.qa->PostWrite(1 << 20);

@@ -155,6 +155,22 @@ struct TwoHosts
     }
 };
 
+/// Lose the first transmission of RoCEv2 data packet `psn` arriving at `dev` (once); `dropped`
+/// tells whether it happened.
+inline void
+DropFirstRoceDataPsn(ns3::Ptr<ns3::FabricNetDevice> dev, uint32_t psn, bool* dropped)
+{
+    using namespace ns3;
+    dev->SetReceiveFilter(MakeCallback(+[](uint32_t psn, bool* d, const FabricFrame& f) {
+                              if (!*d && f.dstPort == 4791 && f.aux[0] <= 0x0a && f.seq == psn)
+                              {
+                                  *d = true;
+                                  return true;
+                              }
+                              return false;
+                          }).Bind(psn, dropped));
+}
+
 /// A star of `hosts` single-GPU servers at 400 Gb/s.
 inline ns3::Ptr<ns3::FabricTopology>
 BuildStar(uint32_t hosts, ns3::Ptr<ns3::StarTopologyHelper>* helperOut = nullptr)
