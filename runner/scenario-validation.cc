@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "scenario-validation.h"
 
+#include "json-input.h"
 #include "scenario-schema.h"
 
 #include "ns3/attribute.h"
@@ -23,7 +24,7 @@ void
 CheckValue(const std::string& path, const json& v, const KeySpec& k)
 {
     auto fail = [&](const std::string& what) {
-        throw ScenarioError(path + ": " + what + " (got " + v.dump() + ")");
+        throw ScenarioError(path + ": " + what + " (got " + Echo(v) + ")");
     };
     switch (k.kind)
     {
@@ -62,6 +63,10 @@ CheckValue(const std::string& path, const json& v, const KeySpec& k)
         if (!v.is_string())
         {
             fail("must be a string");
+        }
+        if (k.max > 0 && v.get<std::string>().size() > k.max)
+        {
+            fail("must be a string of at most " + std::to_string(size_t(k.max)) + " bytes");
         }
         break;
     case Kind::ENUM: {
@@ -169,7 +174,7 @@ CheckAttributeValue(const std::string& path,
                     const json& v,
                     const ns3::TypeId::AttributeInformation& info)
 {
-    const std::string text = v.is_string() ? v.get<std::string>() : v.dump();
+    const std::string text = v.is_string() ? v.get<std::string>() : Echo(v);
     std::string allowed = info.checker->HasUnderlyingTypeInformation()
                               ? info.checker->GetUnderlyingTypeInformation()
                               : "";
@@ -181,7 +186,7 @@ CheckAttributeValue(const std::string& path,
     if (!SafeToDeserialize(text, info.checker->GetValueTypeName(), allowed) ||
         !value->DeserializeFromString(text, info.checker) || !info.checker->Check(*value))
     {
-        throw ScenarioError(path + ": must be a value of type " + allowed + " (got " + v.dump() +
+        throw ScenarioError(path + ": must be a value of type " + allowed + " (got " + Echo(v) +
                             ")");
     }
 }
@@ -193,7 +198,7 @@ Validate(const json& j, const std::string& prefix, bool allowCompare)
 {
     for (auto it = j.begin(); it != j.end(); ++it)
     {
-        const std::string path = prefix.empty() ? it.key() : prefix + "." + it.key();
+        const std::string path = EchoText(prefix.empty() ? it.key() : prefix + "." + it.key());
         if (prefix == "attributes")
         {
             if (!it.value().is_string() && !it.value().is_number() && !it.value().is_boolean())
