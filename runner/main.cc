@@ -5,6 +5,7 @@
 //   ai-fabric-runner [SCENARIO.json] [--set key.path=value]... [--out DIR] [--quiet]
 //
 // Exit status: 0 success, 2 bad input (one line on stderr naming the key), 1 internal error.
+#include "json-input.h"
 #include "runner.h"
 #include "scenario.h"
 
@@ -74,7 +75,7 @@ main(int argc, char** argv)
             }
             else if (a.rfind("--", 0) == 0)
             {
-                throw ScenarioError(a +
+                throw ScenarioError(EchoText(a) +
                                     ": unknown option (allowed: --set, --out, --quiet, --help)");
             }
             else if (file.empty())
@@ -83,7 +84,7 @@ main(int argc, char** argv)
             }
             else
             {
-                throw ScenarioError(a + ": only one scenario file may be given");
+                throw ScenarioError(EchoText(a) + ": only one scenario file may be given");
             }
         }
         nlohmann::json scenario = file.empty() ? nlohmann::json::object() : LoadScenarioFile(file);

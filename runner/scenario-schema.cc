@@ -57,7 +57,7 @@ const std::vector<KeySpec>&
 Schema()
 {
     static const std::vector<KeySpec> s = {
-        {"name", Kind::STR, 0, 0, false, false, {}, "label of the run"},
+        {"name", Kind::STR, 0, 100, false, false, {}, "label of the run, at most 100 bytes"},
         {"seed", Kind::INT, 1, 2147483647, false, false, {}, "random seed"},
         {"topology", Kind::OBJ, 0, 0, false, false, {}, "the fabric"},
         {"topology.kind",

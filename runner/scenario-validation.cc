@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "scenario-validation.h"
 
+#include "json-input.h"
 #include "scenario-schema.h"
 
+#include "ns3/attribute.h"
 #include "ns3/type-id.h"
 
+#include <algorithm>
 #include <cmath>
+#include <sstream>
 #include <string>
 
 namespace aifabric
@@ -20,7 +24,7 @@ void
 CheckValue(const std::string& path, const json& v, const KeySpec& k)
 {
     auto fail = [&](const std::string& what) {
-        throw ScenarioError(path + ": " + what + " (got " + v.dump() + ")");
+        throw ScenarioError(path + ": " + what + " (got " + Echo(v) + ")");
     };
     switch (k.kind)
     {
@@ -60,6 +64,10 @@ CheckValue(const std::string& path, const json& v, const KeySpec& k)
         {
             fail("must be a string");
         }
+        if (k.max > 0 && v.get<std::string>().size() > k.max)
+        {
+            fail("must be a string of at most " + std::to_string(size_t(k.max)) + " bytes");
+        }
         break;
     case Kind::ENUM: {
         std::string s = v.is_string()           ? v.get<std::string>()
@@ -86,6 +94,103 @@ CheckValue(const std::string& path, const json& v, const KeySpec& k)
     }
 }
 
+/// Whether `text` parses as a `T` to its end, as ns-3's numeric DeserializeFromString wants.
+template <typename T>
+bool
+ParsesAs(const std::string& text)
+{
+    std::istringstream is(text);
+    T v;
+    is >> v;
+    return !is.fail() && is.eof();
+}
+
+/**
+ * Whether ns-3 can deserialize `text` for a value of type `type` without aborting: its
+ * DeserializeFromString aborts (instead of failing) on trailing text, on an unknown time unit,
+ * on an unknown TypeId, and misbehaves on an unknown enum name (asserts are off in release).
+ */
+bool
+SafeToDeserialize(const std::string& text, const std::string& type, const std::string& enums)
+{
+    if (type == "ns3::StringValue")
+    {
+        return true;
+    }
+    if (text.empty() || text.find_first_of(" \t\n\r\v\f") != std::string::npos)
+    {
+        return false;
+    }
+    if (type == "ns3::UintegerValue")
+    {
+        return text[0] != '-' && ParsesAs<uint64_t>(text);
+    }
+    if (type == "ns3::IntegerValue")
+    {
+        return ParsesAs<int64_t>(text);
+    }
+    if (type == "ns3::DoubleValue")
+    {
+        return ParsesAs<double>(text);
+    }
+    if (type == "ns3::BooleanValue")
+    {
+        return text == "true" || text == "false" || text == "1" || text == "0" || text == "t" ||
+               text == "f";
+    }
+    if (type == "ns3::TimeValue")
+    {
+        const size_t n = text.find_first_not_of("+-0123456789.eE");
+        const std::string unit = n == std::string::npos ? "" : text.substr(n);
+        static const std::vector<std::string> units =
+            {"", "s", "ms", "us", "ns", "ps", "fs", "min", "h", "d", "y"};
+        return n != 0 && ParsesAs<double>(text.substr(0, n)) &&
+               std::find(units.begin(), units.end(), unit) != units.end();
+    }
+    if (type == "ns3::TypeIdValue")
+    {
+        ns3::TypeId tid;
+        return ns3::TypeId::LookupByNameFailSafe(text, &tid);
+    }
+    if (type == "ns3::EnumValue")
+    {
+        std::istringstream names(enums);
+        std::string name;
+        while (std::getline(names, name, '|'))
+        {
+            if (name == text)
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+    return true;
+}
+
+/// An attribute value must be one its checker accepts: ns-3 aborts on the others.
+void
+CheckAttributeValue(const std::string& path,
+                    const json& v,
+                    const ns3::TypeId::AttributeInformation& info)
+{
+    const std::string text = v.is_string() ? v.get<std::string>() : Echo(v);
+    std::string allowed = info.checker->HasUnderlyingTypeInformation()
+                              ? info.checker->GetUnderlyingTypeInformation()
+                              : "";
+    if (allowed.empty())
+    {
+        allowed = info.checker->GetValueTypeName();
+    }
+    ns3::Ptr<ns3::AttributeValue> value = info.checker->Create();
+    if (!SafeToDeserialize(text, info.checker->GetValueTypeName(), allowed) ||
+        !value->DeserializeFromString(text, info.checker) || !info.checker->Check(*value))
+    {
+        throw ScenarioError(path + ": must be a value of type " + allowed + " (got " + Echo(v) +
+                            ")");
+    }
+}
+
 } // namespace
 
 void
@@ -93,7 +198,7 @@ Validate(const json& j, const std::string& prefix, bool allowCompare)
 {
     for (auto it = j.begin(); it != j.end(); ++it)
     {
-        const std::string path = prefix.empty() ? it.key() : prefix + "." + it.key();
+        const std::string path = EchoText(prefix.empty() ? it.key() : prefix + "." + it.key());
         if (prefix == "attributes")
         {
             if (!it.value().is_string() && !it.value().is_number() && !it.value().is_boolean())
@@ -111,6 +216,7 @@ Validate(const json& j, const std::string& prefix, bool allowCompare)
                 throw ScenarioError(path +
                                     ": not an ns-3 attribute (expected \"ns3::Type::Attribute\")");
             }
+            CheckAttributeValue(path, it.value(), info);
             continue;
         }
         const KeySpec* k = FindKey(path);

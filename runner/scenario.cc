@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "scenario.h"
 
+#include "json-input.h"
 #include "scenario-validation.h"
 
 #include "ns3/ai-fabric-module.h"
@@ -8,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -59,6 +61,44 @@ TopologyKey(const std::string& attribute)
         return "topology.leaf_radix";
     }
     return "topology";
+}
+
+/**
+ * When not even one server fits the leaf radix, the radix is what is wrong: throw naming
+ * topology.leaf_radix and the smallest radix that holds the requested servers.
+ */
+void
+BlameRadixWhenNoServerFits(ns3::Ptr<ns3::FabricTopologyHelper> h, const RunConfig& r)
+{
+    auto fits = [&](uint32_t servers, uint32_t radix) {
+        h->SetAttribute("Servers", ns3::UintegerValue(servers));
+        h->SetAttribute("LeafRadix", ns3::UintegerValue(radix));
+        try
+        {
+            h->Validate();
+            return true;
+        }
+        catch (const ns3::FabricConfigError&)
+        {
+            return false;
+        }
+    };
+    const bool oneFits = fits(1, r.leafRadix);
+    uint32_t minRadix = 0;
+    for (uint32_t radix = r.leafRadix + 1; !oneFits && radix <= 4096 && !minRadix; ++radix)
+    {
+        minRadix = fits(r.servers, radix) ? radix : 0;
+    }
+    h->SetAttribute("Servers", ns3::UintegerValue(r.servers));
+    h->SetAttribute("LeafRadix", ns3::UintegerValue(r.leafRadix));
+    if (minRadix)
+    {
+        throw ScenarioError("topology.leaf_radix: must be >= " + std::to_string(minRadix) +
+                            " and <= 4096 for " + std::to_string(r.servers) + " servers of " +
+                            std::to_string(r.gpusPerServer) + " GPUs at oversubscription " +
+                            ns3::DoubleValue(r.oversubscription).SerializeToString(nullptr) +
+                            " (got " + std::to_string(r.leafRadix) + ")");
+    }
 }
 
 RunConfig
@@ -183,6 +223,10 @@ ToRun(const json& j, size_t index)
     }
     catch (const ns3::FabricConfigError& e)
     {
+        if (e.GetParameter() == "Servers" && r.topologyKind != "star")
+        {
+            BlameRadixWhenNoServerFits(h, r);
+        }
         throw ScenarioError(TopologyKey(e.GetParameter()) + ": " + e.what());
     }
     return r;
@@ -196,19 +240,23 @@ ApplySet(json& scenario, const std::string& assignment)
     const size_t eq = assignment.find('=');
     if (eq == std::string::npos || eq == 0)
     {
-        throw ScenarioError("--set: expected key.path=value (got '" + assignment + "')");
+        throw ScenarioError("--set: expected key.path=value (got '" + EchoText(assignment) + "')");
+    }
+    if (!ValidUtf8(assignment))
+    {
+        throw ScenarioError("--set: key and value must be valid UTF-8 (got '" +
+                            EchoText(assignment) + "')");
     }
     const std::string key = assignment.substr(0, eq);
     const std::string text = assignment.substr(eq + 1);
-    json value;
-    try
+    if (key.back() == '.' || std::count(key.begin(), key.end(), '.') >= kMaxJsonDepth)
     {
-        value = json::parse(text);
+        throw ScenarioError("--set: key '" + EchoText(key) + "' must be a dotted path of at most " +
+                            std::to_string(kMaxJsonDepth) + " non-empty names");
     }
-    catch (const json::exception&)
-    {
-        value = text;
-    }
+    // Valid JSON is read strictly (nesting, repeated keys); anything else is a string.
+    const json value =
+        json::accept(text) ? ParseJsonInput<json>(text, "--set " + EchoText(key)) : json(text);
     json* node = &scenario;
     std::istringstream is(key);
     std::string part;
@@ -227,7 +275,7 @@ ApplySet(json& scenario, const std::string& assignment)
     {
         if (parts[i].empty())
         {
-            throw ScenarioError("--set: empty component in key '" + key + "'");
+            throw ScenarioError("--set: empty component in key '" + EchoText(key) + "'");
         }
         if (i + 1 == parts.size())
         {
@@ -280,7 +328,8 @@ ResolveScenario(const json& scenario)
         {
             if (runs[a].name == runs[b].name)
             {
-                throw ScenarioError("compare[" + std::to_string(b) + "].name: '" + runs[b].name +
+                throw ScenarioError("compare[" + std::to_string(b) + "].name: '" +
+                                    EchoText(runs[b].name) +
                                     "' is used twice; names must be unique");
             }
         }
@@ -291,28 +340,26 @@ ResolveScenario(const json& scenario)
 json
 LoadScenarioFile(const std::string& path)
 {
+    if (std::filesystem::is_directory(path))
+    {
+        throw ScenarioError("scenario file '" + EchoText(path) +
+                            "': is a directory; give a scenario JSON file");
+    }
     std::ifstream f(path);
     if (!f)
     {
-        throw ScenarioError("scenario file '" + path +
+        throw ScenarioError("scenario file '" + EchoText(path) +
                             "': cannot be read (missing or no permission)");
     }
     std::ostringstream text;
     text << f.rdbuf();
-    return ParseScenarioText(text.str(), "scenario file '" + path + "'");
+    return ParseScenarioText(text.str(), "scenario file '" + EchoText(path) + "'");
 }
 
 json
 ParseScenarioText(const std::string& text, const std::string& origin)
 {
-    try
-    {
-        return json::parse(text, nullptr, true, true);
-    }
-    catch (const json::parse_error& e)
-    {
-        throw ScenarioError(origin + ": not valid JSON (byte " + std::to_string(e.byte) + ")");
-    }
+    return ParseJsonInput<json>(text, origin);
 }
 
 } // namespace aifabric

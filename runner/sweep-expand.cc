@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "sweep-expand.h"
 
+#include "json-input.h"
 #include "point-id.h"
 #include "text-util.h"
 
@@ -77,15 +78,7 @@ Sweep::Describe(const SweepPoint& p) const
 Sweep
 ExpandSweep(const std::string& text, const std::string& defaultName, const std::string& baseDir)
 {
-    ordered_json spec;
-    try
-    {
-        spec = ordered_json::parse(text, nullptr, true, true);
-    }
-    catch (const ordered_json::parse_error& e)
-    {
-        throw ScenarioError("sweep file: not valid JSON (byte " + std::to_string(e.byte) + ")");
-    }
+    const ordered_json spec = ParseJsonInput<ordered_json>(text, "sweep file");
     if (!spec.is_object())
     {
         throw ScenarioError("sweep file: must be a JSON object with base, grid, zip and seeds");
@@ -99,7 +92,7 @@ ExpandSweep(const std::string& text, const std::string& defaultName, const std::
         }
         size_t bestD = SIZE_MAX;
         const std::string best = ClosestKey(it.key(), allowed, bestD);
-        std::string msg = it.key() + ": unknown sweep key";
+        std::string msg = EchoText(it.key()) + ": unknown sweep key";
         if (bestD <= 2)
         {
             msg += " (did you mean '" + best + "'?)";
@@ -180,7 +173,7 @@ ExpandSweep(const std::string& text, const std::string& defaultName, const std::
         }
         for (auto it = g.begin(); it != g.end(); ++it)
         {
-            const std::string path = std::string(field) + "." + it.key();
+            const std::string path = std::string(field) + "." + EchoText(it.key());
             if (!it.value().is_array() || it.value().empty())
             {
                 throw ScenarioError(path + ": must be a non-empty list of values");
@@ -203,7 +196,7 @@ ExpandSweep(const std::string& text, const std::string& defaultName, const std::
                 {
                     if (!seen.insert(CanonicalJson(json::parse(v.dump())).dump()).second)
                     {
-                        throw ScenarioError(path + ": value " + v.dump() +
+                        throw ScenarioError(path + ": value " + Echo(v) +
                                             " is listed twice; values must be distinct");
                     }
                 }
@@ -223,8 +216,9 @@ ExpandSweep(const std::string& text, const std::string& defaultName, const std::
     {
         if (z.second.size() != zip.front().second.size())
         {
-            throw ScenarioError("zip." + z.first + ": has " + std::to_string(z.second.size()) +
-                                " values but zip." + zip.front().first + " has " +
+            throw ScenarioError("zip." + EchoText(z.first) + ": has " +
+                                std::to_string(z.second.size()) + " values but zip." +
+                                EchoText(zip.front().first) + " has " +
                                 std::to_string(zip.front().second.size()) +
                                 "; zipped lists vary together and must have the same length");
         }
@@ -232,7 +226,7 @@ ExpandSweep(const std::string& text, const std::string& defaultName, const std::
         {
             if (g.first == z.first)
             {
-                throw ScenarioError("zip." + z.first +
+                throw ScenarioError("zip." + EchoText(z.first) +
                                     ": is also a grid key; a key is either in grid or in zip");
             }
         }
@@ -262,7 +256,7 @@ ExpandSweep(const std::string& text, const std::string& defaultName, const std::
                 v.get<double>() < 1 || v.get<double>() > 2147483647.0 ||
                 !seen.insert(static_cast<uint32_t>(v.get<double>())).second)
             {
-                throw ScenarioError(what + " (got " + v.dump() + ")");
+                throw ScenarioError(what + " (got " + Echo(v) + ")");
             }
             s.seeds.push_back(static_cast<uint32_t>(v.get<double>()));
         }
@@ -286,7 +280,7 @@ ExpandSweep(const std::string& text, const std::string& defaultName, const std::
                 return ScenarioError("zip." + msg);
             }
         }
-        const std::string where = p ? " (point " + s.Describe(*p) + ")" : "";
+        const std::string where = p ? " (point " + EchoText(s.Describe(*p)) + ")" : "";
         for (auto it = set.begin(); it != set.end(); ++it)
         {
             if (Covers(it.key(), field))
@@ -379,8 +373,9 @@ ExpandSweep(const std::string& text, const std::string& defaultName, const std::
                 const auto dup = ids.find(p.id);
                 if (dup != ids.end())
                 {
-                    throw ScenarioError("grid: points '" + s.Describe(s.points[dup->second]) +
-                                        "' and '" + s.Describe(p) +
+                    throw ScenarioError("grid: points '" +
+                                        EchoText(s.Describe(s.points[dup->second])) + "' and '" +
+                                        EchoText(s.Describe(p)) +
                                         "' resolve to the same configuration (id " + p.id +
                                         "); a swept value has no effect (is it overridden by every "
                                         "compare entry?)");
@@ -410,7 +405,8 @@ LoadSweep(const std::string& path)
     std::ifstream f(path);
     if (!f || fs::is_directory(path))
     {
-        throw ScenarioError("sweep file '" + path + "': cannot be read (missing or no permission)");
+        throw ScenarioError("sweep file '" + EchoText(path) +
+                            "': cannot be read (missing or no permission)");
     }
     std::stringstream ss;
     ss << f.rdbuf();
@@ -426,7 +422,7 @@ LoadSweep(const std::string& path)
         const std::string msg = e.what();
         if (msg.rfind("sweep file: ", 0) == 0)
         {
-            throw ScenarioError("sweep file '" + path + "': " + msg.substr(12));
+            throw ScenarioError("sweep file '" + EchoText(path) + "': " + msg.substr(12));
         }
         throw;
     }

@@ -10,6 +10,7 @@
 // Exit status: 0 success; 1 some point failed (local engine), sbatch failed, or nothing to
 // gather; 2 bad input (one line on stderr, nothing written or submitted); 3 (--status only)
 // points still running or pending.
+#include "json-input.h"
 #include "process.h"
 #include "sweep.h"
 
@@ -63,12 +64,12 @@ Count(const std::string& flag, const std::string& v, unsigned min)
     const std::string what = flag + ": must be an integer >= " + std::to_string(min);
     if (v.empty() || v.size() > 9 || v.find_first_not_of("0123456789") != std::string::npos)
     {
-        throw ScenarioError(what + " (got '" + v + "')");
+        throw ScenarioError(what + " (got '" + EchoText(v) + "')");
     }
     const unsigned n = static_cast<unsigned>(std::stoul(v));
     if (n < min)
     {
-        throw ScenarioError(what + " (got '" + v + "')");
+        throw ScenarioError(what + " (got '" + EchoText(v) + "')");
     }
     return n;
 }
@@ -159,7 +160,8 @@ main(int argc, char** argv)
                 engine = value("--engine");
                 if (engine != "local" && engine != "slurm")
                 {
-                    throw ScenarioError("--engine: must be local or slurm (got '" + engine + "')");
+                    throw ScenarioError("--engine: must be local or slurm (got '" +
+                                        EchoText(engine) + "')");
                 }
             }
             else if (is("--out"))
@@ -215,7 +217,7 @@ main(int argc, char** argv)
             else if (a.rfind("-", 0) == 0)
             {
                 throw ScenarioError(
-                    a +
+                    EchoText(a) +
                     ": unknown option (allowed: --engine, --out, -j, --dry-run, --quiet, --status, "
                     "--partition, --time, --mem, --account, --throttle, --max-array, --help)");
             }
@@ -225,7 +227,7 @@ main(int argc, char** argv)
             }
             else
             {
-                throw ScenarioError(a + ": only one sweep file may be given");
+                throw ScenarioError(EchoText(a) + ": only one sweep file may be given");
             }
         }
 

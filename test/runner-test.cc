@@ -49,6 +49,12 @@ const char* kSmall =
     R"({"name": "small", "topology": {"kind": "star", "servers": 4, "gpus_per_server": 2},
   "workload": {"steps": 2, "compute_ms": 1, "bytes": 1048576, "algorithm": "ring"}})";
 
+// Nested 100,000 levels deep; a 1 MB string value.
+const std::string kDeep = std::string(100000, '[') + std::string(100000, ']');
+const std::string kDeepSet =
+    "--set 'compare=" + std::string(100, '[') + std::string(100, ']') + "'";
+const std::string kHuge = "{\"name\": \"" + std::string(1 << 20, 'x') + "\"}";
+
 json
 ReadJson(const fs::path& p)
 {
@@ -88,6 +94,7 @@ TEST_P(RunnerBadInputTest, OneLineExitTwoNoResults)
     EXPECT_EQ(r.status, 2) << r.err;
     EXPECT_NE(r.err.find(b.mustMention), std::string::npos) << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << "one line: " << r.err;
+    EXPECT_LE(r.err.size(), 500u) << "echoed values are cut";
     EXPECT_FALSE(fs::exists(out));
     // No temporary directory left behind either.
     for (const auto& e : fs::directory_iterator(fs::path(out).parent_path()))
@@ -139,6 +146,34 @@ INSTANTIATE_TEST_SUITE_P(
                  R"({"attributes": {"ns3::NoSuchThing::X": "1"}})",
                  "",
                  "attributes.ns3::NoSuchThing::X"},
+        BadInput{"attrValue",
+                 "",
+                 "--set 'attributes.ns3::SwitchBufferManager::EcnKmin=banana'",
+                 "attributes.ns3::SwitchBufferManager::EcnKmin: must be a value of type"},
+        BadInput{"attrRange",
+                 R"({"attributes": {"ns3::SwitchBufferManager::EcnKmin": -5}})",
+                 "",
+                 "attributes.ns3::SwitchBufferManager::EcnKmin: must be a value of type"},
+        BadInput{"deep", kDeep.c_str(), "", "nested deeper than 64 levels"},
+        BadInput{"deepSet", "", kDeepSet.c_str(), "nested deeper than 64 levels"},
+        BadInput{"hugeValue", kHuge.c_str(), "", "name: must be a string of at most 100 bytes"},
+        BadInput{"longName",
+                 "",
+                 "--set "
+                 "name=xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+                 "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+                 "name: must be a string of at most 100 bytes"},
+        BadInput{"hugeNumber", R"({"seed": 1e999})", "", "number is out of range"},
+        BadInput{"directory", "", "/tmp", "is a directory"},
+        BadInput{"radix2", "", "--set topology.leaf_radix=2", "topology.leaf_radix: must be >= "},
+        BadInput{"radix3", "", "--set topology.leaf_radix=3", "topology.leaf_radix: must be >= "},
+        BadInput{"duplicateKey", R"({"seed": 1, "seed": 2})", "", "key \"seed\" appears twice"},
+        BadInput{"duplicateNested",
+                 R"({"topology": {"servers": 2, "servers": 4}})",
+                 "",
+                 "key \"servers\" appears twice"},
+        BadInput{"trailingDot", "", "--set workload.=3", "--set: key 'workload.'"},
+        BadInput{"invalidUtf8", "", "--set \"$(printf 'name=\\377')\"", "valid UTF-8"},
         BadInput{"compareKey",
                  R"({"compare": [{"fabrc": "rocev2"}]})",
                  "",
