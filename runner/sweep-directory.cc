@@ -88,6 +88,27 @@ LastLine(const fs::path& log)
     return last;
 }
 
+std::string
+ReasonLine(const fs::path& log)
+{
+    std::ifstream f(log);
+    std::string line;
+    std::string reason;
+    while (std::getline(f, line))
+    {
+        for (const char* mark :
+             {"aborted. ", "assert failed. ", "msg=\"", "ai-fabric: ", "what(): "})
+        {
+            if (line.find(mark) != std::string::npos)
+            {
+                reason = Trim(line);
+                break;
+            }
+        }
+    }
+    return reason.empty() ? LastLine(log) : reason;
+}
+
 json
 ReadManifest(const fs::path& dir)
 {
