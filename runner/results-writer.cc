@@ -4,6 +4,7 @@
 #include "dashboard.h"
 #include "figures.h"
 #include "file-util.h"
+#include "interrupt.h"
 #include "run-figures.h"
 #include "text-util.h"
 
@@ -58,6 +59,7 @@ WriteResults(ns3::ResultsDirectory& dir,
         WriteAtomically(d / "latency_cdf.csv", r.latencyCsv);
         WriteAtomically(d / "queue.csv", r.queueCsv);
         WriteAtomically(d / "rate.csv", r.rateCsv);
+        ThrowIfInterrupted();
         if (!Plot(d.string(), "plots.gp", RunPlotsScript(r)))
         {
             std::fprintf(stderr,
@@ -80,6 +82,7 @@ WriteResults(ns3::ResultsDirectory& dir,
             << Num(s["network_latency_us"]["p99"].get<double>()) << "\n";
     }
     WriteAtomically(tmp / "compare.csv", cmp.str());
+    ThrowIfInterrupted();
     if (!Plot(tmp.string(), "compare.gp", CompareScript()))
     {
         std::fprintf(stderr, "ai-fabric: gnuplot failed for compare.gp (script kept)\n");
@@ -87,6 +90,8 @@ WriteResults(ns3::ResultsDirectory& dir,
     WriteAtomically(tmp / "summary.json", summary.dump(2) + "\n");
     WriteAtomically(tmp / "config.json", config.dump(2) + "\n");
     WriteAtomically(tmp / "dashboard.txt", Dashboard(runs));
+    // A figure interrupted by the signal is missing: commit nothing rather than less.
+    ThrowIfInterrupted();
     const std::string err = dir.Commit();
     if (!err.empty())
     {

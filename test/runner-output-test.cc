@@ -1,14 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0-only
-// What the runner leaves behind: safe and distinct directory names, --out spellings, figures.
+// What the runner leaves behind: safe and distinct directory names, --out spellings, signals
+// (nothing half-written, exit 128 + signal), runs that did not complete (exit 3), figures.
 #include "file-util.h"
 #include "process-util.h"
 
 #include <algorithm>
+#include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
 #include <sstream>
+#include <thread>
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -196,3 +200,97 @@ TEST(RunnerOutputTest, SingleServerRunDrawsEveryFigureWithoutGnuplotFailures)
     EXPECT_EQ(r.err.find("gnuplot failed"), std::string::npos) << r.err;
     fs::remove_all(d);
 }
+
+// A run whose queue pairs exhaust their retries never completes: say so, exit 3, keep results.
+TEST(RunnerOutputTest, RunThatDidNotCompleteExitsThreeAndSaysWhy)
+{
+    const fs::path d = Scratch("incomplete");
+    const std::string s = std::string(AIFABRIC_RUNNER) + " " + AIFABRIC_SOURCE_DIR +
+                          "/scenarios/default.json --quiet --set topology.servers=2 --set "
+                          "workload.bytes=1048576 --set workload.steps=1 --set compare=[] ";
+    Result r = RunCommand(s +
+                              "--set fabric=infiniband --set faults.drop_rate=0.5 --set seed=1 "
+                              "--out " +
+                              (d / "qp").string(),
+                          "incomplete");
+    EXPECT_EQ(r.status, 3) << r.err;
+    EXPECT_NE(r.err.find("exhausted their retries (faults.drop_rate 0.5); the job did not "
+                         "complete"),
+              std::string::npos)
+        << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_TRUE(fs::exists(d / "qp" / "summary.json"));
+
+    r = RunCommand(s + "--set limits.max_sim_seconds=0.0001 --out " + (d / "limit").string(),
+                   "incomplete");
+    EXPECT_EQ(r.status, 3) << r.err;
+    EXPECT_NE(r.err.find("hit limits.max_sim_seconds"), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_TRUE(fs::exists(d / "limit" / "summary.json"));
+    fs::remove_all(d);
+}
+
+struct SignalCase
+{
+    const char* label;
+    const char* signalName;
+    int signal;
+    bool slowFigures; //!< signal during the figure step (a gnuplot that takes 3 s)
+};
+
+void
+PrintTo(const SignalCase& c, std::ostream* os)
+{
+    *os << c.label;
+}
+
+class RunnerSignalTest : public ::testing::TestWithParam<SignalCase>
+{
+};
+
+TEST_P(RunnerSignalTest, StopsRemovesTheTemporaryDirectoryAndExits128PlusSignal)
+{
+    const SignalCase c = GetParam();
+    const fs::path d = Scratch(std::string("signal-") + c.label);
+    std::string pathPrefix;
+    std::string scen;
+    if (c.slowFigures)
+    {
+        fs::create_directories(d / "bin");
+        WriteFile(d / "bin" / "gnuplot", "#!/bin/sh\nsleep 3\n");
+        fs::permissions(d / "bin" / "gnuplot", fs::perms::owner_all);
+        pathPrefix = (d / "bin").string();
+        scen = WriteFile(d / "s.json", Tiny("sig")).string();
+    }
+    else
+    {
+        // Long enough to be running after 1 s on a loaded machine.
+        scen =
+            WriteFile(d / "s.json",
+                      Tiny("sig", R"({"topology": {"servers": 16}, "workload": {"steps": 2000}})"))
+                .string();
+    }
+    const fs::path out = d / "out";
+    const pid_t pid = Spawn({AIFABRIC_RUNNER, "--quiet", scen, "--out", out.string()},
+                            (d / "err.txt").string(),
+                            pathPrefix);
+    ASSERT_GT(pid, 0);
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+    ::kill(pid, c.signal);
+    EXPECT_EQ(WaitExit(pid), 128 + c.signal);
+    const std::string err = ReadFile(d / "err.txt");
+    EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+    EXPECT_NE(err.find(std::string("interrupted by ") + c.signalName), std::string::npos) << err;
+    EXPECT_FALSE(fs::exists(out)) << "no half results";
+    EXPECT_TRUE(Named(d, ".tmp-").empty()) << "no temporary directory";
+    fs::remove_all(d);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Signals,
+    RunnerSignalTest,
+    ::testing::Values(SignalCase{"SIGINT", "SIGINT", SIGINT, false},
+                      SignalCase{"SIGTERM", "SIGTERM", SIGTERM, false},
+                      SignalCase{"SIGHUP", "SIGHUP", SIGHUP, false},
+                      SignalCase{"SIGINTDuringFigures", "SIGINT", SIGINT, true}),
+    [](const ::testing::TestParamInfo<SignalCase>& info) { return std::string(info.param.label); });

@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-only
-// What a sweep reports: a broken point summary is named by gather, --status shows why an
-// aborted point failed.
+// What a sweep reports and keeps: a signal stops the local engine (finished points stay), a
+// broken point summary is named by gather, --status shows why an aborted point failed.
 #include "process-util.h"
 #include "sweep.h"
 
+#include <chrono>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
 #include <sstream>
+#include <thread>
 
 namespace fs = std::filesystem;
 using namespace aifabric;
@@ -37,7 +40,58 @@ RunSweep(const std::string& args)
     return RunCommand(std::string(AIFABRIC_SWEEP) + " " + args, "sweepout");
 }
 
+bool
+AnyTemporary(const fs::path& dir)
+{
+    for (const auto& e : fs::recursive_directory_iterator(dir))
+    {
+        if (e.path().filename().string().find(".tmp-") != std::string::npos)
+        {
+            return true;
+        }
+    }
+    return false;
+}
+
 } // namespace
+
+TEST(SweepOutputTest, SigintStopsTheLocalEngineAndKeepsFinishedPoints)
+{
+    const fs::path d = Scratch("signal");
+    const fs::path file =
+        WriteFile(d / "s.json", Tiny("sig", R"({"workload.steps": [1, 100000]})", "[1]"));
+    const Sweep s = LoadSweep(file.string());
+    ASSERT_EQ(s.points.size(), 2u);
+    const fs::path out = d / "out";
+    const pid_t pid = Spawn({AIFABRIC_SWEEP,
+                             file.string(),
+                             "--engine",
+                             "local",
+                             "-j",
+                             "1",
+                             "--quiet",
+                             "--out",
+                             out.string()},
+                            (d / "err.txt").string());
+    ASSERT_GT(pid, 0);
+    // The short point finishes first; then the long one runs when the signal comes.
+    const auto t0 = std::chrono::steady_clock::now();
+    while (!fs::exists(out / s.points[0].id / "summary.json") &&
+           std::chrono::steady_clock::now() - t0 < std::chrono::seconds(120))
+    {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+    ::kill(pid, SIGINT);
+    EXPECT_EQ(WaitExit(pid), 130);
+    const std::string err = ReadFile(d / "err.txt");
+    EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+    EXPECT_NE(err.find("interrupted by SIGINT"), std::string::npos) << err;
+    EXPECT_TRUE(fs::exists(out / s.points[0].id / "summary.json")) << "the finished point stays";
+    EXPECT_FALSE(fs::exists(out / s.points[1].id)) << "nothing of the stopped point";
+    EXPECT_FALSE(AnyTemporary(out));
+    fs::remove_all(d);
+}
 
 TEST(SweepOutputTest, GatherNamesATruncatedPointSummary)
 {
