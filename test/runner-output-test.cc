@@ -60,17 +60,15 @@ struct NameCase
 {
     const char* label;
     const char* name;
+
+    /// ctest lists the case by its label.
+    friend void PrintTo(const NameCase& c, std::ostream* os)
+    {
+        *os << c.label;
+    }
 };
 
-void
-PrintTo(const NameCase& c, std::ostream* os)
-{
-    *os << c.label;
-}
-
-class DefaultPathTest : public ::testing::TestWithParam<NameCase>
-{
-};
+using DefaultPathTest = ::testing::TestWithParam<NameCase>;
 
 } // namespace
 
@@ -236,17 +234,15 @@ struct SignalCase
     const char* signalName;
     int signal;
     bool slowFigures; //!< signal during the figure step (a gnuplot that takes 3 s)
+
+    /// ctest lists the case by its label.
+    friend void PrintTo(const SignalCase& c, std::ostream* os)
+    {
+        *os << c.label;
+    }
 };
 
-void
-PrintTo(const SignalCase& c, std::ostream* os)
-{
-    *os << c.label;
-}
-
-class RunnerSignalTest : public ::testing::TestWithParam<SignalCase>
-{
-};
+using RunnerSignalTest = ::testing::TestWithParam<SignalCase>;
 
 TEST_P(RunnerSignalTest, StopsRemovesTheTemporaryDirectoryAndExits128PlusSignal)
 {

@@ -117,25 +117,25 @@ TEST(SweepOutputTest, GatherNamesATruncatedPointSummary)
 TEST(SweepOutputTest, StatusShowsTheAbortReasonOfAFailedPoint)
 {
     const fs::path d = Scratch("abort");
+    // A runner that aborts the way an ns-3 NS_ABORT_MSG_IF does: the reason, then the C++
+    // runtime's last words.
+    const std::string reason =
+        "aborted. cond=\"usage > size\", msg=\"BufferSize too small\", file=x.cc, line=1";
+    const fs::path fake = d / "fake-runner.sh";
+    WriteFile(
+        fake,
+        "#!/bin/sh\necho '" + reason +
+            "' >&2\necho 'terminate called without an active exception' >&2\nkill -ABRT $$\n");
+    fs::permissions(fake, fs::perms::owner_all);
     const fs::path file =
         WriteFile(d / "s.json", Tiny("abort", R"({"faults.drop_rate": [0]})", "[1]"));
-    // A runner that aborts the way an ns-3 NS_ABORT_MSG_IF does.
-    const fs::path fake = WriteFile(d / "fake-runner.sh",
-                                    "#!/bin/sh\n"
-                                    "echo 'aborted. cond=\"usage > size\", msg=\"BufferSize too "
-                                    "small\", file=x.cc, line=1' >&2\n"
-                                    "echo 'terminate called without an active exception' >&2\n"
-                                    "kill -ABRT $$\n");
-    fs::permissions(fake, fs::perms::owner_all);
     const fs::path out = d / "out";
     Result r =
         RunSweep(file.string() + " --quiet --out " + out.string() + " --runner " + fake.string());
     EXPECT_EQ(r.status, 1) << r.err;
     r = RunSweep("--status " + out.string());
     EXPECT_EQ(r.status, 1) << r.out;
-    EXPECT_NE(r.out.find("aborted. cond=\"usage > size\", msg=\"BufferSize too small\""),
-              std::string::npos)
-        << r.out;
+    EXPECT_NE(r.out.find(reason), std::string::npos) << r.out;
     EXPECT_EQ(r.out.find("terminate called"), std::string::npos) << r.out;
     fs::remove_all(d);
 }
