@@ -66,4 +66,30 @@ SafeFileName(const std::string& s)
     return r;
 }
 
+std::vector<std::string>
+UniqueFileNames(const std::vector<std::string>& names, std::set<std::string> taken)
+{
+    std::vector<std::string> r;
+    for (const auto& n : names)
+    {
+        std::string base = SafeFileName(n.substr(0, 120));
+        if (base.empty())
+        {
+            base = "run";
+        }
+        if (base[0] == '.')
+        {
+            base[0] = '_';
+        }
+        std::string name = base;
+        for (int k = 2; taken.count(name); ++k)
+        {
+            name = base + "-" + std::to_string(k);
+        }
+        taken.insert(name);
+        r.push_back(name);
+    }
+    return r;
+}
+
 } // namespace aifabric

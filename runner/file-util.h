@@ -4,7 +4,9 @@
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
+#include <vector>
 
 namespace aifabric
 {
@@ -21,6 +23,15 @@ std::string ReadText(const std::filesystem::path& p);
 
 /// `s` with every character other than letters, digits, '-', '_' and '.' replaced by '_'.
 std::string SafeFileName(const std::string& s);
+
+/**
+ * One directory or file name per entry of `names`, in order, all distinct and none in `taken`:
+ * SafeFileName of the name, cut to 120 characters, a leading '.' replaced by '_' (so neither
+ * "." nor ".." nor a hidden name), "run" for an empty name; a name already given out gets the
+ * first free suffix "-2", "-3", ... ("a b" and "a_b" become "a_b" and "a_b-2").
+ */
+std::vector<std::string> UniqueFileNames(const std::vector<std::string>& names,
+                                         std::set<std::string> taken = {});
 
 } // namespace aifabric
 

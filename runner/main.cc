@@ -4,7 +4,10 @@
 //
 //   ai-fabric-runner [SCENARIO.json] [--set key.path=value]... [--out DIR] [--quiet]
 //
-// Exit status: 0 success, 2 bad input (one line on stderr naming the key), 1 internal error.
+// Exit status: 0 success, 2 bad input (one line on stderr naming the key), 1 internal error,
+// 3 a run did not complete (results written; one line per such run says why), 128 + signal when
+// SIGINT/SIGTERM/SIGHUP stopped it (nothing written).
+#include "interrupt.h"
 #include "json-input.h"
 #include "runner.h"
 #include "scenario.h"
@@ -40,6 +43,7 @@ main(int argc, char** argv)
     std::string out;
     std::vector<std::string> sets;
     bool quiet = false;
+    InstallInterruptHandlers();
     try
     {
         for (int i = 1; i < argc; ++i)
@@ -111,6 +115,7 @@ main(int argc, char** argv)
         }
         const bool progress = !quiet && ::isatty(STDERR_FILENO);
         std::vector<RunOutput> results;
+        bool incomplete = false;
         for (size_t i = 0; i < runs.size(); ++i)
         {
             if (!quiet)
@@ -124,12 +129,11 @@ main(int argc, char** argv)
                           << std::endl;
             }
             results.push_back(ExecuteRun(runs[i], progress, i, runs.size()));
-            if (!results.back().summary["completed"].get<bool>())
+            const std::string why = IncompleteRunMessage(results.back());
+            if (!why.empty())
             {
-                std::cerr << "ai-fabric: run '" << runs[i].name
-                          << "' hit limits.max_sim_seconds after "
-                          << results.back().summary["steps_completed"] << " of " << runs[i].steps
-                          << " steps; its summary covers the completed steps" << std::endl;
+                std::cerr << "ai-fabric: " << why << std::endl;
+                incomplete = true;
             }
         }
         WriteResults(dir, name, results);
@@ -137,7 +141,13 @@ main(int argc, char** argv)
         {
             std::cout << Dashboard(results) << "\nresults in " << dir.GetFinalPath() << std::endl;
         }
-        return 0;
+        return incomplete ? kExitIncomplete : 0;
+    }
+    catch (const Interrupted& e)
+    {
+        // `dir` is gone by now: unwinding removed the temporary directory.
+        std::cerr << "ai-fabric: " << e.what() << "; stopped, no results written" << std::endl;
+        return e.ExitStatus();
     }
     catch (const ScenarioError& e)
     {

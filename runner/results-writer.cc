@@ -4,6 +4,7 @@
 #include "dashboard.h"
 #include "figures.h"
 #include "file-util.h"
+#include "interrupt.h"
 #include "run-figures.h"
 #include "text-util.h"
 
@@ -16,19 +17,6 @@ namespace aifabric
 {
 
 using nlohmann::json;
-
-namespace
-{
-
-/// A run's subdirectory (and its label in compare.csv).
-std::string
-SafeName(const std::string& s)
-{
-    const std::string r = SafeFileName(s);
-    return r.empty() ? "run" : r;
-}
-
-} // namespace
 
 void
 WriteResults(ns3::ResultsDirectory& dir,
@@ -43,23 +31,36 @@ WriteResults(ns3::ResultsDirectory& dir,
     json config;
     config["scenario"] = scenarioName;
     config["runs"] = json::array();
+    // Each run's subdirectory (and its label in compare.csv): safe, and distinct from the other
+    // runs' and from the files written next to them.
+    std::vector<std::string> names;
     for (const auto& r : runs)
     {
+        names.push_back(r.config.name);
+    }
+    const std::vector<std::string> dirs = UniqueFileNames(names,
+                                                          {"compare.csv",
+                                                           "compare.gp",
+                                                           "compare.png",
+                                                           "summary.json",
+                                                           "config.json",
+                                                           "dashboard.txt"});
+    for (size_t i = 0; i < runs.size(); ++i)
+    {
+        const RunOutput& r = runs[i];
         summary["runs"].push_back(r.summary);
         json rc = r.config.resolved;
         rc["ns3_attributes"] = r.attributes;
         config["runs"].push_back(rc);
-        const fs::path d = tmp / SafeName(r.config.name);
+        const fs::path d = tmp / dirs[i];
         fs::create_directories(d);
         WriteAtomically(d / "steps.csv", r.stepsCsv);
         WriteAtomically(d / "steps_summary.csv", r.stepsSummaryCsv);
         WriteAtomically(d / "latency_cdf.csv", r.latencyCsv);
         WriteAtomically(d / "queue.csv", r.queueCsv);
         WriteAtomically(d / "rate.csv", r.rateCsv);
-        if (!Plot(
-                d.string(),
-                "plots.gp",
-                RunPlotsScript(r.config, std::count(r.rateCsv.begin(), r.rateCsv.end(), '\n') > 1)))
+        ThrowIfInterrupted();
+        if (!Plot(d.string(), "plots.gp", RunPlotsScript(r)))
         {
             std::fprintf(stderr,
                          "ai-fabric: gnuplot failed for %s (scripts kept)\n",
@@ -70,17 +71,18 @@ WriteResults(ns3::ResultsDirectory& dir,
     std::ostringstream cmp;
     cmp << "run,compute_ms,collective_ms,step_ms,mfu_effective,idle_cost_usd_per_hr,p99_latency_"
            "us\n";
-    for (const auto& r : runs)
+    for (size_t i = 0; i < runs.size(); ++i)
     {
-        const json& s = r.summary;
+        const json& s = runs[i].summary;
         const double step = s["step_ms"]["mean"].get<double>();
-        cmp << SafeName(r.config.name) << "," << Num(s["compute_ms"].get<double>()) << ","
+        cmp << dirs[i] << "," << Num(s["compute_ms"].get<double>()) << ","
             << Num(std::max(0.0, step - s["compute_ms"].get<double>())) << "," << Num(step) << ","
             << Num(s["mfu_effective"].get<double>()) << ","
             << Num(s["idle_cost_usd_per_hr"].get<double>()) << ","
             << Num(s["network_latency_us"]["p99"].get<double>()) << "\n";
     }
     WriteAtomically(tmp / "compare.csv", cmp.str());
+    ThrowIfInterrupted();
     if (!Plot(tmp.string(), "compare.gp", CompareScript()))
     {
         std::fprintf(stderr, "ai-fabric: gnuplot failed for compare.gp (script kept)\n");
@@ -88,6 +90,8 @@ WriteResults(ns3::ResultsDirectory& dir,
     WriteAtomically(tmp / "summary.json", summary.dump(2) + "\n");
     WriteAtomically(tmp / "config.json", config.dump(2) + "\n");
     WriteAtomically(tmp / "dashboard.txt", Dashboard(runs));
+    // A figure interrupted by the signal is missing: commit nothing rather than less.
+    ThrowIfInterrupted();
     const std::string err = dir.Commit();
     if (!err.empty())
     {

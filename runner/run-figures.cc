@@ -3,39 +3,51 @@
 
 #include "figures.h"
 
+#include <algorithm>
 #include <sstream>
 
 namespace aifabric
 {
 
 std::string
-RunPlotsScript(const RunConfig& c, bool hasRates)
+RunPlotsScript(const RunOutput& r)
 {
+    const auto hasRows = [](const std::string& csv) {
+        return std::count(csv.begin(), csv.end(), '\n') > 1; // more than the header
+    };
+    const RunConfig& c = r.config;
     const std::string& name = c.name;
     std::ostringstream gp;
-    gp << "set terminal pngcairo noenhanced size 1000,600\nset datafile separator ','\n"
-       << "set output 'timeline.png'\nset title "
-       << GnuplotString(
-              name + ": per-rank step timeline (green: compute, red: waiting for the collective)")
-       << "\nset xlabel 'time (ms)'\nset ylabel 'rank'\nset yrange [-1:" << c.Gpus()
-       << "]\nunset key\n"
-       << "plot 'steps.csv' every ::1 using 4:2:3:4:($2-0.4):($2+0.4) with boxxyerror fs solid "
-          "0.8 lc rgb '#2e8b57', \\\n"
-       << "     '' every ::1 using 5:2:4:5:($2-0.4):($2+0.4) with boxxyerror fs solid 0.8 lc "
-          "rgb '#c0392b'\n"
-       << "set output 'latency.png'\nset title "
-       << GnuplotString(name + ": one-way latency of RDMA data packets (CDF)") << "\n"
-       << "set xlabel 'latency (us)'\nset ylabel 'fraction'\nset logscale x\nset yrange "
-          "[0:1]\nset key bottom right\n"
-       << "plot 'latency_cdf.csv' every ::1 using 2:1 with lines lw 2 title 'CDF'\nunset "
-          "logscale x\n"
-       << "set output 'queue.png'\nset title "
+    gp << "set terminal pngcairo noenhanced size 1000,600\nset datafile separator ','\n";
+    if (hasRows(r.stepsCsv))
+    {
+        gp << "set output 'timeline.png'\nset title "
+           << GnuplotString(
+                  name +
+                  ": per-rank step timeline (green: compute, red: waiting for the collective)")
+           << "\nset xlabel 'time (ms)'\nset ylabel 'rank'\nset yrange [-1:" << c.Gpus()
+           << "]\nunset key\n"
+           << "plot 'steps.csv' every ::1 using 4:2:3:4:($2-0.4):($2+0.4) with boxxyerror fs solid "
+              "0.8 lc rgb '#2e8b57', \\\n"
+           << "     '' every ::1 using 5:2:4:5:($2-0.4):($2+0.4) with boxxyerror fs solid 0.8 lc "
+              "rgb '#c0392b'\n";
+    }
+    if (hasRows(r.latencyCsv))
+    {
+        gp << "set output 'latency.png'\nset title "
+           << GnuplotString(name + ": one-way latency of RDMA data packets (CDF)") << "\n"
+           << "set xlabel 'latency (us)'\nset ylabel 'fraction'\nset logscale x\nset yrange "
+              "[0:1]\nset key bottom right\n"
+           << "plot 'latency_cdf.csv' every ::1 using 2:1 with lines lw 2 title 'CDF'\nunset "
+              "logscale x\n";
+    }
+    gp << "set output 'queue.png'\nset title "
        << GnuplotString(name + ": switch queues (sampled every 100 us)") << "\n"
        << "set xlabel 'time (ms)'\nset ylabel 'KB'\nset autoscale y\nset key top right\n"
        << "plot 'queue.csv' every ::1 using ($1/1000):($2/1024) with steps title 'largest port "
           "queue', \\\n"
        << "     '' every ::1 using ($1/1000):($3/1024) with steps title 'all switch queues'\n";
-    if (hasRates)
+    if (hasRows(r.rateCsv))
     {
         gp << "set output 'rate.png'\nset title "
            << GnuplotString(name + ": rank 0 queue-pair rates (congestion control)") << "\n"

@@ -2,7 +2,7 @@
 #ifndef AI_FABRIC_RUN_FIGURES_H
 #define AI_FABRIC_RUN_FIGURES_H
 
-#include "scenario.h"
+#include "run-output.h"
 
 #include <string>
 
@@ -10,11 +10,13 @@ namespace aifabric
 {
 
 /**
- * plots.gp of one run (in its subdirectory): the per-rank step timeline, the latency CDF, the
- * switch queues and, when rank 0's queue pairs reported rates (`hasRates`), those rates. The
- * run name enters only through GnuplotString.
+ * plots.gp of one run (in its subdirectory): the per-rank step timeline when a step completed,
+ * the latency CDF when a data packet crossed the network (a single server's traffic never
+ * does), the switch queues and, when rank 0's queue pairs reported rates, those rates. A plot
+ * without data is left out: gnuplot fails on it and stops drawing the rest. The run name
+ * enters only through GnuplotString.
  */
-std::string RunPlotsScript(const RunConfig& c, bool hasRates);
+std::string RunPlotsScript(const RunOutput& run);
 
 /// compare.gp: the mean step of every run, compute stacked on waiting for the collective.
 std::string CompareScript();

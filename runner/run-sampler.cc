@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "run-sampler.h"
 
+#include "interrupt.h"
 #include "text-util.h"
 
 #include "ns3/ai-fabric-module.h"
@@ -18,6 +19,11 @@ using namespace ns3;
 void
 Sampler::Sample()
 {
+    if (InterruptSignal() != 0)
+    {
+        Simulator::Stop(); // the runner notices the signal once Run() returns
+        return;
+    }
     uint32_t maxQ = 0;
     uint64_t sumQ = 0;
     uint64_t pfc = 0;

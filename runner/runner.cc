@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "runner.h"
 
+#include "interrupt.h"
 #include "run-attributes.h"
 #include "run-sampler.h"
 #include "run-summary.h"
@@ -11,6 +12,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <sstream>
 
 namespace aifabric
 {
@@ -52,6 +54,11 @@ ExecuteRun(const RunConfig& c, bool progress, size_t index, size_t total)
     {
         std::fprintf(stderr, "\r%100s\r", "");
     }
+    if (InterruptSignal() != 0)
+    {
+        Simulator::Destroy();
+        ThrowIfInterrupted();
+    }
 
     out.summary = Summary(c, sim, events, wall);
     const std::vector<TrainingStepRecord> done = CompletedSteps(sim);
@@ -63,6 +70,34 @@ ExecuteRun(const RunConfig& c, bool progress, size_t index, size_t total)
     out.attributes = MainAttributes(sim);
     Simulator::Destroy();
     return out;
+}
+
+std::string
+IncompleteRunMessage(const RunOutput& r)
+{
+    const nlohmann::json& s = r.summary;
+    if (s["completed"].get<bool>())
+    {
+        return "";
+    }
+    std::ostringstream os;
+    os << "run '" << r.config.name << "': ";
+    const uint64_t qpErrors = s["counters"]["qp_errors"].get<uint64_t>();
+    if (qpErrors > 0)
+    {
+        // A queue pair in the error state never delivers its message: the step cannot end.
+        os << qpErrors << (qpErrors == 1 ? " queue pair" : " queue pairs")
+           << " exhausted their retries (faults.drop_rate " << r.config.dropRate
+           << "); the job did not complete (" << s["steps_completed"] << " of " << r.config.steps
+           << " steps)";
+    }
+    else
+    {
+        os << "hit limits.max_sim_seconds (" << r.config.maxSimSeconds << " s) after "
+           << s["steps_completed"] << " of " << r.config.steps
+           << " steps; the job did not complete, its summary covers the completed steps";
+    }
+    return os.str();
 }
 
 } // namespace aifabric

@@ -19,6 +19,15 @@ namespace aifabric
  */
 RunOutput ExecuteRun(const RunConfig& config, bool progress, size_t index, size_t total);
 
+/// Exit status of a runner whose runs were all written but at least one did not complete.
+constexpr int kExitIncomplete = 3;
+
+/**
+ * Why a run did not complete, in one line naming the run ("run 'X': 12 queue pairs exhausted
+ * their retries (faults.drop_rate 0.5); the job did not complete"); empty if it completed.
+ */
+std::string IncompleteRunMessage(const RunOutput& run);
+
 } // namespace aifabric
 
 #endif

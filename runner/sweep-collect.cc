@@ -2,6 +2,7 @@
 #include "sweep-collect.h"
 
 #include "file-util.h"
+#include "scenario.h"
 #include "sweep-directory.h"
 
 #include <algorithm>
@@ -62,7 +63,22 @@ Collect(const fs::path& dir)
             ++c.missing;
             continue;
         }
-        const json s = ReadJsonFile(summary);
+        json s;
+        try
+        {
+            s = ReadJsonFile(summary);
+            if (!s.is_object() || !s.contains("runs") || !s["runs"].is_array())
+            {
+                throw std::runtime_error("no list \"runs\"");
+            }
+        }
+        catch (const std::exception& e)
+        {
+            // A point's results, not the program, are broken: say which file and what to do.
+            throw ScenarioError(summary.string() + ": not a complete point summary (" + e.what() +
+                                "); remove " + (dir / id).string() +
+                                " and resume the sweep to run that point again");
+        }
         for (const auto& run : s["runs"])
         {
             Row r;

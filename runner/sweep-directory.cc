@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <unistd.h>
 
@@ -72,20 +73,49 @@ LogHeader(const fs::path& log)
     return h;
 }
 
+namespace
+{
+
+/// The last line of `log` for which `keep` holds, trimmed ("" if none).
 std::string
-LastLine(const fs::path& log)
+LastLineWhere(const fs::path& log, const std::function<bool(const std::string&)>& keep)
 {
     std::ifstream f(log);
     std::string line;
     std::string last;
     while (std::getline(f, line))
     {
-        if (!Trim(line).empty())
+        if (keep(Trim(line)))
         {
             last = Trim(line);
         }
     }
     return last;
+}
+
+} // namespace
+
+std::string
+LastLine(const fs::path& log)
+{
+    return LastLineWhere(log, [](const std::string& l) { return !l.empty(); });
+}
+
+std::string
+ReasonLine(const fs::path& log)
+{
+    const std::string reason = LastLineWhere(log, [](const std::string& l) {
+        for (const char* mark :
+             {"aborted. ", "assert failed. ", "msg=\"", "ai-fabric: ", "what(): "})
+        {
+            if (l.find(mark) != std::string::npos)
+            {
+                return true;
+            }
+        }
+        return false;
+    });
+    return reason.empty() ? LastLine(log) : reason;
 }
 
 json

@@ -49,6 +49,13 @@ void RecordExit(const std::filesystem::path& dir, const std::string& id, int rc)
 std::map<std::string, std::string> LogHeader(const std::filesystem::path& log);
 /// The last non-blank line of a log, trimmed.
 std::string LastLine(const std::filesystem::path& log);
+
+/**
+ * The line of a point's log that says why it failed: the last line with ns-3's "aborted. ",
+ * "assert failed. " or "msg=\"", the runner's "ai-fabric: " or a C++ "what(): "; else the last
+ * non-empty line. (An abort ends with "terminate called ..." after the reason.)
+ */
+std::string ReasonLine(const std::filesystem::path& log);
 /// The manifest (sweep.json) of a sweep directory. Throws ScenarioError if there is none.
 nlohmann::json ReadManifest(const std::filesystem::path& dir);
 /// "key=value ... seed=N" of a manifest point.

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "sweep-local.h"
 
+#include "interrupt.h"
 #include "process.h"
+#include "runner.h"
 #include "sweep-directory.h"
 #include "text-util.h"
 
@@ -13,6 +15,7 @@
 #include <fstream>
 #include <iomanip>
 #include <map>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -60,6 +63,26 @@ RunLocal(const Sweep& sweep,
     size_t finished = 0;
     while (next < todo.size() || !running.empty())
     {
+        if (const int sig = InterruptSignal())
+        {
+            // Pass the signal on: each runner removes its temporary directory and exits
+            // 128 + sig. Points already finished stay; the interrupted ones run on resume.
+            for (const auto& r : running)
+            {
+                ::kill(r.first, sig);
+            }
+            for (const auto& r : running)
+            {
+                int st = 0;
+                while (::waitpid(r.first, &st, 0) < 0 && errno == EINTR)
+                {
+                }
+            }
+            err << "ai-fabric: sweep '" << sweep.name << "' interrupted by " << SignalName(sig)
+                << ": " << finished << " of " << todo.size() << " points finished this time, "
+                << running.size() << " stopped; resume with the same command" << std::endl;
+            return 128 + sig;
+        }
         while (running.size() < jobs && next < todo.size())
         {
             const SweepPoint* p = todo[next++];
@@ -118,7 +141,8 @@ RunLocal(const Sweep& sweep,
         const int rc = ExitStatus(st);
         RecordExit(d, p->id, rc);
         ++finished;
-        const bool ok = rc == 0 && PointDone(d.string(), p->id);
+        // A point whose run did not complete (kExitIncomplete) has its results: it is done.
+        const bool ok = (rc == 0 || rc == kExitIncomplete) && PointDone(d.string(), p->id);
         if (!ok)
         {
             failed.push_back(p);
@@ -127,8 +151,10 @@ RunLocal(const Sweep& sweep,
         {
             err << "[" << finished << "/" << todo.size() << "] " << p->id << " "
                 << sweep.Describe(*p) << ": "
-                << (ok ? "done" : "FAILED (exit status " + std::to_string(rc) + ")") << " in "
-                << std::fixed << std::setprecision(1) << secs << " s" << std::defaultfloat
+                << (!ok  ? "FAILED (exit status " + std::to_string(rc) + ")"
+                    : rc ? "done (a run did not complete; see its log)"
+                         : "done")
+                << " in " << std::fixed << std::setprecision(1) << secs << " s" << std::defaultfloat
                 << std::endl;
         }
     }

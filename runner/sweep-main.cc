@@ -8,8 +8,11 @@
 //   ai-fabric-sweep gather DIR
 //
 // Exit status: 0 success; 1 some point failed (local engine), sbatch failed, or nothing to
-// gather; 2 bad input (one line on stderr, nothing written or submitted); 3 (--status only)
-// points still running or pending.
+// gather; 2 bad input (one line on stderr, nothing written or submitted; also a point summary
+// gather cannot read, named); 3 (--status only) points still running or pending; 128 + signal
+// when SIGINT/SIGTERM/SIGHUP stopped the local engine (passed on to its runners; finished
+// points stay).
+#include "interrupt.h"
 #include "json-input.h"
 #include "process.h"
 #include "sweep.h"
@@ -310,6 +313,7 @@ main(int argc, char** argv)
             return SubmitSlurm(sweep, out, runner, slurm, std::cout, std::cerr);
         }
         local.quiet = quiet;
+        InstallInterruptHandlers(); // RunLocal passes a signal on to its runners
         const int rc = RunLocal(sweep, out, runner, local, std::cout, std::cerr);
         if (rc == 0 && !quiet)
         {

@@ -108,7 +108,7 @@ SweepStatus(const std::string& dir, std::ostream& out, SweepStatusCounts* counts
             break;
         case PointState::FAILED: {
             ++c.failed;
-            const std::string last = LastLine(LogPath(d, id));
+            const std::string last = ReasonLine(LogPath(d, id));
             failedLines.push_back("  failed " + id + " (" + DescribeManifestPoint(m, p) +
                                   "): " + why + "; log " + LogPath(d, id).string() +
                                   (last.empty() ? "" : "\n      " + last));

@@ -33,18 +33,13 @@ RunSweep(const std::string& args)
 fs::path
 Scratch(const std::string& name)
 {
-    const fs::path d =
-        fs::path(::testing::TempDir()) / ("aif-sweep-" + name + "-" + std::to_string(::getpid()));
-    fs::remove_all(d);
-    fs::create_directories(d);
-    return d;
+    return ScratchDir("aif-sweep-" + name);
 }
 
 fs::path
 Write(const fs::path& p, const std::string& text)
 {
-    std::ofstream(p) << text;
-    return p;
+    return WriteFile(p, text);
 }
 
 std::vector<std::vector<std::string>>
@@ -208,6 +203,13 @@ struct BadSweep
     const char* extra;
     const char* mustMention;
 };
+
+/// ctest lists a case by its name, not by the bytes of the struct.
+void
+PrintTo(const BadSweep& b, std::ostream* os)
+{
+    *os << b.name;
+}
 
 class SweepBadInputTest : public ::testing::TestWithParam<BadSweep>
 {

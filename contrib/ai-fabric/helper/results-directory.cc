@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "results-directory.h"
 
+#include <cctype>
 #include <cstdlib>
 #include <ctime>
 #include <fcntl.h>
@@ -27,8 +28,14 @@ std::string
 ResultsDirectory::Open(const std::string& path)
 {
     std::error_code ec;
-    const fs::path final = fs::absolute(path, ec);
-    if (ec || path.empty())
+    // "DIR/", "DIR/." and "a/../DIR" name DIR: without this, the temporary directory would be
+    // made inside DIR and the final rename onto DIR would fail after everything was simulated.
+    fs::path final = fs::absolute(path, ec).lexically_normal();
+    if (!final.has_filename())
+    {
+        final = final.parent_path();
+    }
+    if (ec || path.empty() || !final.has_filename() || final.filename() == "..")
     {
         return "'" + path + "' is not a valid directory name";
     }
@@ -162,7 +169,17 @@ ResultsDirectory::DefaultPath(const std::string& prefix)
     char stamp[32];
     std::time_t t = std::time(nullptr);
     std::strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", std::localtime(&t));
-    return "results/" + prefix + "-" + stamp;
+    // The prefix is a name from the user: only [A-Za-z0-9._-] reach the path, so "a/b" or
+    // "../x" stays one directory under results/ (no '/' survives; a leading '.' is replaced).
+    std::string safe;
+    for (char ch : prefix.substr(0, 120))
+    {
+        safe += (std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '_' ||
+                 (ch == '.' && !safe.empty()))
+                    ? ch
+                    : '_';
+    }
+    return "results/" + (safe.empty() ? std::string("run") : safe) + "-" + stamp;
 }
 
 } // namespace ns3

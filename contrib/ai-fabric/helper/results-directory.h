@@ -22,7 +22,10 @@ class ResultsDirectory
     ResultsDirectory(const ResultsDirectory&) = delete;
     ResultsDirectory& operator=(const ResultsDirectory&) = delete;
 
-    /// \return empty on success, else one line saying what is wrong with `path`
+    /**
+     * `path` is taken lexically normalized: "DIR/", "DIR/." and "x/../DIR" all mean DIR.
+     * \return empty on success, else one line saying what is wrong with `path`
+     */
     std::string Open(const std::string& path);
     /// Where to write now (the temporary directory).
     const std::string& GetPath() const;
@@ -50,7 +53,11 @@ class ResultsDirectory
      */
     int Finish(const std::string& gnuplotScript, const std::string& program);
 
-    /// "results/<prefix>-<YYYYmmdd-HHMMSS>"
+    /**
+     * "results/<prefix>-<YYYYmmdd-HHMMSS>", the prefix (a user's name) cut to 120 characters
+     * with every character outside [A-Za-z0-9._-], and a leading '.', replaced by '_': one
+     * directory inside results/, whatever the name.
+     */
     static std::string DefaultPath(const std::string& prefix);
     /// \return true if gnuplot is on the PATH
     static bool HaveGnuplot();
