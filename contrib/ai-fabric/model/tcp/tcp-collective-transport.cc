@@ -1,4 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
+// TcpCollectiveTransport: connections, the sending and the receiving side of collective
+// messages over ns-3 TCP sockets, and their statistics. About 680 lines in one file for now
+// because both sides share the per-connection state and its socket callbacks; splitting the
+// receiver into its own file is the next step (a helper's branch device-split has one).
 #include "tcp-collective-transport.h"
 
 #include "ns3/abort.h"
