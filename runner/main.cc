@@ -49,6 +49,10 @@ main(int argc, char** argv)
         for (int i = 1; i < argc; ++i)
         {
             std::string a = argv[i];
+            // A flag matches exactly or as "flag=value": "--setx" is not "--set".
+            auto is = [&](const std::string& flag) {
+                return a == flag || a.rfind(flag + "=", 0) == 0;
+            };
             auto value = [&](const std::string& flag) {
                 if (a.size() > flag.size() && a[flag.size()] == '=')
                 {
@@ -69,18 +73,23 @@ main(int argc, char** argv)
             {
                 quiet = true;
             }
-            else if (a.rfind("--set", 0) == 0)
+            else if (is("--set"))
             {
                 sets.push_back(value("--set"));
             }
-            else if (a.rfind("--out", 0) == 0)
+            else if (is("--out"))
             {
                 out = value("--out");
+                if (out.empty())
+                {
+                    throw ScenarioError("--out: needs a non-empty directory path");
+                }
             }
-            else if (a.rfind("--", 0) == 0)
+            else if (a.rfind("-", 0) == 0 && a != "-")
             {
-                throw ScenarioError(EchoText(a) +
-                                    ": unknown option (allowed: --set, --out, --quiet, --help)");
+                throw ScenarioError(
+                    EchoText(a) +
+                    ": unknown option (allowed: --set, --out, --quiet/-q, --help/-h)");
             }
             else if (file.empty())
             {

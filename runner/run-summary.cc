@@ -164,6 +164,13 @@ Summary(const RunConfig& c, const Simulation& sim, uint64_t events, double wall)
     s["compute_ms"] = computeMs;
     s["collective"] = c.collective;
     s["algorithm"] = c.algorithm;
+    // What ran: All-to-All, Broadcast and SendRecv have one schedule whatever the algorithm.
+    s["algorithm_used"] = spec.op == CollectiveSpec::ALLTOALL    ? "pairwise"
+                          : spec.op == CollectiveSpec::BROADCAST ? "chain"
+                          : spec.op == CollectiveSpec::SENDRECV  ? "p2p"
+                                                                 : c.algorithm;
+    s["protocol_used"] = "simple";
+    s["channels_used"] = c.channels;
     s["bytes"] = c.bytes;
     s["pfc"] = c.pfc;
     s["congestion_control"] = c.congestionControl;

@@ -2,6 +2,7 @@
 #include "scenario.h"
 
 #include "json-input.h"
+#include "memory-estimate.h"
 #include "scenario-validation.h"
 
 #include "ns3/ai-fabric-module.h"
@@ -20,6 +21,52 @@ using nlohmann::json;
 
 namespace
 {
+
+/**
+ * The TCP algorithm an attribute selects, as the scenario's attributes or ns-3's default set it,
+ * in the runner's spelling: "ns3::TcpCubic" -> "cubic", "ns3::TcpPrrRecovery" -> "prr".
+ */
+std::string
+TcpAlgorithmName(const std::vector<std::pair<std::string, std::string>>& attributes,
+                 const std::string& typeId,
+                 const std::string& attribute,
+                 const std::string& suffix)
+{
+    std::string name;
+    for (const auto& [key, value] : attributes)
+    {
+        if (key == typeId + "::" + attribute)
+        {
+            name = value;
+        }
+    }
+    if (name.empty())
+    {
+        ns3::TypeId tid;
+        ns3::TypeId::AttributeInformation info;
+        if (ns3::TypeId::LookupByNameFailSafe(typeId, &tid) &&
+            tid.LookupAttributeByName(attribute, &info))
+        {
+            name = info.initialValue->SerializeToString(info.checker);
+        }
+    }
+    for (const std::string prefix : {"ns3::", "Tcp"})
+    {
+        if (name.rfind(prefix, 0) == 0)
+        {
+            name.erase(0, prefix.size());
+        }
+    }
+    if (!suffix.empty() && name.size() > suffix.size() &&
+        name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
+    {
+        name.erase(name.size() - suffix.size());
+    }
+    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char ch) {
+        return static_cast<char>(std::tolower(ch));
+    });
+    return name;
+}
 
 void
 Merge(json& base, const json& over)
@@ -119,6 +166,12 @@ ToRun(const json& j, size_t index)
     r.fabricCableM = t["fabric_cable_m"];
     r.fabric = j["fabric"];
     r.pfc = j["pfc"];
+    for (auto it = j["attributes"].begin(); it != j["attributes"].end(); ++it)
+    {
+        r.attributes.emplace_back(it.key(),
+                                  it.value().is_string() ? it.value().get<std::string>()
+                                                         : it.value().dump());
+    }
     r.congestionControl = j["congestion_control"];
     if (r.congestionControl == "auto")
     {
@@ -126,6 +179,16 @@ ToRun(const json& j, size_t index)
         r.resolved["congestion_control"] = r.congestionControl;
     }
     r.lossRecovery = j["loss_recovery"];
+    if (r.fabric == "tcp")
+    {
+        // The RDMA fields do not apply: report what ns-3's TCP runs instead.
+        r.congestionControl =
+            TcpAlgorithmName(r.attributes, "ns3::TcpL4Protocol", "SocketType", "");
+        r.lossRecovery =
+            TcpAlgorithmName(r.attributes, "ns3::TcpL4Protocol", "RecoveryType", "Recovery");
+        r.resolved["congestion_control"] = r.congestionControl;
+        r.resolved["loss_recovery"] = r.lossRecovery;
+    }
     r.dropRate = j["faults"]["drop_rate"];
     const json& w = j["workload"];
     r.steps = w["steps"];
@@ -142,16 +205,11 @@ ToRun(const json& j, size_t index)
     r.pathMtu = mtu.is_string() ? static_cast<uint32_t>(std::stoul(mtu.get<std::string>()))
                                 : mtu.get<uint32_t>();
     r.maxSimSeconds = j["limits"]["max_sim_seconds"];
+    r.maxMemoryGb = j["limits"]["max_memory_gb"];
     r.tcpHostCosts = j["tcp"]["host_costs"];
     r.tcpCores = j["tcp"]["cores"];
     r.ibRxBufferKib = j["infiniband"]["rx_buffer_kib"];
     r.ibFecnThresholdKib = j["infiniband"]["fecn_threshold_kib"];
-    for (auto it = j["attributes"].begin(); it != j["attributes"].end(); ++it)
-    {
-        r.attributes.emplace_back(it.key(),
-                                  it.value().is_string() ? it.value().get<std::string>()
-                                                         : it.value().dump());
-    }
     // Cross-field checks.
     if (r.fabric == "infiniband" && !r.pfc)
     {
@@ -229,6 +287,7 @@ ToRun(const json& j, size_t index)
         }
         throw ScenarioError(TopologyKey(e.GetParameter()) + ": " + e.what());
     }
+    CheckMemory(r);
     return r;
 }
 

@@ -57,6 +57,8 @@ struct RunConfig
     std::vector<std::pair<std::string, std::string>> attributes;
     nlohmann::json resolved; //!< the run's full configuration as JSON
 
+    double maxMemoryGb{0}; //!< limits.max_memory_gb (0: the machine's memory)
+
     uint32_t Gpus() const
     {
         return servers * gpusPerServer;

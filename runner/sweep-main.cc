@@ -170,6 +170,10 @@ main(int argc, char** argv)
             else if (is("--out"))
             {
                 out = value("--out");
+                if (out.empty())
+                {
+                    throw ScenarioError("--out: needs a non-empty directory path");
+                }
             }
             else if (is("--status"))
             {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // The scenario runner: schema errors, overrides, compare, results directory, determinism.
+#include "memory-estimate.h"
 #include "process-util.h"
 #include "runner.h"
 #include "scenario.h"
@@ -193,11 +194,65 @@ INSTANTIATE_TEST_SUITE_P(
                  "",
                  "--set fabric=infiniband --set infiniband.rx_buffer_kib=4",
                  "infiniband.rx_buffer_kib: must hold one full packet"},
+        BadInput{"setPrefix", "", "--setx topology.servers=2", "--setx: unknown option"},
+        BadInput{"outPrefix", "", "--output /tmp/x", "--output: unknown option"},
+        BadInput{"outEmpty", "", "--out ''", "--out: needs a non-empty directory path"},
+        BadInput{"shortUnknown", "", "-x", "-x: unknown option"},
+        BadInput{"memory65k",
+                 "",
+                 "--set topology.servers=8192 --set topology.leaf_radix=4096",
+                 "limits.max_memory_gb: run '"},
+        BadInput{"memoryLimit",
+                 "",
+                 "--set limits.max_memory_gb=0.01",
+                 "limits.max_memory_gb: run '"},
         BadInput{"ibLids",
                  "",
                  "--set fabric=infiniband --set topology.servers=7000",
                  "topology.servers"}),
     [](const ::testing::TestParamInfo<BadInput>& info) { return std::string(info.param.name); });
+
+// TCP runs report what ns-3's TCP runs (CUBIC with PRR by default, or the attribute's choice),
+// not the RDMA fields' defaults (they used to say dcqcn and go-back-n).
+TEST(RunnerTest, TcpRunsReportTheTcpAlgorithmsThatRun)
+{
+    json j = json::parse(kSmall);
+    j["fabric"] = "tcp";
+    std::vector<aifabric::RunConfig> runs = aifabric::ResolveScenario(j);
+    ASSERT_EQ(runs.size(), 1u);
+    EXPECT_EQ(runs[0].congestionControl, "cubic");
+    EXPECT_EQ(runs[0].lossRecovery, "prr");
+    EXPECT_EQ(runs[0].resolved["congestion_control"], "cubic");
+    j["attributes"]["ns3::TcpL4Protocol::SocketType"] = "ns3::TcpDctcp";
+    j["attributes"]["ns3::TcpL4Protocol::RecoveryType"] = "ns3::TcpClassicRecovery";
+    runs = aifabric::ResolveScenario(j);
+    EXPECT_EQ(runs[0].congestionControl, "dctcp");
+    EXPECT_EQ(runs[0].lossRecovery, "classic");
+    j["fabric"] = "rocev2";
+    runs = aifabric::ResolveScenario(j);
+    EXPECT_EQ(runs[0].congestionControl, "dcqcn");
+    EXPECT_EQ(runs[0].lossRecovery, "go-back-n");
+}
+
+// The memory estimate refuses a 65,536-GPU hierarchical run before building anything (it used
+// to grow past 4 GB in 47 s) and stays far below the machine for the default cluster.
+TEST(RunnerTest, MemoryIsEstimatedBeforeBuilding)
+{
+    json j =
+        aifabric::LoadScenarioFile(std::string(AIFABRIC_SOURCE_DIR) + "/scenarios/default.json");
+    const aifabric::MemoryEstimate small =
+        aifabric::EstimateMemory(aifabric::ResolveScenario(j)[0]);
+    EXPECT_LT(small.bytes, 1e9);
+    EXPECT_EQ(small.hosts, 128u);
+    // Hierarchical AllReduce, G = 8, M = 16: 2 M G (G-1) + G 2 (M-1) M transfers.
+    EXPECT_EQ(small.transfers, 2u * 16 * 8 * 7 + 8u * 2 * 15 * 16);
+    j.erase("compare");
+    j["topology"]["servers"] = 8192;
+    j["topology"]["leaf_radix"] = 4096;
+    j["limits"]["max_memory_gb"] = 1e6;
+    const aifabric::MemoryEstimate big = aifabric::EstimateMemory(aifabric::ResolveScenario(j)[0]);
+    EXPECT_GT(big.bytes, 24e9) << big.Describe();
+}
 
 TEST(RunnerTest, ExistingOutputDirectoryIsRefused)
 {

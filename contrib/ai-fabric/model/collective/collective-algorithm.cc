@@ -3,6 +3,8 @@
 
 #include "ns3/abort.h"
 
+#include <algorithm>
+
 namespace ns3
 {
 
@@ -21,6 +23,10 @@ CollectiveSpec::OpName(Op op)
         return "allgather";
     case ALLTOALL:
         return "alltoall";
+    case BROADCAST:
+        return "broadcast";
+    case SENDRECV:
+        return "sendrecv";
     }
     return "unknown";
 }
@@ -32,6 +38,10 @@ CollectiveSpec::BusBwFactor(Op op, uint32_t n)
     {
         return 0.0;
     }
+    if (op == BROADCAST || op == SENDRECV)
+    {
+        return 1.0;
+    }
     return op == ALLREDUCE ? 2.0 * (n - 1) / n : double(n - 1) / n;
 }
 
@@ -40,7 +50,8 @@ CollectiveSchedule::Add(uint32_t src,
                         uint32_t dst,
                         uint64_t bytes,
                         const uint32_t* dep,
-                        uint32_t nDeps)
+                        uint32_t nDeps,
+                        uint32_t nic)
 {
     CollectiveTransfer t;
     t.src = src;
@@ -55,7 +66,14 @@ CollectiveSchedule::Add(uint32_t src,
         }
     }
     t.depCount = static_cast<uint32_t>(deps.size()) - t.depBegin;
-    t.channel = channel;
+    t.channel = static_cast<uint16_t>(channel);
+    if (nic != UINT32_MAX)
+    {
+        const int64_t delta = int64_t(nic) - int64_t(src);
+        NS_ABORT_MSG_IF(delta < INT16_MIN || delta > INT16_MAX,
+                        "CollectiveSchedule: NIC rank " << nic << " too far from " << src);
+        t.nicDelta = static_cast<int16_t>(delta);
+    }
     transfers.push_back(t);
     return static_cast<uint32_t>(transfers.size() - 1);
 }
@@ -100,7 +118,18 @@ CollectiveAlgorithm::Check(const CollectiveSpec& spec) const
     {
         return "channels must be in [1, 64]";
     }
+    if (spec.gpusPerServer < 1 || spec.gpusPerServer > 4096)
+    {
+        return "GPUs per server must be in [1, 4096]";
+    }
     return "";
+}
+
+bool
+CollectiveAlgorithm::IsBuiltByBase(CollectiveSpec::Op op)
+{
+    return op == CollectiveSpec::ALLTOALL || op == CollectiveSpec::BROADCAST ||
+           op == CollectiveSpec::SENDRECV;
 }
 
 uint64_t
@@ -137,6 +166,44 @@ CollectiveAlgorithm::Build(const CollectiveSpec& spec) const
         }
         return s;
     }
+    if (spec.op == CollectiveSpec::SENDRECV || spec.op == CollectiveSpec::BROADCAST)
+    {
+        for (uint32_t ch = 0; ch < spec.channels; ++ch)
+        {
+            s.channel = ch;
+            const uint64_t bytes = Part(spec.bytes, spec.channels, ch);
+            if (bytes == 0)
+            {
+                continue;
+            }
+            if (spec.op == CollectiveSpec::SENDRECV)
+            {
+                for (uint32_t i = 0; i < spec.ranks; ++i)
+                {
+                    s.Add(i, (i + 1) % spec.ranks, bytes, nullptr, 0);
+                }
+                continue;
+            }
+            // Broadcast from rank 0 down the chain 0 -> 1 -> ... -> N-1, slice by slice: a rank
+            // forwards a slice once it has it.
+            const uint64_t slices = std::max<uint64_t>(
+                spec.chunks,
+                std::min<uint64_t>(1024,
+                                   (bytes + kBroadcastSliceBytes - 1) / kBroadcastSliceBytes));
+            for (uint64_t k = 0; k < slices; ++k)
+            {
+                uint32_t dep = UINT32_MAX;
+                const uint64_t b =
+                    Part(bytes, static_cast<uint32_t>(slices), static_cast<uint32_t>(k));
+                for (uint32_t i = 0; i + 1 < spec.ranks && b > 0; ++i)
+                {
+                    dep = s.Add(i, i + 1, b, &dep, 1);
+                }
+            }
+        }
+        s.channel = 0;
+        return s;
+    }
     // Channels: independent instances of the algorithm on disjoint parts of the buffer.
     for (uint32_t ch = 0; ch < spec.channels; ++ch)
     {
@@ -160,7 +227,9 @@ CollectiveAlgorithm::AppendRing(CollectiveSchedule& s,
                                 uint64_t total,
                                 uint32_t chunks,
                                 const std::vector<std::vector<uint32_t>>& first,
-                                std::vector<std::vector<uint32_t>>& lastArrival)
+                                std::vector<std::vector<uint32_t>>& lastArrival,
+                                const std::vector<uint32_t>* nic,
+                                bool pxn)
 {
     const uint32_t n = static_cast<uint32_t>(order.size());
     lastArrival.assign(n, std::vector<uint32_t>(chunks, UINT32_MAX));
@@ -179,10 +248,25 @@ CollectiveAlgorithm::AppendRing(CollectiveSchedule& s,
             const uint32_t next = (p + 1) % n;
             const uint32_t seg = (p + n - (k % n)) % n;
             const uint64_t segBytes = Part(total, n, seg);
+            const uint32_t via = nic ? (*nic)[p] : UINT32_MAX;
             for (uint32_t c = 0; c < chunks; ++c)
             {
-                const uint32_t dep = prev[p][c];
-                cur[next][c] = s.Add(order[p], order[next], Part(segBytes, chunks, c), &dep, 1);
+                uint32_t dep = prev[p][c];
+                const uint64_t bytes = Part(segBytes, chunks, c);
+                if (via == UINT32_MAX || via == order[p])
+                {
+                    cur[next][c] = s.Add(order[p], order[next], bytes, &dep, 1);
+                }
+                else if (pxn)
+                {
+                    // NVLink to the GPU beside the NIC, then out of that NIC.
+                    dep = s.Add(order[p], via, bytes, &dep, 1);
+                    cur[next][c] = s.Add(via, order[next], bytes, &dep, 1);
+                }
+                else
+                {
+                    cur[next][c] = s.Add(order[p], order[next], bytes, &dep, 1, via);
+                }
             }
         }
         std::swap(prev, cur);

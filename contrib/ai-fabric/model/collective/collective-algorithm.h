@@ -20,6 +20,8 @@ struct CollectiveSpec
         REDUCESCATTER = 1,
         ALLGATHER = 2,
         ALLTOALL = 3,
+        BROADCAST = 4, //!< from rank 0, pipelined down the rank chain (any algorithm)
+        SENDRECV = 5,  //!< every rank sends S to rank + 1 (mod N), nccl-tests' sendrecv
     };
 
     Op op{ALLREDUCE};
@@ -31,7 +33,8 @@ struct CollectiveSpec
                                //!< and on its own connections (distinct ECMP paths)
 
     static const char* OpName(Op op);
-    /// \return the nccl-tests bus-bandwidth factor: 2(n-1)/n for AllReduce, (n-1)/n otherwise
+    /// \return the nccl-tests bus-bandwidth factor: 2(n-1)/n for AllReduce, 1 for Broadcast and
+    /// SendRecv, (n-1)/n otherwise
     static double BusBwFactor(Op op, uint32_t n);
 };
 
@@ -47,7 +50,10 @@ struct CollectiveTransfer
     uint64_t bytes{0};
     uint32_t depBegin{0}; //!< into CollectiveSchedule::deps
     uint32_t depCount{0};
-    uint32_t channel{0}; //!< which parallel instance (connection set) carries it
+    uint16_t channel{0}; //!< which parallel instance (connection set) carries it
+    /// The NIC that carries a network transfer is rank src + nicDelta's (a GPU of the same
+    /// server: a rail-local ring leaves through the NIC of its channel's rail); 0: src's own.
+    int16_t nicDelta{0};
 };
 
 /// A collective as a DAG of transfers (compact: dependencies in one flat array).
@@ -56,8 +62,17 @@ struct CollectiveSchedule
     std::vector<CollectiveTransfer> transfers;
     std::vector<uint32_t> deps;
 
-    /// Append a transfer. \return its index
-    uint32_t Add(uint32_t src, uint32_t dst, uint64_t bytes, const uint32_t* dep, uint32_t nDeps);
+    /**
+     * Append a transfer. \return its index
+     * \param nic the rank whose NIC carries it over the network (a GPU of src's server), or
+     *            UINT32_MAX for src's own
+     */
+    uint32_t Add(uint32_t src,
+                 uint32_t dst,
+                 uint64_t bytes,
+                 const uint32_t* dep,
+                 uint32_t nDeps,
+                 uint32_t nic = UINT32_MAX);
     uint32_t channel{0}; //!< channel stamped on transfers added from now on
     /// Total bytes each rank sends.
     std::vector<uint64_t> BytesSentPerRank(uint32_t ranks) const;
@@ -74,10 +89,12 @@ struct CollectiveSchedule
  * How a subclass is used: TrainingJob (Algorithm attribute, a TypeId) creates one instance with
  * an ObjectFactory, calls Check(spec) and, if that returns empty, Build(spec) once per bucket;
  * the CollectiveExecutor then runs the schedule over the transports, again every step.
+ * Broadcast and SendRecv, like All-to-All, are built by Build itself for every algorithm.
  *
  * What it receives: the CollectiveSpec (operation, bytes per rank, ranks, GPUs per server — ranks
  * s*G .. s*G+G-1 share a server and their transfers go over NVLink —, chunks, channels). For
- * All-to-All, Build makes the pairwise exchange itself and DoBuild is not called.
+ * All-to-All, Broadcast and SendRecv, Build makes the schedule itself and DoBuild is not
+ * called.
  *
  * What it must do: in Check, return one line naming what it cannot run (an operation, a rank
  * count); in DoBuild, append transfers with CollectiveSchedule::Add so that every rank ends
@@ -94,6 +111,9 @@ class CollectiveAlgorithm : public Object
     virtual std::string GetName() const = 0;
     /// \return empty if the algorithm can run `spec`, else why not (one line)
     virtual std::string Check(const CollectiveSpec& spec) const;
+    /// Whether Build makes `op`'s schedule itself, for every algorithm (All-to-All, Broadcast,
+    /// SendRecv): a subclass's Check must not refuse them.
+    static bool IsBuiltByBase(CollectiveSpec::Op op);
     /// Build the schedule (call Check first).
     CollectiveSchedule Build(const CollectiveSpec& spec) const;
 
@@ -103,6 +123,9 @@ class CollectiveAlgorithm : public Object
      * \param total bytes of the whole buffer (split in N segments)
      * \param first per-position dependency of the first step (transfer index or UINT32_MAX)
      * \param lastArrival filled with, per position, the index of the last transfer that arrived
+     * \param nic per position, the rank whose NIC carries the send from that position
+     *            (UINT32_MAX: the sender's own), or null
+     * \param pxn with `nic`: send to the NIC's GPU over NVLink first, then over the network
      */
     static void AppendRing(CollectiveSchedule& s,
                            const std::vector<uint32_t>& order,
@@ -110,10 +133,15 @@ class CollectiveAlgorithm : public Object
                            uint64_t total,
                            uint32_t chunks,
                            const std::vector<std::vector<uint32_t>>& first,
-                           std::vector<std::vector<uint32_t>>& lastArrival);
+                           std::vector<std::vector<uint32_t>>& lastArrival,
+                           const std::vector<uint32_t>* nic = nullptr,
+                           bool pxn = false);
 
   protected:
     virtual void DoBuild(const CollectiveSpec& spec, CollectiveSchedule& s) const = 0;
+    /// Broadcast's pipeline slice: NCCL's Simple protocol moves NCCL_BUFFSIZE / NCCL_STEPS
+    /// (4 MiB / 8) per step.
+    static constexpr uint64_t kBroadcastSliceBytes = 512 * 1024;
     /// Split `bytes` into `n` near-equal parts; part i.
     static uint64_t Part(uint64_t bytes, uint32_t n, uint32_t i);
 };

@@ -75,6 +75,7 @@ CollectiveExecutor::Start(std::shared_ptr<const CollectiveSchedule> s,
             x.src = tr[t].src;
             x.dst = tr[t].dst;
             x.channel = tr[t].channel;
+            x.nicDelta = tr[t].nicDelta;
             for (uint32_t k = 0; k < tr[t].depCount; ++k)
             {
                 ++count[s->deps[tr[t].depBegin + k]];
@@ -182,7 +183,7 @@ CollectiveExecutor::Issue(uint32_t t)
     else
     {
         m_networkBytes += x.bytes;
-        m_network->Send(x.src, x.dst, x.bytes, this, t, x.channel);
+        m_network->Send(x.src + x.nicDelta, x.dst, x.bytes, this, t, x.channel);
     }
 }
 

@@ -20,7 +20,9 @@ namespace ns3
  * Runs a CollectiveSchedule over transports: a transfer is sent when its source rank is ready
  * (MarkReady: its compute phase is over) and every transfer it depends on has arrived. Transfers
  * between GPUs of the same server go over the NVLink transport when one is set, all others over
- * the network transport. Records, per rank, when its last transfer arrived and which one it was.
+ * the network transport (through the NIC of rank src + CollectiveTransfer::nicDelta: a
+ * rail-local ring leaves a server through its channel's rail). Records, per rank, when its last
+ * transfer arrived and which one it was.
  */
 class CollectiveExecutor : public Object, public CollectiveTransportListener
 {
@@ -67,7 +69,8 @@ class CollectiveExecutor : public Object, public CollectiveTransportListener
         uint32_t src{0};
         uint32_t dst{0};
         uint32_t remaining{0}; //!< dependencies not arrived yet; ISSUED once sent
-        uint32_t channel{0};
+        uint16_t channel{0};
+        int16_t nicDelta{0}; //!< the network send leaves through rank src + nicDelta's NIC
         uint32_t nDependents{0};
         uint32_t dependents{0}; //!< the dependent if nDependents == 1, else into m_dependents
     };

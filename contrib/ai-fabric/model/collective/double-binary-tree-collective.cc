@@ -26,7 +26,7 @@ std::string
 DoubleBinaryTreeCollective::Check(const CollectiveSpec& spec) const
 {
     std::string e = CollectiveAlgorithm::Check(spec);
-    if (e.empty() && spec.op != CollectiveSpec::ALLREDUCE)
+    if (e.empty() && spec.op != CollectiveSpec::ALLREDUCE && !IsBuiltByBase(spec.op))
     {
         e = "the tree algorithm implements AllReduce only (use ring for " +
             std::string(CollectiveSpec::OpName(spec.op)) + ")";

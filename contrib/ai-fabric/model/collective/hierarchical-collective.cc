@@ -30,6 +30,10 @@ HierarchicalCollective::Check(const CollectiveSpec& spec) const
     {
         return e;
     }
+    if (IsBuiltByBase(spec.op))
+    {
+        return "";
+    }
     if (spec.op != CollectiveSpec::ALLREDUCE)
     {
         return "the hierarchical algorithm implements AllReduce only";

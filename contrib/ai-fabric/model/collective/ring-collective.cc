@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "ring-collective.h"
 
+#include "ns3/boolean.h"
+
 namespace ns3
 {
 
@@ -12,7 +14,22 @@ RingCollective::GetTypeId()
     static TypeId tid = TypeId("ns3::RingCollective")
                             .SetParent<CollectiveAlgorithm>()
                             .SetGroupName("AiFabric")
-                            .AddConstructor<RingCollective>();
+                            .AddConstructor<RingCollective>()
+                            .AddAttribute("RailLocal",
+                                          "Lay each channel's ring over the servers rail by "
+                                          "rail (NCCL's rings on a rail-optimized cluster); "
+                                          "false: ranks in order on every channel.",
+                                          BooleanValue(true),
+                                          MakeBooleanAccessor(&RingCollective::m_railLocal),
+                                          MakeBooleanChecker())
+                            .AddAttribute("Pxn",
+                                          "With RailLocal: the exit GPU of a server sends over "
+                                          "NVLink to the GPU beside the rail's NIC, which sends "
+                                          "it on (NCCL's PXN); false: the rail's NIC reads the "
+                                          "exit GPU's memory directly.",
+                                          BooleanValue(false),
+                                          MakeBooleanAccessor(&RingCollective::m_pxn),
+                                          MakeBooleanChecker());
     return tid;
 }
 
@@ -23,19 +40,50 @@ RingCollective::GetName() const
 }
 
 void
+RingCollective::Order(const CollectiveSpec& spec,
+                      uint32_t channel,
+                      std::vector<uint32_t>& order,
+                      std::vector<uint32_t>& nic) const
+{
+    const uint32_t n = spec.ranks;
+    const uint32_t g = spec.gpusPerServer;
+    order.resize(n);
+    nic.assign(n, UINT32_MAX);
+    if (!m_railLocal || g < 2 || n % g != 0)
+    {
+        for (uint32_t i = 0; i < n; ++i)
+        {
+            order[i] = i;
+        }
+        return;
+    }
+    const uint32_t rail = channel % g;
+    for (uint32_t srv = 0; srv < n / g; ++srv)
+    {
+        for (uint32_t i = 0; i < g; ++i)
+        {
+            order[srv * g + i] = srv * g + (rail + i) % g;
+        }
+        if (n > g)
+        {
+            // The server's exit GPU sends through the NIC of the channel's rail.
+            nic[srv * g + g - 1] = srv * g + rail;
+        }
+    }
+}
+
+void
 RingCollective::DoBuild(const CollectiveSpec& spec, CollectiveSchedule& s) const
 {
-    std::vector<uint32_t> order(spec.ranks);
-    for (uint32_t i = 0; i < spec.ranks; ++i)
-    {
-        order[i] = i;
-    }
+    std::vector<uint32_t> order;
+    std::vector<uint32_t> nic;
+    Order(spec, s.channel, order, nic);
     const uint32_t steps =
         spec.op == CollectiveSpec::ALLREDUCE ? 2 * (spec.ranks - 1) : spec.ranks - 1;
     std::vector<std::vector<uint32_t>> none(spec.ranks,
                                             std::vector<uint32_t>(spec.chunks, UINT32_MAX));
     std::vector<std::vector<uint32_t>> last;
-    AppendRing(s, order, steps, spec.bytes, spec.chunks, none, last);
+    AppendRing(s, order, steps, spec.bytes, spec.chunks, none, last, &nic, m_pxn);
 }
 
 } // namespace ns3

@@ -35,7 +35,8 @@ TrainingJob::GetTypeId()
                           MakeUintegerAccessor(&TrainingJob::m_steps),
                           MakeUintegerChecker<uint32_t>(1))
             .AddAttribute("Collective",
-                          "allreduce, reducescatter, allgather or alltoall.",
+                          "allreduce, reducescatter, allgather, alltoall, broadcast (from rank "
+                          "0) or sendrecv (rank i to i+1).",
                           StringValue("allreduce"),
                           MakeStringAccessor(&TrainingJob::m_collective),
                           MakeStringChecker())
@@ -95,6 +96,8 @@ TrainingJob::GetSpec() const
     spec.op = m_collective == "reducescatter" ? CollectiveSpec::REDUCESCATTER
               : m_collective == "allgather"   ? CollectiveSpec::ALLGATHER
               : m_collective == "alltoall"    ? CollectiveSpec::ALLTOALL
+              : m_collective == "broadcast"   ? CollectiveSpec::BROADCAST
+              : m_collective == "sendrecv"    ? CollectiveSpec::SENDRECV
                                               : CollectiveSpec::ALLREDUCE;
     spec.bytes = m_bytes;
     spec.ranks = m_ranks.GetN();
@@ -108,9 +111,11 @@ std::string
 TrainingJob::Check() const
 {
     if (m_collective != "allreduce" && m_collective != "reducescatter" &&
-        m_collective != "allgather" && m_collective != "alltoall")
+        m_collective != "allgather" && m_collective != "alltoall" && m_collective != "broadcast" &&
+        m_collective != "sendrecv")
     {
-        return "Collective must be allreduce, reducescatter, allgather or alltoall (got '" +
+        return "Collective must be allreduce, reducescatter, allgather, alltoall, broadcast or "
+               "sendrecv (got '" +
                m_collective + "')";
     }
     ObjectFactory f;

@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "memory-estimate.h"
+
+#include <cmath>
+#include <cstdio>
+#include <unistd.h>
+
+namespace aifabric
+{
+
+namespace
+{
+
+// Fitted to peak RSS of runs of 128 to 2,048 GPUs (doc: "Memory"), rounded up.
+constexpr double kBaseBytes = 24e6;         //!< the process, ns-3, the runner
+constexpr double kBytesPerHost = 16e3;      //!< node, NIC, device, application
+constexpr double kBytesPerSwitchPort = 8e3; //!< device, egress queues, flow control
+constexpr double kBytesPerTransfer = 72;    //!< schedule + dependency + executor record
+
+/// Transfers of one schedule of `algorithm` for N ranks in servers of G (one channel, chunk).
+double
+TransfersPerChannel(const std::string& collective,
+                    const std::string& algorithm,
+                    double n,
+                    double g)
+{
+    if (n < 2)
+    {
+        return 0;
+    }
+    if (collective == "alltoall")
+    {
+        return n * (n - 1);
+    }
+    if (collective == "sendrecv")
+    {
+        return n;
+    }
+    if (collective == "broadcast")
+    {
+        return n - 1; // per slice
+    }
+    const double steps = collective == "allreduce" ? 2 * (n - 1) : n - 1;
+    if (algorithm == "hierarchical" && g > 1)
+    {
+        const double m = n / g;
+        return 2 * m * g * (g - 1) + g * 2 * (m - 1) * m;
+    }
+    if (algorithm == "tree")
+    {
+        return 4 * n;
+    }
+    if (algorithm == "halving-doubling")
+    {
+        return 2 * std::log2(n) * n;
+    }
+    return steps * n; // ring
+}
+
+} // namespace
+
+std::string
+MemoryEstimate::Describe() const
+{
+    char text[200];
+    std::snprintf(text,
+                  sizeof(text),
+                  "about %.1f GB (%llu hosts, %llu switch ports, %.1f M collective transfers)",
+                  bytes / 1e9,
+                  static_cast<unsigned long long>(hosts),
+                  static_cast<unsigned long long>(switchPorts),
+                  double(transfers) / 1e6);
+    return text;
+}
+
+MemoryEstimate
+EstimateMemory(const RunConfig& r)
+{
+    MemoryEstimate e;
+    e.hosts = r.Gpus();
+    // Every host link ends on a leaf port; leaves have hosts / oversubscription up-ports, each
+    // the end of a link to a spine port (a star has one switch with a port per host).
+    const double over = r.topologyKind == "star" || r.oversubscription <= 0 ? 0
+                                                                             : r.oversubscription;
+    e.switchPorts = e.hosts + (over > 0 ? static_cast<uint64_t>(std::ceil(2 * e.hosts / over)) : 0);
+    const double n = e.hosts;
+    const double g = r.gpusPerServer;
+    double perChannel = TransfersPerChannel(r.collective, r.algorithm, n, g);
+    double copies = double(r.chunks) * r.buckets;
+    if (r.collective != "alltoall")
+    {
+        copies *= r.channels;
+    }
+    if (r.collective == "broadcast")
+    {
+        const double bytes = double(r.bytes) / r.channels;
+        copies *= std::max<double>(r.chunks, std::min(1024.0, std::ceil(bytes / (512 * 1024))));
+        copies /= r.chunks;
+    }
+    e.transfers = static_cast<uint64_t>(perChannel * copies);
+    e.bytes = kBaseBytes + kBytesPerHost * double(e.hosts) +
+              kBytesPerSwitchPort * double(e.switchPorts) + kBytesPerTransfer * double(e.transfers);
+    return e;
+}
+
+uint64_t
+PhysicalMemoryBytes()
+{
+    const long pages = ::sysconf(_SC_PHYS_PAGES);
+    const long size = ::sysconf(_SC_PAGE_SIZE);
+    return pages > 0 && size > 0 ? uint64_t(pages) * uint64_t(size) : 0;
+}
+
+void
+CheckMemory(const RunConfig& r)
+{
+    const MemoryEstimate e = EstimateMemory(r);
+    const bool machine = r.maxMemoryGb <= 0;
+    const double limit = machine ? double(PhysicalMemoryBytes()) : r.maxMemoryGb * 1e9;
+    if (limit > 0 && e.bytes > limit)
+    {
+        char text[160];
+        std::snprintf(text,
+                      sizeof(text),
+                      "%.1f GB%s",
+                      limit / 1e9,
+                      machine ? ", this machine's memory (0 = the machine's)" : "");
+        throw ScenarioError("limits.max_memory_gb: run '" + r.name + "' needs " + e.Describe() +
+                            ", above the limit of " + text +
+                            "; use fewer topology.servers, workload.channels or workload.chunks, "
+                            "another workload.algorithm, or raise limits.max_memory_gb");
+    }
+}
+
+} // namespace aifabric
