@@ -19,10 +19,7 @@ constexpr double kBytesPerTransfer = 72;    //!< schedule + dependency + executo
 
 /// Transfers of one schedule of `algorithm` for N ranks in servers of G (one channel, chunk).
 double
-TransfersPerChannel(const std::string& collective,
-                    const std::string& algorithm,
-                    double n,
-                    double g)
+TransfersPerChannel(const std::string& collective, const std::string& algorithm, double n, double g)
 {
     if (n < 2)
     {
@@ -80,8 +77,8 @@ EstimateMemory(const RunConfig& r)
     e.hosts = r.Gpus();
     // Every host link ends on a leaf port; leaves have hosts / oversubscription up-ports, each
     // the end of a link to a spine port (a star has one switch with a port per host).
-    const double over = r.topologyKind == "star" || r.oversubscription <= 0 ? 0
-                                                                             : r.oversubscription;
+    const double over =
+        r.topologyKind == "star" || r.oversubscription <= 0 ? 0 : r.oversubscription;
     e.switchPorts = e.hosts + (over > 0 ? static_cast<uint64_t>(std::ceil(2 * e.hosts / over)) : 0);
     const double n = e.hosts;
     const double g = r.gpusPerServer;

@@ -76,10 +76,11 @@ main(int argc, char** argv)
             };
             auto count = [&](const std::string& flag, uint64_t lo, uint64_t hi) {
                 const std::string v = value(flag);
-                const std::string range = flag + ": must be an integer from " +
-                                          std::to_string(lo) + " to " + std::to_string(hi) +
-                                          " (got '" + EchoText(v) + "')";
-                if (v.empty() || v.size() > 12 || v.find_first_not_of("0123456789") != std::string::npos)
+                const std::string range = flag + ": must be an integer from " + std::to_string(lo) +
+                                          " to " + std::to_string(hi) + " (got '" + EchoText(v) +
+                                          "')";
+                if (v.empty() || v.size() > 12 ||
+                    v.find_first_not_of("0123456789") != std::string::npos)
                 {
                     throw ScenarioError(range);
                 }
@@ -210,9 +211,8 @@ main(int argc, char** argv)
                         NcclTestsCsv(rows));
         Plot(dir.GetPath(),
              "busbw.gp",
-             NcclTestsPlotScript(name + ": " + o.op + " on " +
-                                 std::to_string(runs.front().Gpus()) + " GPUs (" +
-                                 runs.front().fabric + ")"));
+             NcclTestsPlotScript(name + ": " + o.op + " on " + std::to_string(runs.front().Gpus()) +
+                                 " GPUs (" + runs.front().fabric + ")"));
         ThrowIfInterrupted();
         const std::string commitError = dir.Commit();
         if (!commitError.empty())
@@ -226,7 +226,8 @@ main(int argc, char** argv)
         }
         if (!quiet)
         {
-            std::cout << NcclTestsFooter(rows) << "\nresults in " << dir.GetFinalPath() << std::endl;
+            std::cout << NcclTestsFooter(rows) << "\nresults in " << dir.GetFinalPath()
+                      << std::endl;
         }
         if (wrong > 0)
         {

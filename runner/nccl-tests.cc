@@ -61,8 +61,9 @@ NcclTestsCollective(const std::string& op)
 uint64_t
 ParseNcclTestsSize(const std::string& text, const std::string& flag)
 {
-    const std::string range = flag + ": must be a size from 1 to 1P bytes (digits with an "
-                                     "optional K, M, G, T or P suffix, powers of 1024; got '" +
+    const std::string range = flag +
+                              ": must be a size from 1 to 1P bytes (digits with an "
+                              "optional K, M, G, T or P suffix, powers of 1024; got '" +
                               EchoText(text) + "')";
     size_t digits = 0;
     while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9')
@@ -144,10 +145,11 @@ NcclTestsRowFromSummary(const std::string& op,
     r.root = info.root;
     r.timeUs = summary["collective_ms"].value("mean", 0.0) * 1000.0;
     r.algbw = r.timeUs > 0 ? double(size) / (r.timeUs * 1e-6) / 1e9 : 0.0;
-    r.busbw = summary.value("busbw_gbytes_per_s", 0.0) > 0 && summary.value("algbw_gbytes_per_s", 0.0) > 0
-                  ? r.algbw * summary["busbw_gbytes_per_s"].get<double>() /
-                        summary["algbw_gbytes_per_s"].get<double>()
-                  : 0.0;
+    r.busbw =
+        summary.value("busbw_gbytes_per_s", 0.0) > 0 && summary.value("algbw_gbytes_per_s", 0.0) > 0
+            ? r.algbw * summary["busbw_gbytes_per_s"].get<double>() /
+                  summary["algbw_gbytes_per_s"].get<double>()
+            : 0.0;
     const uint64_t done = summary.value("steps_completed", 0u);
     r.wrong = done >= iters ? 0 : iters - done;
     r.algorithm = summary.value("algorithm_used", std::string());

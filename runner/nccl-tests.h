@@ -2,9 +2,8 @@
 #ifndef AI_FABRIC_NCCL_TESTS_H
 #define AI_FABRIC_NCCL_TESTS_H
 
-#include <nlohmann/json.hpp>
-
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -49,8 +48,8 @@ struct NcclTestsRow
     std::string redop;
     int root{-1};
     double timeUs{0};
-    double algbw{0}; //!< GB/s (1e9 B/s)
-    double busbw{0}; //!< GB/s
+    double algbw{0};       //!< GB/s (1e9 B/s)
+    double busbw{0};       //!< GB/s
     uint64_t wrong{0};     //!< collectives that did not complete (nccl-tests: wrong values)
     std::string algorithm; //!< the algorithm that ran
     std::string protocol;  //!< the protocol that ran

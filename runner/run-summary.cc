@@ -170,7 +170,8 @@ Summary(const RunConfig& c, const Simulation& sim, uint64_t events, double wall)
                           : spec.op == CollectiveSpec::SENDRECV  ? "p2p"
                                                                  : c.algorithm;
     s["protocol_used"] = "simple";
-    s["channels_used"] = c.channels;
+    s["channels_used"] =
+        spec.op == CollectiveSpec::ALLTOALL ? 1u : CollectiveAlgorithm::EffectiveChannels(spec);
     s["bytes"] = c.bytes;
     s["pfc"] = c.pfc;
     s["congestion_control"] = c.congestionControl;

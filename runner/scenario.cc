@@ -199,6 +199,13 @@ ToRun(const json& j, size_t index)
     r.chunks = w["chunks"];
     r.buckets = w["buckets"];
     r.channels = w["channels"];
+    if (r.channels == 0)
+    {
+        // NCCL lays one ring per NIC (rail) of a server; the other algorithms already use
+        // every rail (hierarchical) or are defined per rank (tree, halving-doubling).
+        r.channels = r.algorithm == "ring" ? r.gpusPerServer : 1;
+        r.resolved["workload"]["channels"] = r.channels;
+    }
     r.gpuHourUsd = j["cost"]["gpu_hour_usd"];
     r.retransmitTimeoutMs = j["rdma"]["retransmit_timeout_ms"];
     const json& mtu = j["rdma"]["path_mtu"];

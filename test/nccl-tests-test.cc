@@ -152,8 +152,7 @@ TEST(NcclTestsCommand, PrintsOneRowPerSizeAndWritesCsvAndFigure)
 
 TEST(NcclTestsCommand, EveryOpRuns)
 {
-    for (const char* op :
-         {"all_gather", "reduce_scatter", "alltoall", "broadcast", "sendrecv"})
+    for (const char* op : {"all_gather", "reduce_scatter", "alltoall", "broadcast", "sendrecv"})
     {
         const fs::path out = ScratchDir(std::string("aif-nccl-op-") + op) / "r";
         const Result r =

@@ -244,8 +244,12 @@ TEST(RunnerTest, MemoryIsEstimatedBeforeBuilding)
         aifabric::EstimateMemory(aifabric::ResolveScenario(j)[0]);
     EXPECT_LT(small.bytes, 1e9);
     EXPECT_EQ(small.hosts, 128u);
+    // Ring AllReduce on 8 channels (auto: one per NIC): 2 (N-1) N transfers per channel.
+    EXPECT_EQ(small.transfers, 2u * 127 * 128 * 8);
+    j["workload"]["algorithm"] = "hierarchical";
+    const aifabric::MemoryEstimate hier = aifabric::EstimateMemory(aifabric::ResolveScenario(j)[0]);
     // Hierarchical AllReduce, G = 8, M = 16: 2 M G (G-1) + G 2 (M-1) M transfers.
-    EXPECT_EQ(small.transfers, 2u * 16 * 8 * 7 + 8u * 2 * 15 * 16);
+    EXPECT_EQ(hier.transfers, 2u * 16 * 8 * 7 + 8u * 2 * 15 * 16);
     j.erase("compare");
     j["topology"]["servers"] = 8192;
     j["topology"]["leaf_radix"] = 4096;

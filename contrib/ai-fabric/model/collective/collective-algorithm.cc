@@ -56,7 +56,7 @@ CollectiveSchedule::Add(uint32_t src,
     CollectiveTransfer t;
     t.src = src;
     t.dst = dst;
-    t.bytes = bytes;
+    t.bytes = std::max<uint64_t>(bytes, 1);
     t.depBegin = static_cast<uint32_t>(deps.size());
     for (uint32_t i = 0; i < nDeps; ++i)
     {
@@ -125,6 +125,13 @@ CollectiveAlgorithm::Check(const CollectiveSpec& spec) const
     return "";
 }
 
+uint32_t
+CollectiveAlgorithm::EffectiveChannels(const CollectiveSpec& spec)
+{
+    const uint64_t fit = std::max<uint64_t>(1, spec.bytes / kMinChannelBytes);
+    return static_cast<uint32_t>(std::min<uint64_t>(spec.channels, fit));
+}
+
 bool
 CollectiveAlgorithm::IsBuiltByBase(CollectiveSpec::Op op)
 {
@@ -166,12 +173,13 @@ CollectiveAlgorithm::Build(const CollectiveSpec& spec) const
         }
         return s;
     }
+    const uint32_t channels = EffectiveChannels(spec);
     if (spec.op == CollectiveSpec::SENDRECV || spec.op == CollectiveSpec::BROADCAST)
     {
-        for (uint32_t ch = 0; ch < spec.channels; ++ch)
+        for (uint32_t ch = 0; ch < channels; ++ch)
         {
             s.channel = ch;
-            const uint64_t bytes = Part(spec.bytes, spec.channels, ch);
+            const uint64_t bytes = Part(spec.bytes, channels, ch);
             if (bytes == 0)
             {
                 continue;
@@ -205,10 +213,10 @@ CollectiveAlgorithm::Build(const CollectiveSpec& spec) const
         return s;
     }
     // Channels: independent instances of the algorithm on disjoint parts of the buffer.
-    for (uint32_t ch = 0; ch < spec.channels; ++ch)
+    for (uint32_t ch = 0; ch < channels; ++ch)
     {
         CollectiveSpec part = spec;
-        part.bytes = Part(spec.bytes, spec.channels, ch);
+        part.bytes = Part(spec.bytes, channels, ch);
         part.channels = 1;
         s.channel = ch;
         if (part.bytes > 0)

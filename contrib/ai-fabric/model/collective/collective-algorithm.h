@@ -63,7 +63,9 @@ struct CollectiveSchedule
     std::vector<uint32_t> deps;
 
     /**
-     * Append a transfer. \return its index
+     * Append a transfer. \return its index. A transfer of 0 bytes (a ring step whose segment
+     * is empty, when S < N) is sent as a 1-byte message: the step still synchronizes the two
+     * ranks, as NCCL's flag does.
      * \param nic the rank whose NIC carries it over the network (a GPU of src's server), or
      *            UINT32_MAX for src's own
      */
@@ -111,6 +113,13 @@ class CollectiveAlgorithm : public Object
     virtual std::string GetName() const = 0;
     /// \return empty if the algorithm can run `spec`, else why not (one line)
     virtual std::string Check(const CollectiveSpec& spec) const;
+    /**
+     * The channels a collective of `spec.bytes` runs on: spec.channels, reduced for small
+     * messages as NCCL reduces them, so that every channel has at least kMinChannelBytes
+     * (NCCL_MIN_CHANNEL_SIZE = NCCL_LL_THREAD_THRESHOLD × 64 = 512 B, src/include/enqueue.h).
+     */
+    static uint32_t EffectiveChannels(const CollectiveSpec& spec);
+    static constexpr uint64_t kMinChannelBytes = 512;
     /// Whether Build makes `op`'s schedule itself, for every algorithm (All-to-All, Broadcast,
     /// SendRecv): a subclass's Check must not refuse them.
     static bool IsBuiltByBase(CollectiveSpec::Op op);
