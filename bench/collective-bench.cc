@@ -5,6 +5,7 @@
 // Prints CPU time, events, events/s, CPU ns per packet-hop and peak RSS.
 //
 // Usage: collective-bench [--servers=16] [--mib=64] [--algorithm=ring|hierarchical|tree|hd]
+//        [--channels=1] [--lazy=1]
 //        [--fabric=rocev2|infiniband] [--job-servers=K] [--pending-stats]
 //        [--scheduler=ns3::TimingWheelScheduler|ns3::PriorityQueueScheduler]
 //
@@ -32,6 +33,8 @@ main(int argc, char** argv)
     uint32_t servers = 16;
     uint32_t mib = 64;
     std::string algorithm = "ring";
+    uint32_t channels = 1;
+    bool lazy = true;
     std::string cc;
     std::string fabric = "rocev2";
     CommandLine cmd(__FILE__);
@@ -44,6 +47,8 @@ main(int argc, char** argv)
     cmd.AddValue("fabric", "rocev2 (PFC + DCQCN) or infiniband (credits + IB CC)", fabric);
     uint32_t jobServers = 0;
     bool pendingStats = false;
+    cmd.AddValue("channels", "parallel channels (NCCL's; ring: one per rail)", channels);
+    cmd.AddValue("lazy", "run rings lazily (false: write every transfer out first)", lazy);
     cmd.AddValue("job-servers", "run the job on the first K servers only (0 = all)", jobServers);
     cmd.AddValue("pending-stats", "count pending events (peak and mean)", pendingStats);
     std::string scheduler = "ns3::TimingWheelScheduler";
@@ -134,6 +139,8 @@ main(int argc, char** argv)
     job->SetAttribute("Steps", UintegerValue(1));
     job->SetAttribute("Algorithm", TypeIdValue(TypeId::LookupByName(tid)));
     job->SetAttribute("Bytes", UintegerValue(uint64_t(mib) << 20));
+    job->SetAttribute("Channels", UintegerValue(channels));
+    job->SetAttribute("LazySchedules", BooleanValue(lazy));
     job->Setup(hosts, 8, net, nvlink);
     const double setup = CpuSeconds() - cpu0;
 
@@ -160,12 +167,14 @@ main(int argc, char** argv)
     const double busbw = double(uint64_t(mib) << 20) / t *
                          CollectiveSpec::BusBwFactor(CollectiveSpec::ALLREDUCE, ranks);
     std::printf("%u GPUs (%u x 8 of a %u x 8 rail-optimized 1:1 fat-tree, 400G), %s AllReduce of "
-                "%u MiB, %s + %s\n",
+                "%u MiB on %u channel(s), %s schedule, %s + %s\n",
                 ranks,
                 ranks / 8,
                 servers,
                 algorithm.c_str(),
                 mib,
+                channels,
+                lazy ? "lazy" : "written-out",
                 ib ? "InfiniBand credits" : "RoCEv2 PFC",
                 cc.c_str());
     std::printf("  simulated AllReduce %.3f ms, busbw %.1f GB/s, retransmissions %llu\n",

@@ -12,10 +12,11 @@ namespace
 {
 
 // Fitted to peak RSS of runs of 128 to 2,048 GPUs (doc: "Memory"), rounded up.
-constexpr double kBaseBytes = 24e6;         //!< the process, ns-3, the runner
-constexpr double kBytesPerHost = 16e3;      //!< node, NIC, device, application
-constexpr double kBytesPerSwitchPort = 8e3; //!< device, egress queues, flow control
-constexpr double kBytesPerTransfer = 72;    //!< schedule + dependency + executor record
+constexpr double kBaseBytes = 25e6;         //!< the process, ns-3, the runner
+constexpr double kBytesPerHost = 2e3;       //!< node, NIC, device, application
+constexpr double kBytesPerSwitchPort = 1e3; //!< device, egress queues, flow control
+constexpr double kBytesPerRoute = 220;      //!< a switch's forwarding entry for one host
+constexpr double kBytesPerTransfer = 66;    //!< schedule + dependency + executor record
 
 /// Transfers of one schedule of `algorithm` for N ranks in servers of G (one channel, chunk).
 double
@@ -62,10 +63,12 @@ MemoryEstimate::Describe() const
     char text[200];
     std::snprintf(text,
                   sizeof(text),
-                  "about %.1f GB (%llu hosts, %llu switch ports, %.1f M collective transfers)",
+                  "about %.1f GB (%llu hosts, %llu switch ports, %.1f M routes, %.1f M collective "
+                  "transfers)",
                   bytes / 1e9,
                   static_cast<unsigned long long>(hosts),
                   static_cast<unsigned long long>(switchPorts),
+                  double(routes) / 1e6,
                   double(transfers) / 1e6);
     return text;
 }
@@ -80,6 +83,10 @@ EstimateMemory(const RunConfig& r)
     const double over =
         r.topologyKind == "star" || r.oversubscription <= 0 ? 0 : r.oversubscription;
     e.switchPorts = e.hosts + (over > 0 ? static_cast<uint64_t>(std::ceil(2 * e.hosts / over)) : 0);
+    // Every switch has a forwarding entry per host.
+    const double radix = r.leafRadix > 0 ? r.leafRadix : 64;
+    const double switches = over > 0 ? std::ceil(double(e.switchPorts) / radix) : 1;
+    e.routes = static_cast<uint64_t>(switches * double(e.hosts));
     const double n = e.hosts;
     const double g = r.gpusPerServer;
     double perChannel = TransfersPerChannel(r.collective, r.algorithm, n, g);
@@ -94,9 +101,16 @@ EstimateMemory(const RunConfig& r)
         copies *= std::max<double>(r.chunks, std::min(1024.0, std::ceil(bytes / (512 * 1024))));
         copies /= r.chunks;
     }
-    e.transfers = static_cast<uint64_t>(perChannel * copies);
+    const bool lazyRing =
+        r.algorithm == "ring" && (r.collective == "allreduce" || r.collective == "reducescatter" ||
+                                  r.collective == "allgather");
+    // A ring runs lazily: per channel and rank its order, NIC and first-step tokens.
+    const double ringBytes =
+        lazyRing ? double(r.channels) * r.buckets * n * (8.0 + 8.0 * r.chunks) : 0.0;
+    e.transfers = lazyRing ? 0 : static_cast<uint64_t>(perChannel * copies);
     e.bytes = kBaseBytes + kBytesPerHost * double(e.hosts) +
-              kBytesPerSwitchPort * double(e.switchPorts) + kBytesPerTransfer * double(e.transfers);
+              kBytesPerSwitchPort * double(e.switchPorts) + kBytesPerRoute * double(e.routes) +
+              kBytesPerTransfer * double(e.transfers) + ringBytes;
     return e;
 }
 

@@ -13,17 +13,19 @@ namespace aifabric
 /**
  * What a run will hold in memory, estimated before anything is built from the sizes that
  * dominate it: the hosts (node, NIC, device, stack), the switch ports (device, queues, flow
- * control) and the collective schedule (a transfer record, its dependency and the executor's
- * record per transfer). The per-item costs were measured with peak RSS (doc: "Memory").
+ * control), the forwarding tables (an entry per switch and host) and the collective schedule (a
+ * transfer record, its dependency and the executor's record per transfer). The per-item costs were
+ * measured with peak RSS (doc: "Memory").
  */
 struct MemoryEstimate
 {
     uint64_t hosts{0};
     uint64_t switchPorts{0};
-    uint64_t transfers{0}; //!< transfers in one collective schedule (all buckets)
+    uint64_t routes{0};    //!< forwarding entries: switches x hosts
+    uint64_t transfers{0}; //!< transfers written out in the schedules (a ring's: none, it is lazy)
     double bytes{0};       //!< the estimate
 
-    /// "about 12.3 GB (4096 hosts, 12288 switch ports, 33.5 M collective transfers)"
+    /// "about 12.3 GB (4096 hosts, 12288 switch ports, 0.8 M routes, 33.5 M collective transfers)"
     std::string Describe() const;
 };
 

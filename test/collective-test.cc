@@ -450,7 +450,12 @@ TEST_F(FabricTest, RailLocalRingChannelsEachLeaveThroughTheirOwnRail)
     spec.bytes = 32 << 20;
     spec.channels = 8;
     Ptr<RingCollective> ring = CreateObject<RingCollective>();
-    const CollectiveSchedule s = ring->Build(spec);
+    const CollectiveSchedule lazy = ring->Build(spec);
+    EXPECT_TRUE(lazy.transfers.empty()) << "a ring is run lazily";
+    EXPECT_EQ(lazy.rings.size(), 8u);
+    const CollectiveSchedule s = lazy.Materialized();
+    EXPECT_EQ(s.transfers.size(), lazy.TransferCount());
+    EXPECT_EQ(s.BytesSentPerRank(32), lazy.BytesSentPerRank(32));
     std::vector<std::set<uint32_t>> railsOfChannel(8);
     uint64_t network = 0;
     for (const CollectiveTransfer& t : s.transfers)
@@ -536,6 +541,63 @@ TEST_F(FabricTest, RailLocalRingUsesNoSpineAndScalesWithChannelsUpToTheNicCount)
     auto [tp, spineP, leafP] = run(8, true);
     EXPECT_EQ(spineP, 0u);
     EXPECT_NEAR(tp / prev, 1.0, 0.15) << "PXN " << tp * 1e3 << " ms";
+}
+
+// A lazily run ring and its written-out DAG give the same simulation to the nanosecond: every
+// rank's end, the bytes each sent, the queue pairs; with chunks, channels and PXN hops.
+TEST_F(FabricTest, LazyRingMatchesItsWrittenOutScheduleToTheNanosecond)
+{
+    struct Outcome
+    {
+        std::vector<int64_t> ends;
+        std::vector<uint64_t> sent;
+        uint32_t qps;
+        uint64_t nvlinkBytes;
+    };
+
+    auto run = [](bool lazy, bool pxn) {
+        Config::SetDefault("ns3::RingCollective::Pxn", BooleanValue(pxn));
+        Ptr<RailOptimizedFatTreeHelper> rail = CreateObject<RailOptimizedFatTreeHelper>();
+        rail->SetAttribute("Servers", UintegerValue(3));
+        rail->SetAttribute("GpusPerServer", UintegerValue(4));
+        Cluster c = MakeJob(rail->Build(),
+                            "ns3::RingCollective",
+                            "allreduce",
+                            3 << 20,
+                            2,
+                            MicroSeconds(5),
+                            true);
+        c.job->SetAttribute("Channels", UintegerValue(4));
+        c.job->SetAttribute("Chunks", UintegerValue(3));
+        c.job->SetAttribute("LazySchedules", BooleanValue(lazy));
+        c.job->Setup(c.topo->GetHosts(), 4, c.rdma, c.nvlink);
+        c.job->Start();
+        Simulator::Run();
+        EXPECT_TRUE(c.job->IsFinished());
+        Outcome o;
+        for (const TrainingStepRecord& r : c.job->GetSteps())
+        {
+            for (Time t : r.collectiveEnd)
+            {
+                o.ends.push_back(t.GetTimeStep());
+            }
+        }
+        o.sent = c.job->GetBytesSentPerRank();
+        o.qps = c.rdma->GetNQueuePairs();
+        o.nvlinkBytes = c.job->GetExecutor()->GetNvlinkBytes();
+        Simulator::Destroy();
+        return o;
+    };
+    for (bool pxn : {false, true})
+    {
+        const Outcome a = run(true, pxn);
+        const Outcome b = run(false, pxn);
+        ASSERT_EQ(a.ends.size(), 2u * 12) << "two steps of 12 ranks";
+        EXPECT_EQ(a.ends, b.ends) << "pxn " << pxn;
+        EXPECT_EQ(a.sent, b.sent);
+        EXPECT_EQ(a.qps, b.qps);
+        EXPECT_EQ(a.nvlinkBytes, b.nvlinkBytes);
+    }
 }
 
 namespace

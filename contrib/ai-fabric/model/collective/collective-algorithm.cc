@@ -78,6 +78,33 @@ CollectiveSchedule::Add(uint32_t src,
     return static_cast<uint32_t>(transfers.size() - 1);
 }
 
+uint64_t
+CollectiveRing::Bytes(uint32_t k, uint32_t p, uint32_t c) const
+{
+    const uint32_t n = Size();
+    const uint32_t seg = (p + n - (k % n)) % n;
+    const uint64_t segBytes = total / n + (seg < total % n ? 1 : 0);
+    const uint64_t b = segBytes / chunks + (c < segBytes % chunks ? 1 : 0);
+    return std::max<uint64_t>(b, 1);
+}
+
+bool
+CollectiveRing::HasPxnHop(uint32_t p) const
+{
+    return pxn && nic[p] != UINT32_MAX && nic[p] != order[p];
+}
+
+uint64_t
+CollectiveRing::Transfers() const
+{
+    uint64_t hops = 0;
+    for (uint32_t p = 0; p < Size(); ++p)
+    {
+        hops += HasPxnHop(p) ? 2 : 1;
+    }
+    return uint64_t(steps) * chunks * hops;
+}
+
 std::vector<uint64_t>
 CollectiveSchedule::BytesSentPerRank(uint32_t ranks) const
 {
@@ -86,7 +113,62 @@ CollectiveSchedule::BytesSentPerRank(uint32_t ranks) const
     {
         v[t.src] += t.bytes;
     }
+    for (const CollectiveRing& r : rings)
+    {
+        for (uint32_t k = 0; k < r.steps; ++k)
+        {
+            for (uint32_t p = 0; p < r.Size(); ++p)
+            {
+                for (uint32_t c = 0; c < r.chunks; ++c)
+                {
+                    const uint64_t b = r.Bytes(k, p, c);
+                    v[r.order[p]] += b;
+                    if (r.HasPxnHop(p))
+                    {
+                        v[r.nic[p]] += b;
+                    }
+                }
+            }
+        }
+    }
     return v;
+}
+
+uint64_t
+CollectiveSchedule::TransferCount() const
+{
+    uint64_t n = transfers.size();
+    for (const CollectiveRing& r : rings)
+    {
+        n += r.Transfers();
+    }
+    return n;
+}
+
+CollectiveSchedule
+CollectiveSchedule::Materialized() const
+{
+    CollectiveSchedule s;
+    s.transfers = transfers;
+    s.deps = deps;
+    for (const CollectiveRing& r : rings)
+    {
+        s.channel = r.channel;
+        std::vector<std::vector<uint32_t>> none(r.Size(),
+                                                std::vector<uint32_t>(r.chunks, UINT32_MAX));
+        std::vector<std::vector<uint32_t>> last;
+        CollectiveAlgorithm::AppendRing(s,
+                                        r.order,
+                                        r.steps,
+                                        r.total,
+                                        r.chunks,
+                                        none,
+                                        last,
+                                        &r.nic,
+                                        r.pxn);
+    }
+    s.channel = 0;
+    return s;
 }
 
 TypeId

@@ -56,11 +56,43 @@ struct CollectiveTransfer
     int16_t nicDelta{0};
 };
 
-/// A collective as a DAG of transfers (compact: dependencies in one flat array).
+/**
+ * A ring run lazily: the CollectiveExecutor produces its transfers as ranks progress, holding
+ * O(N × chunks) state instead of the 2(N-1)·N·chunks transfers AppendRing writes out (8.4 M
+ * for one channel of a 2,048-rank AllReduce). Transfer (step k, position p, chunk c) goes from
+ * order[p] to order[p+1] with chunk c of segment (p - k) mod N, once (k-1, p-1, c) has arrived
+ * at order[p] (step 0: at once): exactly AppendRing's DAG, in the same order.
+ */
+struct CollectiveRing
+{
+    uint16_t channel{0};
+    uint32_t steps{0};           //!< N-1 (ReduceScatter, AllGather) or 2(N-1) (AllReduce)
+    uint64_t total{0};           //!< bytes of the buffer, split in N segments
+    uint32_t chunks{1};          //!< every segment split in this many transfers
+    bool pxn{false};             //!< with nic: NVLink to the NIC's GPU first, then the network
+    std::vector<uint32_t> order; //!< ranks in ring order
+    std::vector<uint32_t> nic;   //!< per position: the rank whose NIC sends, or UINT32_MAX
+
+    uint32_t Size() const
+    {
+        return static_cast<uint32_t>(order.size());
+    }
+
+    /// Bytes of transfer (k, p, c): chunk c of segment (p - k) mod N (at least 1).
+    uint64_t Bytes(uint32_t k, uint32_t p, uint32_t c) const;
+    /// Whether the send from position p takes an NVLink hop to the NIC's GPU first (PXN).
+    bool HasPxnHop(uint32_t p) const;
+    /// Transfers the ring makes (PXN hops included).
+    uint64_t Transfers() const;
+};
+
+/// A collective as a DAG of transfers (compact: dependencies in one flat array), plus rings the
+/// executor runs lazily (independent of the transfers and of each other).
 struct CollectiveSchedule
 {
     std::vector<CollectiveTransfer> transfers;
     std::vector<uint32_t> deps;
+    std::vector<CollectiveRing> rings;
 
     /**
      * Append a transfer. \return its index. A transfer of 0 bytes (a ring step whose segment
@@ -76,8 +108,13 @@ struct CollectiveSchedule
                  uint32_t nDeps,
                  uint32_t nic = UINT32_MAX);
     uint32_t channel{0}; //!< channel stamped on transfers added from now on
-    /// Total bytes each rank sends.
+    /// Total bytes each rank sends (the rings' included).
     std::vector<uint64_t> BytesSentPerRank(uint32_t ranks) const;
+    /// Transfers in all (the rings' included).
+    uint64_t TransferCount() const;
+    /// The same schedule with every ring written out as transfers (AppendRing), after the
+    /// others: what the executor runs, as a DAG (for tests and the memory comparison).
+    CollectiveSchedule Materialized() const;
 };
 
 /**

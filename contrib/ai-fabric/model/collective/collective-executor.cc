@@ -117,6 +117,22 @@ CollectiveExecutor::Start(std::shared_ptr<const CollectiveSchedule> s,
             m_held[tr[t].src].push_back(t);
         }
     }
+    m_total = n;
+    NS_ABORT_MSG_IF(s->rings.size() > 256, "CollectiveExecutor: at most 256 rings");
+    for (uint32_t i = 0; i < s->rings.size(); ++i)
+    {
+        const CollectiveRing& r = s->rings[i];
+        NS_ABORT_MSG_IF(r.Size() >= (1u << 17) || r.steps >= (1u << 17) || r.chunks > 1024,
+                        "CollectiveExecutor: ring too large for its tokens");
+        m_total += r.Transfers();
+        for (uint32_t p = 0; p < r.Size() && r.steps > 0; ++p)
+        {
+            for (uint32_t c = 0; c < r.chunks; ++c)
+            {
+                m_held[r.order[p]].push_back(RingToken::Make(i, 0, p, c, 0));
+            }
+        }
+    }
     m_ready.assign(ranks, 0);
     m_rankEnd.assign(ranks, Time(0));
     m_lastSender.assign(ranks, 0);
@@ -127,9 +143,9 @@ CollectiveExecutor::Start(std::shared_ptr<const CollectiveSchedule> s,
     m_bytesSent.assign(ranks, 0);
     m_networkBytes = 0;
     m_nvlinkBytes = 0;
-    if (n == 0)
+    if (m_total == 0)
     {
-        Simulator::ScheduleNow(&CollectiveExecutor::Arrived, this, UINT32_MAX);
+        Simulator::ScheduleNow(&CollectiveExecutor::Arrived, this, uint64_t(UINT32_MAX));
     }
 }
 
@@ -146,19 +162,68 @@ CollectiveExecutor::MarkReady(uint32_t r)
         m_rankEnd[r] = Simulator::Now();
     }
     // In schedule order, whatever order their dependencies arrived in.
-    std::vector<uint32_t> held;
+    std::vector<uint64_t> held;
     held.swap(m_held[r]);
     std::sort(held.begin(), held.end());
-    for (uint32_t t : held)
+    for (uint64_t t : held)
     {
         Issue(t);
     }
 }
 
-void
-CollectiveExecutor::Release(uint32_t t)
+uint32_t
+CollectiveExecutor::Source(uint64_t token) const
 {
-    const uint32_t src = m_nodes[t].src;
+    if (!(token & RingToken::kRing))
+    {
+        return m_nodes[token].src;
+    }
+    const CollectiveRing& r = m_schedule->rings[RingToken::Ring(token)];
+    const uint32_t p = RingToken::Position(token);
+    return RingToken::Hop(token) ? r.nic[p] : r.order[p];
+}
+
+CollectiveExecutor::Send
+CollectiveExecutor::Describe(uint64_t token) const
+{
+    if (!(token & RingToken::kRing))
+    {
+        const Node& x = m_nodes[token];
+        return Send{x.src, x.dst, x.src + x.nicDelta, x.bytes, x.channel};
+    }
+    const CollectiveRing& r = m_schedule->rings[RingToken::Ring(token)];
+    const uint32_t k = RingToken::Step(token);
+    const uint32_t p = RingToken::Position(token);
+    const uint32_t next = p + 1 == r.Size() ? 0 : p + 1;
+    Send x{r.order[p],
+           r.order[next],
+           r.order[p],
+           r.Bytes(k, p, RingToken::Chunk(token)),
+           r.channel};
+    if (r.HasPxnHop(p))
+    {
+        // Hop 0: NVLink to the GPU beside the NIC; hop 1: out of that NIC.
+        if (RingToken::Hop(token))
+        {
+            x.src = r.nic[p];
+            x.nic = r.nic[p];
+        }
+        else
+        {
+            x.dst = r.nic[p];
+        }
+    }
+    else if (r.nic[p] != UINT32_MAX)
+    {
+        x.nic = r.nic[p];
+    }
+    return x;
+}
+
+void
+CollectiveExecutor::Release(uint64_t t)
+{
+    const uint32_t src = Source(t);
     if (m_ready[src])
     {
         Issue(t);
@@ -170,10 +235,13 @@ CollectiveExecutor::Release(uint32_t t)
 }
 
 void
-CollectiveExecutor::Issue(uint32_t t)
+CollectiveExecutor::Issue(uint64_t t)
 {
-    Node& x = m_nodes[t];
-    x.remaining = ISSUED;
+    if (!(t & RingToken::kRing))
+    {
+        m_nodes[t].remaining = ISSUED;
+    }
+    const Send x = Describe(t);
     m_bytesSent[x.src] += x.bytes;
     if (m_nvlink && x.src / m_gpusPerServer == x.dst / m_gpusPerServer)
     {
@@ -183,21 +251,48 @@ CollectiveExecutor::Issue(uint32_t t)
     else
     {
         m_networkBytes += x.bytes;
-        m_network->Send(x.src + x.nicDelta, x.dst, x.bytes, this, t, x.channel);
+        m_network->Send(x.nic, x.dst, x.bytes, this, t, x.channel);
     }
 }
 
 void
 CollectiveExecutor::MessageArrived(uint64_t token)
 {
-    Arrived(static_cast<uint32_t>(token));
+    Arrived(token);
 }
 
 void
-CollectiveExecutor::Arrived(uint32_t t)
+CollectiveExecutor::ArrivedRing(uint64_t t)
 {
-    if (t != UINT32_MAX)
+    const Send x = Describe(t);
+    m_rankEnd[x.dst] = Simulator::Now();
+    m_lastSender[x.dst] = x.src;
+    ++m_arrived;
+    const uint32_t ring = RingToken::Ring(t);
+    const CollectiveRing& r = m_schedule->rings[ring];
+    const uint32_t k = RingToken::Step(t);
+    const uint32_t p = RingToken::Position(t);
+    const uint32_t c = RingToken::Chunk(t);
+    if (r.HasPxnHop(p) && RingToken::Hop(t) == 0)
     {
+        Release(RingToken::Make(ring, k, p, c, 1));
+    }
+    else if (k + 1 < r.steps)
+    {
+        Release(RingToken::Make(ring, k + 1, p + 1 == r.Size() ? 0 : p + 1, c, 0));
+    }
+}
+
+void
+CollectiveExecutor::Arrived(uint64_t token)
+{
+    if (token & RingToken::kRing)
+    {
+        ArrivedRing(token);
+    }
+    else if (token != UINT32_MAX)
+    {
+        const uint32_t t = static_cast<uint32_t>(token);
         const Node& x = m_nodes[t];
         m_rankEnd[x.dst] = Simulator::Now();
         m_lastSender[x.dst] = x.src;
@@ -213,7 +308,7 @@ CollectiveExecutor::Arrived(uint32_t t)
             }
         }
     }
-    if (m_arrived == m_nodes.size() && !m_done.IsNull())
+    if (m_arrived == m_total && !m_done.IsNull())
     {
         Callback<void> done = m_done;
         m_done = Callback<void>();
@@ -224,7 +319,7 @@ CollectiveExecutor::Arrived(uint32_t t)
 bool
 CollectiveExecutor::IsDone() const
 {
-    return m_arrived == m_nodes.size();
+    return m_arrived == m_total;
 }
 
 Time

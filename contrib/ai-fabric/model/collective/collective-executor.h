@@ -21,7 +21,10 @@ namespace ns3
  * (MarkReady: its compute phase is over) and every transfer it depends on has arrived. Transfers
  * between GPUs of the same server go over the NVLink transport when one is set, all others over
  * the network transport (through the NIC of rank src + CollectiveTransfer::nicDelta: a
- * rail-local ring leaves a server through its channel's rail). Records, per rank, when its last
+ * rail-local ring leaves a server through its channel's rail). The schedule's rings
+ * (CollectiveRing) run lazily: their transfers are produced as they are released, in the order
+ * and with the timing of their written-out DAG (CollectiveSchedule::Materialized), so memory is
+ * O(ranks × chunks) per ring. Records, per rank, when its last
  * transfer arrived and which one it was.
  */
 class CollectiveExecutor : public Object, public CollectiveTransportListener
@@ -77,10 +80,65 @@ class CollectiveExecutor : public Object, public CollectiveTransportListener
 
     static constexpr uint32_t ISSUED = UINT32_MAX;
 
-    void Issue(uint32_t t);
-    void Arrived(uint32_t t);
+    /**
+     * A transfer of a lazily run ring (CollectiveRing) as a token, ordered as AppendRing would
+     * index it: ring, step, position, chunk, hop (PXN's NVLink hop 0, then the network hop 1).
+     * Transfers of the DAG are their index (bit 63 clear), so a sort puts them first.
+     */
+    struct RingToken
+    {
+        static constexpr uint64_t kRing = uint64_t(1) << 63;
+
+        static uint64_t Make(uint32_t ring, uint32_t k, uint32_t p, uint32_t c, uint32_t hop)
+        {
+            return kRing | (uint64_t(ring) << 45) | (uint64_t(k) << 28) | (uint64_t(p) << 11) |
+                   (uint64_t(c) << 1) | hop;
+        }
+
+        static uint32_t Ring(uint64_t t)
+        {
+            return static_cast<uint32_t>((t >> 45) & 0xff);
+        }
+
+        static uint32_t Step(uint64_t t)
+        {
+            return static_cast<uint32_t>((t >> 28) & 0x1ffff);
+        }
+
+        static uint32_t Position(uint64_t t)
+        {
+            return static_cast<uint32_t>((t >> 11) & 0x1ffff);
+        }
+
+        static uint32_t Chunk(uint64_t t)
+        {
+            return static_cast<uint32_t>((t >> 1) & 0x3ff);
+        }
+
+        static uint32_t Hop(uint64_t t)
+        {
+            return static_cast<uint32_t>(t & 1);
+        }
+    };
+
+    /// What a token sends: from, to, through whose NIC (network), how many bytes, on which
+    /// channel.
+    struct Send
+    {
+        uint32_t src;
+        uint32_t dst;
+        uint32_t nic;
+        uint64_t bytes;
+        uint32_t channel;
+    };
+
+    Send Describe(uint64_t token) const;
+    uint32_t Source(uint64_t token) const;
+    void Issue(uint64_t token);
+    void Arrived(uint64_t token);
+    void ArrivedRing(uint64_t token);
     /// A transfer of rank r whose dependencies arrived: send it now, or when r is ready.
-    void Release(uint32_t t);
+    void Release(uint64_t token);
 
     Ptr<CollectiveTransport> m_network;
     Ptr<CollectiveTransport> m_nvlink;
@@ -88,7 +146,8 @@ class CollectiveExecutor : public Object, public CollectiveTransportListener
     std::shared_ptr<const CollectiveSchedule> m_schedule;
     std::vector<Node> m_nodes;
     std::vector<uint32_t> m_dependents;        //!< dependents of transfers with more than one
-    std::vector<std::vector<uint32_t>> m_held; //!< per rank: released before the rank was ready
+    std::vector<std::vector<uint64_t>> m_held; //!< per rank: released before the rank was ready
+    uint64_t m_total{0};                       //!< transfers of the schedule (rings included)
     std::vector<uint8_t> m_ready;
     std::vector<Time> m_rankEnd;
     std::vector<uint32_t> m_lastSender;

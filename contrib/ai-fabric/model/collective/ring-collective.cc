@@ -80,10 +80,16 @@ RingCollective::DoBuild(const CollectiveSpec& spec, CollectiveSchedule& s) const
     Order(spec, s.channel, order, nic);
     const uint32_t steps =
         spec.op == CollectiveSpec::ALLREDUCE ? 2 * (spec.ranks - 1) : spec.ranks - 1;
-    std::vector<std::vector<uint32_t>> none(spec.ranks,
-                                            std::vector<uint32_t>(spec.chunks, UINT32_MAX));
-    std::vector<std::vector<uint32_t>> last;
-    AppendRing(s, order, steps, spec.bytes, spec.chunks, none, last, &nic, m_pxn);
+    // Run lazily by the executor (CollectiveRing): the same DAG AppendRing would write out.
+    CollectiveRing r;
+    r.channel = static_cast<uint16_t>(s.channel);
+    r.steps = steps;
+    r.total = spec.bytes;
+    r.chunks = spec.chunks;
+    r.pxn = m_pxn;
+    r.order = std::move(order);
+    r.nic = std::move(nic);
+    s.rings.push_back(std::move(r));
 }
 
 } // namespace ns3

@@ -4,6 +4,7 @@
 #include "gpu-training-app.h"
 
 #include "ns3/abort.h"
+#include "ns3/boolean.h"
 #include "ns3/fabric-net-device.h"
 #include "ns3/node.h"
 #include "ns3/rdma-nic.h"
@@ -61,6 +62,13 @@ TrainingJob::GetTypeId()
                           UintegerValue(1),
                           MakeUintegerAccessor(&TrainingJob::m_channels),
                           MakeUintegerChecker<uint32_t>(1, 64))
+            .AddAttribute("LazySchedules",
+                          "Run rings lazily (their transfers produced as ranks progress: memory "
+                          "O(ranks x chunks) per ring); false writes every transfer out first "
+                          "(the same results, O(ranks^2) memory).",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&TrainingJob::m_lazySchedules),
+                          MakeBooleanChecker())
             .AddAttribute("Buckets",
                           "Gradient buckets overlapped with the backward pass (1 = no overlap: "
                           "the collective starts when compute ends).",
@@ -171,7 +179,12 @@ TrainingJob::Setup(NodeContainer ranks,
         }
         CollectiveSpec spec = GetSpec();
         spec.bytes = m_bytes / m_buckets + (b < m_bytes % m_buckets ? 1 : 0);
-        m_schedules.push_back(std::make_shared<const CollectiveSchedule>(alg->Build(spec)));
+        CollectiveSchedule schedule = alg->Build(spec);
+        if (!m_lazySchedules)
+        {
+            schedule = schedule.Materialized();
+        }
+        m_schedules.push_back(std::make_shared<const CollectiveSchedule>(std::move(schedule)));
         m_execs.push_back(e);
     }
     m_exec = m_execs.front();

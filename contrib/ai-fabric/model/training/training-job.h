@@ -135,6 +135,7 @@ class TrainingJob : public Object
     Ptr<CollectiveExecutor> m_exec; //!< the first bucket's executor
     std::vector<Ptr<CollectiveExecutor>> m_execs;
     std::vector<std::shared_ptr<const CollectiveSchedule>> m_schedules;
+    bool m_lazySchedules{true};
     uint32_t m_buckets{1};
     uint32_t m_bucketsDone{0};
     std::vector<TrainingStepRecord> m_records;
