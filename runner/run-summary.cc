@@ -170,6 +170,8 @@ Summary(const RunConfig& c, const Simulation& sim, uint64_t events, double wall)
                           : spec.op == CollectiveSpec::SENDRECV  ? "p2p"
                                                                  : c.algorithm;
     s["protocol_used"] = "simple";
+    s["gpu_model"] = c.gpuModel;
+    s["nvlink_gbytes_per_s"] = c.nvlinkGBytesPerS;
     s["channels_used"] =
         spec.op == CollectiveSpec::ALLTOALL ? 1u : CollectiveAlgorithm::EffectiveChannels(spec);
     s["bytes"] = c.bytes;

@@ -213,6 +213,16 @@ ToRun(const json& j, size_t index)
                                 : mtu.get<uint32_t>();
     r.maxSimSeconds = j["limits"]["max_sim_seconds"];
     r.maxMemoryGb = j["limits"]["max_memory_gb"];
+    r.gpuModel = j["gpu"]["model"];
+    // NVLink per direction: H100 SXM NVLink4 900 GB/s bidirectional (datasheet), A100 SXM
+    // NVLink3 600, B200 NVLink5 1.8 TB/s.
+    r.nvlinkGBytesPerS = j["gpu"]["nvlink_gbytes_per_s"];
+    if (r.nvlinkGBytesPerS <= 0)
+    {
+        r.nvlinkGBytesPerS = r.gpuModel == "a100-sxm" ? 300 : r.gpuModel == "b200" ? 900 : 450;
+        r.resolved["gpu"]["nvlink_gbytes_per_s"] = r.nvlinkGBytesPerS;
+    }
+    r.pxn = j["workload"]["pxn"];
     r.tcpHostCosts = j["tcp"]["host_costs"];
     r.tcpCores = j["tcp"]["cores"];
     r.ibRxBufferKib = j["infiniband"]["rx_buffer_kib"];

@@ -58,6 +58,9 @@ struct RunConfig
     nlohmann::json resolved; //!< the run's full configuration as JSON
 
     double maxMemoryGb{0}; //!< limits.max_memory_gb (0: the machine's memory)
+    std::string gpuModel{"h100-sxm"};
+    double nvlinkGBytesPerS{450}; //!< per GPU per direction (gpu.nvlink_gbytes_per_s or preset)
+    bool pxn{false};              //!< workload.pxn
 
     uint32_t Gpus() const
     {

@@ -28,6 +28,10 @@ Simulation
 BuildSimulation(const RunConfig& c)
 {
     Config::Reset();
+    // Scenario keys first, so that the scenario's "attributes" can still override them.
+    Config::SetDefault("ns3::NvlinkTransport::Bandwidth",
+                       DataRateValue(DataRate(uint64_t(c.nvlinkGBytesPerS * 8e9))));
+    Config::SetDefault("ns3::RingCollective::Pxn", BooleanValue(c.pxn));
     for (const auto& a : c.attributes)
     {
         if (!Config::SetDefaultFailSafe(a.first, StringValue(a.second)))

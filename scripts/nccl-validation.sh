@@ -32,4 +32,4 @@ row "16 x 8 H100, 400G rocev2, hierarchical" --set compare=[] --set workload.alg
 # DGX A100: NVLink3 300 GB/s per direction, 8 x 200G HDR NICs.
 row "4 x 8 A100, 200G infiniband, ring" "${one[@]}" --set topology.servers=4 \
   --set fabric=infiniband --set topology.link_gbps=200 \
-  --set attributes.ns3::NvlinkTransport::Bandwidth=2400Gbps
+  --set gpu.model=a100-sxm

@@ -184,3 +184,37 @@ TEST(NcclTestsCommand, BadInputIsOneLineExitTwoAndWritesNothing)
         EXPECT_FALSE(fs::exists(out)) << args;
     }
 }
+
+// gpu.model sets NVLink per direction (H100 450, A100 300, B200 900 GB/s); inside one server a
+// ring's busbw is that times the NVLink Efficiency (0.82), and an attribute still overrides.
+TEST(NcclTestsCommand, GpuPresetsSetTheNvlinkBandwidth)
+{
+    auto busbw = [](const std::string& set) {
+        const fs::path out = ScratchDir("aif-nccl-gpu") / "r";
+        const Result r = NcclTests(std::string(AIFABRIC_SOURCE_DIR) +
+                                   "/scenarios/default.json --quiet -b 256M -e 256M --set "
+                                   "topology.servers=1 --set compare=[] " +
+                                   set + " --out " + out.string());
+        EXPECT_EQ(r.status, 0) << r.err;
+        std::istringstream csv(ReadFile(out / "nccl-tests.csv"));
+        std::string header, row;
+        std::getline(csv, header);
+        std::getline(csv, row);
+        std::vector<std::string> f;
+        std::istringstream in(row);
+        for (std::string x; std::getline(in, x, ',');)
+        {
+            f.push_back(x);
+        }
+        return f.size() > 7 ? std::stod(f[7]) : 0.0;
+    };
+    EXPECT_NEAR(busbw("--set gpu.model=h100-sxm"), 450 * 0.82, 450 * 0.82 * 0.03);
+    EXPECT_NEAR(busbw("--set gpu.model=a100-sxm"), 300 * 0.82, 300 * 0.82 * 0.03);
+    EXPECT_NEAR(busbw("--set gpu.model=b200"), 900 * 0.82, 900 * 0.82 * 0.03);
+    EXPECT_NEAR(busbw("--set gpu.nvlink_gbytes_per_s=100"), 100 * 0.82, 100 * 0.82 * 0.03);
+    EXPECT_NEAR(busbw("--set gpu.model=b200 --set "
+                      "attributes.ns3::NvlinkTransport::Bandwidth=1600Gbps"),
+                200 * 0.82,
+                200 * 0.82 * 0.03)
+        << "an attribute overrides the preset";
+}
