@@ -213,6 +213,23 @@ INSTANTIATE_TEST_SUITE_P(
                  "topology.servers"}),
     [](const ::testing::TestParamInfo<BadInput>& info) { return std::string(info.param.name); });
 
+// `./ai-fabric run -q` runs the default scenario, as `--quiet` does (it used to pass -q to the
+// runner as the only argument, which then ran the built-in defaults under the name "run").
+TEST(RunnerTest, WrapperShortQuietRunsTheDefaultScenario)
+{
+    const fs::path build = fs::path(AIFABRIC_RUNNER).parent_path();
+    const std::string out = TempDir("wrapper-q");
+    const Result r =
+        RunCommand("AIFABRIC_BUILD_DIR=" + build.string() + " " + std::string(AIFABRIC_SOURCE_DIR) +
+                       "/ai-fabric run -q --set topology.servers=2 --set "
+                       "compare=[] --set workload.steps=1 --out " +
+                       out,
+                   "wrapper-q");
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(ReadJson(fs::path(out) / "summary.json")["name"], "default");
+    EXPECT_TRUE(r.out.empty()) << "quiet: " << r.out;
+}
+
 // TCP runs report what ns-3's TCP runs (CUBIC with PRR by default, or the attribute's choice),
 // not the RDMA fields' defaults (they used to say dcqcn and go-back-n).
 TEST(RunnerTest, TcpRunsReportTheTcpAlgorithmsThatRun)
