@@ -7,9 +7,11 @@
 // Exit status: 0 success, 2 bad input (one line on stderr naming the key), 1 internal error,
 // 3 a run did not complete (results written; one line per such run says why), 128 + signal when
 // SIGINT/SIGTERM/SIGHUP stopped it (nothing written).
+#include "guarded-main.h"
 #include "interrupt.h"
 #include "json-input.h"
 #include "runner.h"
+#include "scenario-args.h"
 #include "scenario.h"
 
 #include <cstdio>
@@ -39,78 +41,29 @@ Usage()
 int
 main(int argc, char** argv)
 {
-    std::string file;
-    std::string out;
-    std::vector<std::string> sets;
-    bool quiet = false;
     InstallInterruptHandlers();
-    try
-    {
+    return GuardedMain([&]() -> int {
+        ScenarioArgs args;
         for (int i = 1; i < argc; ++i)
         {
-            std::string a = argv[i];
-            // A flag matches exactly or as "flag=value": "--setx" is not "--set".
-            auto is = [&](const std::string& flag) {
-                return a == flag || a.rfind(flag + "=", 0) == 0;
-            };
-            auto value = [&](const std::string& flag) {
-                if (a.size() > flag.size() && a[flag.size()] == '=')
-                {
-                    return a.substr(flag.size() + 1);
-                }
-                if (i + 1 >= argc)
-                {
-                    throw ScenarioError(flag + ": needs a value");
-                }
-                return std::string(argv[++i]);
-            };
+            const std::string a = argv[i];
             if (a == "--help" || a == "-h")
             {
                 Usage();
                 return 0;
             }
-            else if (a == "--quiet" || a == "-q")
-            {
-                quiet = true;
-            }
-            else if (is("--set"))
-            {
-                sets.push_back(value("--set"));
-            }
-            else if (is("--out"))
-            {
-                out = value("--out");
-                if (out.empty())
-                {
-                    throw ScenarioError("--out: needs a non-empty directory path");
-                }
-            }
-            else if (a.rfind("-", 0) == 0 && a != "-")
+            if (!args.Take(argc, argv, i))
             {
                 throw ScenarioError(
                     EchoText(a) +
                     ": unknown option (allowed: --set, --out, --quiet/-q, --help/-h)");
             }
-            else if (file.empty())
-            {
-                file = a;
-            }
-            else
-            {
-                throw ScenarioError(EchoText(a) + ": only one scenario file may be given");
-            }
         }
-        nlohmann::json scenario = file.empty() ? nlohmann::json::object() : LoadScenarioFile(file);
-        for (const auto& s : sets)
-        {
-            ApplySet(scenario, s);
-        }
+        const nlohmann::json scenario = args.Load();
+        const bool quiet = args.quiet;
+        std::string out = args.out;
         std::vector<RunConfig> runs = ResolveScenario(scenario);
-        std::string name = scenario.value("name", std::string());
-        if (name.empty())
-        {
-            name = file.empty() ? "run" : std::filesystem::path(file).stem().string();
-        }
+        const std::string name = args.Name(scenario);
         if (out.empty())
         {
             out = ns3::ResultsDirectory::DefaultPath(name);
@@ -151,21 +104,5 @@ main(int argc, char** argv)
             std::cout << Dashboard(results) << "\nresults in " << dir.GetFinalPath() << std::endl;
         }
         return incomplete ? kExitIncomplete : 0;
-    }
-    catch (const Interrupted& e)
-    {
-        // `dir` is gone by now: unwinding removed the temporary directory.
-        std::cerr << "ai-fabric: " << e.what() << "; stopped, no results written" << std::endl;
-        return e.ExitStatus();
-    }
-    catch (const ScenarioError& e)
-    {
-        std::cerr << "ai-fabric: error: " << e.what() << std::endl;
-        return 2;
-    }
-    catch (const std::exception& e)
-    {
-        std::cerr << "ai-fabric: internal error: " << e.what() << std::endl;
-        return 1;
-    }
+    });
 }

@@ -11,10 +11,12 @@
 // complete, 128 + signal.
 #include "figures.h"
 #include "file-util.h"
+#include "guarded-main.h"
 #include "interrupt.h"
 #include "json-input.h"
 #include "nccl-tests.h"
 #include "runner.h"
+#include "scenario-args.h"
 #include "scenario.h"
 
 #include <filesystem>
@@ -48,32 +50,15 @@ Usage()
 int
 main(int argc, char** argv)
 {
-    std::string file;
-    std::string out;
-    std::vector<std::string> sets;
-    bool quiet = false;
     NcclTestsOptions o;
     bool maxGiven = false;
     InstallInterruptHandlers();
-    try
-    {
+    return GuardedMain([&]() -> int {
+        ScenarioArgs args;
         for (int i = 1; i < argc; ++i)
         {
             const std::string a = argv[i];
-            auto is = [&](const std::string& flag) {
-                return a == flag || (flag.rfind("--", 0) == 0 && a.rfind(flag + "=", 0) == 0);
-            };
-            auto value = [&](const std::string& flag) {
-                if (a.size() > flag.size() && a[flag.size()] == '=')
-                {
-                    return a.substr(flag.size() + 1);
-                }
-                if (i + 1 >= argc)
-                {
-                    throw ScenarioError(flag + ": needs a value");
-                }
-                return std::string(argv[++i]);
-            };
+            auto value = [&](const std::string& flag) { return FlagValue(argc, argv, i, flag); };
             auto count = [&](const std::string& flag, uint64_t lo, uint64_t hi) {
                 const std::string v = value(flag);
                 const std::string range = flag + ": must be an integer from " + std::to_string(lo) +
@@ -96,11 +81,7 @@ main(int argc, char** argv)
                 Usage();
                 return 0;
             }
-            else if (a == "--quiet" || a == "-q")
-            {
-                quiet = true;
-            }
-            else if (is("--op") || a == "-o")
+            else if (IsFlag(a, "--op") || a == "-o")
             {
                 o.op = value(a == "-o" ? "-o" : "--op");
                 NcclTestsCollective(o.op);
@@ -126,30 +107,10 @@ main(int argc, char** argv)
             {
                 o.iters = static_cast<uint32_t>(count("-n", 1, 1000));
             }
-            else if (is("--set"))
-            {
-                sets.push_back(value("--set"));
-            }
-            else if (is("--out"))
-            {
-                out = value("--out");
-                if (out.empty())
-                {
-                    throw ScenarioError("--out: needs a non-empty directory path");
-                }
-            }
-            else if (a.rfind("-", 0) == 0 && a != "-")
+            else if (!args.Take(argc, argv, i))
             {
                 throw ScenarioError(EchoText(a) + ": unknown option (allowed: --op, -b, -e, -f, "
                                                   "-i, -n, --set, --out, --quiet/-q, --help/-h)");
-            }
-            else if (file.empty())
-            {
-                file = a;
-            }
-            else
-            {
-                throw ScenarioError(EchoText(a) + ": only one scenario file may be given");
             }
         }
         if (!maxGiven && o.maxBytes < o.minBytes)
@@ -157,16 +118,10 @@ main(int argc, char** argv)
             o.maxBytes = o.minBytes;
         }
         const std::vector<uint64_t> sizes = NcclTestsSizes(o);
-        nlohmann::json scenario = file.empty() ? nlohmann::json::object() : LoadScenarioFile(file);
-        for (const auto& s : sets)
-        {
-            ApplySet(scenario, s);
-        }
-        std::string name = scenario.value("name", std::string());
-        if (name.empty())
-        {
-            name = file.empty() ? "run" : std::filesystem::path(file).stem().string();
-        }
+        nlohmann::json scenario = args.Load();
+        const std::string name = args.Name(scenario);
+        const bool quiet = args.quiet;
+        std::string out = args.out;
         // One collective per step, nothing else: the cluster of the scenario's first run.
         scenario.erase("compare");
         scenario["workload"]["collective"] = NcclTestsCollective(o.op);
@@ -238,20 +193,5 @@ main(int argc, char** argv)
             return kExitIncomplete;
         }
         return 0;
-    }
-    catch (const Interrupted& e)
-    {
-        std::cerr << "ai-fabric: " << e.what() << "; stopped, no results written" << std::endl;
-        return e.ExitStatus();
-    }
-    catch (const ScenarioError& e)
-    {
-        std::cerr << "ai-fabric: error: " << e.what() << std::endl;
-        return 2;
-    }
-    catch (const std::exception& e)
-    {
-        std::cerr << "ai-fabric: internal error: " << e.what() << std::endl;
-        return 1;
-    }
+    });
 }

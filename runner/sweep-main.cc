@@ -12,6 +12,7 @@
 // gather cannot read, named); 3 (--status only) points still running or pending; 128 + signal
 // when SIGINT/SIGTERM/SIGHUP stopped the local engine (passed on to its runners; finished
 // points stay).
+#include "guarded-main.h"
 #include "interrupt.h"
 #include "json-input.h"
 #include "process.h"
@@ -98,8 +99,7 @@ DefaultRunner(const char* argv0)
 int
 main(int argc, char** argv)
 {
-    try
-    {
+    return GuardedMain([&]() -> int {
         std::vector<std::string> args(argv + 1, argv + argc);
         if (!args.empty() && args[0] == "gather")
         {
@@ -324,15 +324,5 @@ main(int argc, char** argv)
             std::cout << "gather with: ./ai-fabric gather " << out << std::endl;
         }
         return rc;
-    }
-    catch (const ScenarioError& e)
-    {
-        std::cerr << "ai-fabric: error: " << e.what() << std::endl;
-        return 2;
-    }
-    catch (const std::exception& e)
-    {
-        std::cerr << "ai-fabric: internal error: " << e.what() << std::endl;
-        return 1;
-    }
+    });
 }
