@@ -163,7 +163,7 @@ Summary(const RunConfig& c, const Simulation& sim, uint64_t events, double wall)
     s["completed"] = done.size() == c.steps;
     s["compute_ms"] = computeMs;
     s["collective"] = c.collective;
-    s["algorithm"] = c.algorithm;
+    s["algorithm"] = c.algorithmAuto ? "auto" : c.algorithm;
     // What ran: All-to-All, Broadcast and SendRecv have one schedule whatever the algorithm.
     s["algorithm_used"] = spec.op == CollectiveSpec::ALLTOALL    ? "pairwise"
                           : spec.op == CollectiveSpec::BROADCAST ? "chain"

@@ -3,7 +3,6 @@
 #define AI_FABRIC_SCENARIO_ARGS_H
 
 #include <nlohmann/json.hpp>
-
 #include <string>
 #include <vector>
 

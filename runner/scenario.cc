@@ -23,6 +23,35 @@ namespace
 {
 
 /**
+ * What workload.algorithm "auto" runs: CollectiveTuner's choice for this cluster (NIC goodput
+ * from the link rate and the fabric's packet overhead, NVLink from the GPU preset) and size.
+ */
+std::string
+TunedAlgorithm(const RunConfig& r)
+{
+    ns3::Ptr<ns3::CollectiveTuner> tuner = ns3::CreateObject<ns3::CollectiveTuner>();
+    // Goodput per full 4096-byte packet: RoCEv2 86 B of headers, IB 26, TCP as RoCEv2 (rough).
+    const double overhead = r.fabric == "infiniband" ? 26 : 86;
+    tuner->SetAttribute(
+        "NicRate",
+        ns3::DataRateValue(ns3::DataRate(uint64_t(r.linkGbps * 1e9 * 4096 / (4096 + overhead)))));
+    tuner->SetAttribute(
+        "NvlinkRate",
+        ns3::DataRateValue(ns3::DataRate(uint64_t(r.nvlinkGBytesPerS * 8e9 * 0.82))));
+    ns3::CollectiveSpec spec;
+    spec.op = r.collective == "reducescatter" ? ns3::CollectiveSpec::REDUCESCATTER
+              : r.collective == "allgather"   ? ns3::CollectiveSpec::ALLGATHER
+              : r.collective == "allreduce"   ? ns3::CollectiveSpec::ALLREDUCE
+                                              : ns3::CollectiveSpec::ALLTOALL;
+    spec.bytes = r.bytes / std::max<uint32_t>(1, r.buckets);
+    spec.ranks = r.Gpus();
+    spec.gpusPerServer = r.gpusPerServer;
+    spec.chunks = r.chunks;
+    spec.channels = r.channels ? r.channels : r.gpusPerServer;
+    return tuner->Choose(spec);
+}
+
+/**
  * The TCP algorithm an attribute selects, as the scenario's attributes or ns-3's default set it,
  * in the runner's spelling: "ns3::TcpCubic" -> "cubic", "ns3::TcpPrrRecovery" -> "prr".
  */
@@ -199,13 +228,6 @@ ToRun(const json& j, size_t index)
     r.chunks = w["chunks"];
     r.buckets = w["buckets"];
     r.channels = w["channels"];
-    if (r.channels == 0)
-    {
-        // NCCL lays one ring per NIC (rail) of a server; the other algorithms already use
-        // every rail (hierarchical) or are defined per rank (tree, halving-doubling).
-        r.channels = r.algorithm == "ring" ? r.gpusPerServer : 1;
-        r.resolved["workload"]["channels"] = r.channels;
-    }
     r.gpuHourUsd = j["cost"]["gpu_hour_usd"];
     r.retransmitTimeoutMs = j["rdma"]["retransmit_timeout_ms"];
     const json& mtu = j["rdma"]["path_mtu"];
@@ -223,6 +245,19 @@ ToRun(const json& j, size_t index)
         r.resolved["gpu"]["nvlink_gbytes_per_s"] = r.nvlinkGBytesPerS;
     }
     r.pxn = j["workload"]["pxn"];
+    if (r.algorithm == "auto")
+    {
+        r.algorithm = TunedAlgorithm(r);
+        r.resolved["workload"]["algorithm"] = r.algorithm;
+        r.algorithmAuto = true;
+    }
+    if (r.channels == 0)
+    {
+        // NCCL lays one ring per NIC (rail) of a server; the other algorithms already use
+        // every rail (hierarchical) or are defined per rank (tree, halving-doubling).
+        r.channels = r.algorithm == "ring" ? r.gpusPerServer : 1;
+        r.resolved["workload"]["channels"] = r.channels;
+    }
     r.tcpHostCosts = j["tcp"]["host_costs"];
     r.tcpCores = j["tcp"]["cores"];
     r.ibRxBufferKib = j["infiniband"]["rx_buffer_kib"];

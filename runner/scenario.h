@@ -61,6 +61,7 @@ struct RunConfig
     std::string gpuModel{"h100-sxm"};
     double nvlinkGBytesPerS{450}; //!< per GPU per direction (gpu.nvlink_gbytes_per_s or preset)
     bool pxn{false};              //!< workload.pxn
+    bool algorithmAuto{false};    //!< workload.algorithm was "auto" (the tuner chose it)
 
     uint32_t Gpus() const
     {
