@@ -50,6 +50,21 @@ Info(const std::string& op)
 
 constexpr uint64_t kMaxSize = uint64_t(1) << 50;
 
+/// gnuplot tics at 1, 32, 1K, 32K, ... 1P labelled as nccl-tests' sizes ("32K", "1G").
+std::string
+SizeTics()
+{
+    std::string tics;
+    const char* units[] = {"", "K", "M", "G", "T", "P"};
+    for (int e = 0; e <= 50; e += 5)
+    {
+        const uint64_t v = uint64_t(1) << e;
+        tics += (e ? ", \"" : "\"") + std::to_string(v >> (e / 10 * 10)) + units[e / 10] + "\" " +
+                std::to_string(v);
+    }
+    return tics;
+}
+
 } // namespace
 
 std::string
@@ -264,7 +279,8 @@ NcclTestsPlotScript(const std::string& title)
     gp << "set terminal pngcairo noenhanced size 1000,600\nset datafile separator ','\n"
        << "set output 'busbw.png'\nset title " << GnuplotString(title) << "\n"
        << "set xlabel 'message size (bytes)'\nset ylabel 'GB/s'\nset logscale x 2\n"
-       << "set format x '%.0b%BB'\nset key top left\nset grid\n"
+       << "set xtics (" << SizeTics() << ")\nset offsets graph 0.03, graph 0.03, 0, 0\n"
+       << "set key top left\nset grid\n"
        << "plot 'nccl-tests.csv' every ::1 using 1:8 with linespoints lw 2 pt 7 title 'busbw', "
           "\\\n     '' every ::1 using 1:7 with linespoints lw 1 pt 6 title 'algbw'\n";
     return gp.str();
