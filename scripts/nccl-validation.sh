@@ -28,6 +28,9 @@ for servers in 2 4 16; do
       --set fabric=$fabric
   done
 done
+for fabric in infiniband rocev2; do
+  row "16 x 8 H100, 400G $fabric, auto" --set compare=[] --set fabric=$fabric
+done
 row "16 x 8 H100, 400G rocev2, hierarchical" --set compare=[] --set workload.algorithm=hierarchical
 # DGX A100: NVLink3 300 GB/s per direction, 8 x 200G HDR NICs.
 row "4 x 8 A100, 200G infiniband, ring" "${one[@]}" --set topology.servers=4 \
