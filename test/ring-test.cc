@@ -227,4 +227,3 @@ TEST_F(FabricTest, LazyRingMatchesItsWrittenOutScheduleToTheNanosecond)
         EXPECT_EQ(a.nvlinkBytes, b.nvlinkBytes);
     }
 }
-

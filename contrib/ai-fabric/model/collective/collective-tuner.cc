@@ -78,7 +78,8 @@ CollectiveTuner::EstimateSeconds(const std::string& algorithm, const CollectiveS
         const double netHops = whole && m > 1 ? m : (g > 1 ? 0 : n);
         const double nvHops = n - netHops;
         const double mean = (netHops * (aNet + b / bNic) + nvHops * (aNv + b / bNv)) / n;
-        const double nicPort = netHops > 0 ? b / bNic : 0;
+        // A NIC carries the channels of its rail: one, or C/G when there are more than G.
+        const double nicPort = netHops > 0 ? std::max(1.0, c / g) * b / bNic : 0;
         // A GPU sends every channel over NVLink but the one it leaves its server in.
         const double nvPort = nvHops > 0 ? (m > 1 ? c - c / g : c) * b / bNv : 0;
         return steps * std::max({mean, nicPort, nvPort});

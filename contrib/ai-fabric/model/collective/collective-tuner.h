@@ -26,8 +26,9 @@ namespace ns3
  * Ring (rail-local, C channels, N ranks, G per server, b = S/(C·N) per step): each of the
  * 2(N−1) steps moves every channel one hop, so a step lasts the mean hop time around the ring
  * (one network hop per server, G−1 NVLink hops: α + b/B each) unless a port is the bottleneck
- * (a NIC carries one channel's b per step; a GPU's NVLink egress the (C − C/G) channels it
- * does not leave the server in): T = 2(N−1) · max(mean hop, b/NicRate, (C − C/G)·b/NvlinkRate).
+ * (a NIC carries max(1, C/G) channels' b per step; a GPU's NVLink egress the (C − C/G)
+ * channels it does not leave the server in):
+ * T = 2(N−1) · max(mean hop, max(1, C/G)·b/NicRate, (C − C/G)·b/NvlinkRate).
  * Hierarchical (M servers): NVLink reduce-scatter, an inter-server ring per rail on S/G, NVLink
  * all-gather, one after the other: T = 2(G−1)(α_nv + S/(G·B_nv)) + 2(M−1)(α_net + S/(G·M·B_nic)).
  *
