@@ -5,6 +5,8 @@
 #include "json-input.h"
 #include "scenario.h"
 
+#include "ns3/collective-algorithm.h"
+
 #include <cmath>
 #include <cstdio>
 #include <sstream>
@@ -160,11 +162,9 @@ NcclTestsRowFromSummary(const std::string& op,
     r.root = info.root;
     r.timeUs = summary["collective_ms"].value("mean", 0.0) * 1000.0;
     r.algbw = r.timeUs > 0 ? double(size) / (r.timeUs * 1e-6) / 1e9 : 0.0;
-    r.busbw =
-        summary.value("busbw_gbytes_per_s", 0.0) > 0 && summary.value("algbw_gbytes_per_s", 0.0) > 0
-            ? r.algbw * summary["busbw_gbytes_per_s"].get<double>() /
-                  summary["algbw_gbytes_per_s"].get<double>()
-            : 0.0;
+    ns3::CollectiveSpec::Op o = ns3::CollectiveSpec::ALLREDUCE;
+    ns3::CollectiveSpec::OpByName(info.collective, o);
+    r.busbw = r.algbw * ns3::CollectiveSpec::BusBwFactor(o, r.ranks);
     const uint64_t done = summary.value("steps_completed", 0u);
     r.wrong = done >= iters ? 0 : iters - done;
     r.algorithm = summary.value("algorithm_used", std::string());

@@ -23,6 +23,44 @@ namespace
 {
 
 /**
+ * The value an attribute will have in a run, as text: the scenario's "attributes" entry if it
+ * has one, else ns-3's initial value ("" if there is no such attribute).
+ */
+std::string
+AttributeText(const std::vector<std::pair<std::string, std::string>>& attributes,
+              const std::string& typeId,
+              const std::string& attribute)
+{
+    std::string text;
+    for (const auto& [key, value] : attributes)
+    {
+        if (key == typeId + "::" + attribute)
+        {
+            text = value;
+        }
+    }
+    if (text.empty())
+    {
+        ns3::TypeId tid;
+        ns3::TypeId::AttributeInformation info;
+        if (ns3::TypeId::LookupByNameFailSafe(typeId, &tid) &&
+            tid.LookupAttributeByName(attribute, &info))
+        {
+            text = info.initialValue->SerializeToString(info.checker);
+        }
+    }
+    return text;
+}
+
+/// Channels for workload.channels 0: NCCL lays one ring per NIC (rail) of a server; the other
+/// algorithms already use every rail (hierarchical) or are defined per rank (tree, HD).
+uint32_t
+AutoChannels(const std::string& algorithm, uint32_t gpusPerServer)
+{
+    return algorithm == "ring" ? gpusPerServer : 1;
+}
+
+/**
  * What workload.algorithm "auto" runs: CollectiveTuner's choice for this cluster (NIC goodput
  * from the link rate and the fabric's packet overhead, NVLink from the GPU preset) and size.
  */
@@ -35,19 +73,25 @@ TunedAlgorithm(const RunConfig& r)
     tuner->SetAttribute(
         "NicRate",
         ns3::DataRateValue(ns3::DataRate(uint64_t(r.linkGbps * 1e9 * 4096 / (4096 + overhead)))));
+    // NVLink as the run's NvlinkTransport will have it: the preset's bandwidth, its Efficiency
+    // and Latency (the scenario's attributes or ns-3's defaults).
+    ns3::DoubleValue efficiency;
+    efficiency.DeserializeFromString(
+        AttributeText(r.attributes, "ns3::NvlinkTransport", "Efficiency"),
+        ns3::MakeDoubleChecker<double>());
     tuner->SetAttribute(
         "NvlinkRate",
-        ns3::DataRateValue(ns3::DataRate(uint64_t(r.nvlinkGBytesPerS * 8e9 * 0.82))));
+        ns3::DataRateValue(ns3::DataRate(uint64_t(r.nvlinkGBytesPerS * 8e9 * efficiency.Get()))));
+    tuner->SetAttribute(
+        "NvlinkLatency",
+        ns3::StringValue(AttributeText(r.attributes, "ns3::NvlinkTransport", "Latency")));
     ns3::CollectiveSpec spec;
-    spec.op = r.collective == "reducescatter" ? ns3::CollectiveSpec::REDUCESCATTER
-              : r.collective == "allgather"   ? ns3::CollectiveSpec::ALLGATHER
-              : r.collective == "allreduce"   ? ns3::CollectiveSpec::ALLREDUCE
-                                              : ns3::CollectiveSpec::ALLTOALL;
+    ns3::CollectiveSpec::OpByName(r.collective, spec.op);
     spec.bytes = r.bytes / std::max<uint32_t>(1, r.buckets);
     spec.ranks = r.Gpus();
     spec.gpusPerServer = r.gpusPerServer;
     spec.chunks = r.chunks;
-    spec.channels = r.channels ? r.channels : r.gpusPerServer;
+    spec.channels = r.channels ? r.channels : AutoChannels("ring", r.gpusPerServer);
     return tuner->Choose(spec);
 }
 
@@ -61,24 +105,7 @@ TcpAlgorithmName(const std::vector<std::pair<std::string, std::string>>& attribu
                  const std::string& attribute,
                  const std::string& suffix)
 {
-    std::string name;
-    for (const auto& [key, value] : attributes)
-    {
-        if (key == typeId + "::" + attribute)
-        {
-            name = value;
-        }
-    }
-    if (name.empty())
-    {
-        ns3::TypeId tid;
-        ns3::TypeId::AttributeInformation info;
-        if (ns3::TypeId::LookupByNameFailSafe(typeId, &tid) &&
-            tid.LookupAttributeByName(attribute, &info))
-        {
-            name = info.initialValue->SerializeToString(info.checker);
-        }
-    }
+    std::string name = AttributeText(attributes, typeId, attribute);
     for (const std::string prefix : {"ns3::", "Tcp"})
     {
         if (name.rfind(prefix, 0) == 0)
@@ -253,9 +280,7 @@ ToRun(const json& j, size_t index)
     }
     if (r.channels == 0)
     {
-        // NCCL lays one ring per NIC (rail) of a server; the other algorithms already use
-        // every rail (hierarchical) or are defined per rank (tree, halving-doubling).
-        r.channels = r.algorithm == "ring" ? r.gpusPerServer : 1;
+        r.channels = AutoChannels(r.algorithm, r.gpusPerServer);
         r.resolved["workload"]["channels"] = r.channels;
     }
     r.tcpHostCosts = j["tcp"]["host_costs"];

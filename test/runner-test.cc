@@ -252,6 +252,18 @@ TEST(RunnerTest, TcpRunsReportTheTcpAlgorithmsThatRun)
     EXPECT_EQ(runs[0].lossRecovery, "go-back-n");
 }
 
+// auto asks the tuner with the NVLink the run will have: a 20 us NVLink Latency attribute makes
+// the ring's 224 NVLink hops per lap cost more than the hierarchical algorithm's 14.
+TEST(RunnerTest, AutoSeesTheScenariosNvlinkAttributes)
+{
+    json j =
+        aifabric::LoadScenarioFile(std::string(AIFABRIC_SOURCE_DIR) + "/scenarios/default.json");
+    j.erase("compare");
+    EXPECT_EQ(aifabric::ResolveScenario(j)[0].algorithm, "ring");
+    j["attributes"]["ns3::NvlinkTransport::Latency"] = "20us";
+    EXPECT_EQ(aifabric::ResolveScenario(j)[0].algorithm, "hierarchical");
+}
+
 // The memory estimate refuses a 65,536-GPU hierarchical run before building anything (it used
 // to grow past 4 GB in 47 s) and stays far below the machine for the default cluster.
 TEST(RunnerTest, MemoryIsEstimatedBeforeBuilding)

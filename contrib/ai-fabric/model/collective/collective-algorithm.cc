@@ -31,6 +31,20 @@ CollectiveSpec::OpName(Op op)
     return "unknown";
 }
 
+bool
+CollectiveSpec::OpByName(const std::string& name, Op& op)
+{
+    for (Op o : {ALLREDUCE, REDUCESCATTER, ALLGATHER, ALLTOALL, BROADCAST, SENDRECV})
+    {
+        if (name == OpName(o))
+        {
+            op = o;
+            return true;
+        }
+    }
+    return false;
+}
+
 double
 CollectiveSpec::BusBwFactor(Op op, uint32_t n)
 {

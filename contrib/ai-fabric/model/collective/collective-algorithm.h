@@ -33,6 +33,8 @@ struct CollectiveSpec
                                //!< and on its own connections (distinct ECMP paths)
 
     static const char* OpName(Op op);
+    /// The operation OpName calls `name`. \return false (and `op` unchanged) if none does
+    static bool OpByName(const std::string& name, Op& op);
     /// \return the nccl-tests bus-bandwidth factor: 2(n-1)/n for AllReduce, 1 for Broadcast and
     /// SendRecv, (n-1)/n otherwise
     static double BusBwFactor(Op op, uint32_t n);

@@ -101,12 +101,7 @@ CollectiveSpec
 TrainingJob::GetSpec() const
 {
     CollectiveSpec spec;
-    spec.op = m_collective == "reducescatter" ? CollectiveSpec::REDUCESCATTER
-              : m_collective == "allgather"   ? CollectiveSpec::ALLGATHER
-              : m_collective == "alltoall"    ? CollectiveSpec::ALLTOALL
-              : m_collective == "broadcast"   ? CollectiveSpec::BROADCAST
-              : m_collective == "sendrecv"    ? CollectiveSpec::SENDRECV
-                                              : CollectiveSpec::ALLREDUCE;
+    CollectiveSpec::OpByName(m_collective, spec.op); // Check() refuses other names
     spec.bytes = m_bytes;
     spec.ranks = m_ranks.GetN();
     spec.gpusPerServer = m_gpusPerServer;
@@ -118,9 +113,8 @@ TrainingJob::GetSpec() const
 std::string
 TrainingJob::Check() const
 {
-    if (m_collective != "allreduce" && m_collective != "reducescatter" &&
-        m_collective != "allgather" && m_collective != "alltoall" && m_collective != "broadcast" &&
-        m_collective != "sendrecv")
+    CollectiveSpec::Op op;
+    if (!CollectiveSpec::OpByName(m_collective, op))
     {
         return "Collective must be allreduce, reducescatter, allgather, alltoall, broadcast or "
                "sendrecv (got '" +
