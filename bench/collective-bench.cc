@@ -4,7 +4,8 @@
 // 400 Gb/s, RoCEv2 with PFC and DCQCN, no trace sinks, one AllReduce step.
 // Prints CPU time, events, events/s, CPU ns per packet-hop and peak RSS.
 //
-// Usage: collective-bench [--servers=16] [--mib=64] [--algorithm=ring|hierarchical|tree|hd]
+// Usage: collective-bench [--servers=16] [--mib=64]
+// [--algorithm=ring|tree|nvls|nvls-tree|hd|hierarchical]
 //        [--channels=1] [--lazy=1]
 //        [--fabric=rocev2|infiniband] [--job-servers=K] [--pending-stats]
 //        [--scheduler=ns3::TimingWheelScheduler|ns3::PriorityQueueScheduler]
@@ -40,7 +41,7 @@ main(int argc, char** argv)
     CommandLine cmd(__FILE__);
     cmd.AddValue("servers", "servers of 8 GPUs", servers);
     cmd.AddValue("mib", "AllReduce size per GPU in MiB", mib);
-    cmd.AddValue("algorithm", "ring, hierarchical, tree or hd", algorithm);
+    cmd.AddValue("algorithm", "ring, tree, nvls, nvls-tree, hd or hierarchical", algorithm);
     cmd.AddValue("cc",
                  "congestion control TypeId (default: RdmaDcqcn, IbCongestionControl on IB)",
                  cc);
@@ -76,10 +77,16 @@ main(int argc, char** argv)
     {
         cc = ib ? "ns3::IbCongestionControl" : "ns3::RdmaDcqcn";
     }
-    const std::string tid = algorithm == "hierarchical" ? "ns3::HierarchicalCollective"
-                            : algorithm == "tree"       ? "ns3::DoubleBinaryTreeCollective"
-                            : algorithm == "hd"         ? "ns3::HalvingDoublingCollective"
-                                                        : "ns3::RingCollective";
+    const std::string tid =
+        CollectiveAlgorithm::TypeIdName(algorithm == "hd" ? "halving-doubling" : algorithm);
+    if (tid.empty())
+    {
+        std::fprintf(stderr,
+                     "collective-bench: algorithm must be ring, tree, nvls, nvls-tree, hd or "
+                     "hierarchical (got %s)\n",
+                     algorithm.c_str());
+        return 2;
+    }
     ObjectFactory sched;
     TypeId schedTid;
     if (!TypeId::LookupByNameFailSafe(scheduler, &schedTid) ||

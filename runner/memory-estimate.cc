@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "memory-estimate.h"
 
+#include "ns3/double-binary-tree-collective.h"
+#include "ns3/nvls-collective.h"
+
 #include <cmath>
 #include <cstdio>
 #include <unistd.h>
@@ -44,15 +47,44 @@ TransfersPerChannel(const std::string& collective, const std::string& algorithm,
         const double m = n / g;
         return 2 * m * g * (g - 1) + g * 2 * (m - 1) * m;
     }
-    if (algorithm == "tree")
+    if (algorithm == "tree" || algorithm == "nvls" || algorithm == "nvls-tree")
     {
-        return 4 * n;
+        return 0; // by PipelinedTransfers
     }
     if (algorithm == "halving-doubling")
     {
         return 2 * std::log2(n) * n;
     }
     return steps * n; // ring
+}
+
+/**
+ * Transfers of the pipelined algorithms, whose chunk counts follow the bytes (NCCL's chunk
+ * sizes): tree 2 halves x K chunks x 2(N-1) edges per channel; NVLS K x G reductions and stores;
+ * NVLS-Tree per rail, half and chunk M reductions, 2(M-1) tree edges, M stores.
+ */
+double
+PipelinedTransfers(const RunConfig& r, double n, double g)
+{
+    const uint64_t perChannel = r.bytes / std::max<uint32_t>(1, r.buckets) / r.channels;
+    double perBucket = 0;
+    if (r.algorithm == "tree")
+    {
+        const double k = ns3::DoubleBinaryTreeCollective::Chunks(perChannel, r.chunks);
+        perBucket = 2 * k * 2 * (n - 1);
+    }
+    else if (r.algorithm == "nvls")
+    {
+        const double k = ns3::NvlsCollective::Chunks(uint64_t(perChannel / g), r.chunks);
+        perBucket = k * g * (r.collective == "allreduce" ? 2 : 1);
+    }
+    else if (r.algorithm == "nvls-tree")
+    {
+        const double m = n / g;
+        const double k = ns3::NvlsCollective::Chunks(uint64_t(perChannel / g / 2), r.chunks);
+        perBucket = g * 2 * k * (4 * m - 2);
+    }
+    return perBucket * r.channels * r.buckets;
 }
 
 } // namespace
@@ -107,7 +139,12 @@ EstimateMemory(const RunConfig& r)
     // A ring runs lazily: per channel and rank its order, NIC and first-step tokens.
     const double ringBytes =
         lazyRing ? double(r.channels) * r.buckets * n * (8.0 + 8.0 * r.chunks) : 0.0;
-    e.transfers = lazyRing ? 0 : static_cast<uint64_t>(perChannel * copies);
+    const bool pipelined =
+        (r.algorithm == "tree" || r.algorithm == "nvls" || r.algorithm == "nvls-tree") &&
+        r.collective != "alltoall" && r.collective != "broadcast" && r.collective != "sendrecv";
+    e.transfers = lazyRing    ? 0
+                  : pipelined ? static_cast<uint64_t>(PipelinedTransfers(r, n, g))
+                              : static_cast<uint64_t>(perChannel * copies);
     e.bytes = kBaseBytes + kBytesPerHost * double(e.hosts) +
               kBytesPerSwitchPort * double(e.switchPorts) + kBytesPerRoute * double(e.routes) +
               kBytesPerTransfer * double(e.transfers) + ringBytes;

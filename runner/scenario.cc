@@ -29,9 +29,10 @@ namespace
 std::string
 AttributeText(const std::vector<std::pair<std::string, std::string>>& attributes,
               const std::string& typeId,
-              const std::string& attribute)
+              const std::string& attribute,
+              const std::string& preset = "")
 {
-    std::string text;
+    std::string text = preset;
     for (const auto& [key, value] : attributes)
     {
         if (key == typeId + "::" + attribute)
@@ -52,13 +53,39 @@ AttributeText(const std::vector<std::pair<std::string, std::string>>& attributes
     return text;
 }
 
-/// Channels for workload.channels 0: NCCL lays one ring per NIC (rail) of a server; the other
-/// algorithms already use every rail (hierarchical) or are defined per rank (tree, HD).
+/// Whether `collective` has one schedule whatever the algorithm (All-to-All, Broadcast,
+/// SendRecv: CollectiveAlgorithm::IsBuiltByBase).
+bool
+IsBuiltForEveryAlgorithm(const std::string& collective)
+{
+    ns3::CollectiveSpec::Op op;
+    return ns3::CollectiveSpec::OpByName(collective, op) &&
+           ns3::CollectiveAlgorithm::IsBuiltByBase(op);
+}
+
+} // namespace
+
 uint32_t
 AutoChannels(const std::string& algorithm, uint32_t gpusPerServer)
 {
-    return algorithm == "ring" ? gpusPerServer : 1;
+    // NCCL's graph search finds a ring (and a tree) per NIC, then duplicates the channels
+    // (src/graph/connect.cc: nChannels * 2, at most MAXCHANNELS 64).
+    if (algorithm == "ring" || algorithm == "tree")
+    {
+        return std::min<uint32_t>(64, 2 * std::max<uint32_t>(1, gpusPerServer));
+    }
+    return 1;
 }
+
+std::string
+PresetNvlsEfficiency(const std::string& gpuModel)
+{
+    // NCCL's nvlsEfficiency (src/graph/tuning.cc): Hopper 0.85, Blackwell 0.74.
+    return gpuModel == "b200" ? "0.74" : "0.85";
+}
+
+namespace
+{
 
 /**
  * What workload.algorithm "auto" runs: CollectiveTuner's choice for this cluster (NIC goodput
@@ -85,14 +112,32 @@ TunedAlgorithm(const RunConfig& r)
     tuner->SetAttribute(
         "NvlinkLatency",
         ns3::StringValue(AttributeText(r.attributes, "ns3::NvlinkTransport", "Latency")));
+    tuner->SetAttribute("Nvls", ns3::BooleanValue(r.nvls));
+    tuner->SetAttribute("NvlsEfficiency",
+                        ns3::StringValue(AttributeText(r.attributes,
+                                                       "ns3::NvlinkTransport",
+                                                       "NvlsEfficiency",
+                                                       PresetNvlsEfficiency(r.gpuModel))));
     ns3::CollectiveSpec spec;
     ns3::CollectiveSpec::OpByName(r.collective, spec.op);
     spec.bytes = r.bytes / std::max<uint32_t>(1, r.buckets);
     spec.ranks = r.Gpus();
     spec.gpusPerServer = r.gpusPerServer;
     spec.chunks = r.chunks;
-    spec.channels = r.channels ? r.channels : AutoChannels("ring", r.gpusPerServer);
-    return tuner->Choose(spec);
+    // Each candidate on its own automatic channels, unless workload.channels sets them.
+    std::string best = "ring";
+    double bestT = -1;
+    for (const std::string& a : ns3::CollectiveTuner::Candidates())
+    {
+        spec.channels = r.channels ? r.channels : AutoChannels(a, r.gpusPerServer);
+        const double t = tuner->EstimateSeconds(a, spec);
+        if (t >= 0 && (bestT < 0 || t < bestT))
+        {
+            best = a;
+            bestT = t;
+        }
+    }
+    return best;
 }
 
 /**
@@ -271,6 +316,10 @@ ToRun(const json& j, size_t index)
         r.nvlinkGBytesPerS = r.gpuModel == "a100-sxm" ? 300 : r.gpuModel == "b200" ? 900 : 450;
         r.resolved["gpu"]["nvlink_gbytes_per_s"] = r.nvlinkGBytesPerS;
     }
+    // NVLS (NVLink SHARP) needs NVSwitch gen 3: H100 (Hopper) and later, not A100.
+    const std::string nvls = j["gpu"]["nvls"];
+    r.nvls = nvls == "auto" ? r.gpuModel != "a100-sxm" : nvls == "on";
+    r.resolved["gpu"]["nvls"] = r.nvls ? "on" : "off";
     r.pxn = j["workload"]["pxn"];
     if (r.algorithm == "auto")
     {
@@ -311,10 +360,28 @@ ToRun(const json& j, size_t index)
             throw ScenarioError(msg.str());
         }
     }
-    if ((r.algorithm == "tree" || r.algorithm == "hierarchical") && r.collective != "allreduce")
+    if ((r.algorithm == "tree" || r.algorithm == "hierarchical" || r.algorithm == "nvls-tree") &&
+        r.collective != "allreduce" && !IsBuiltForEveryAlgorithm(r.collective))
     {
         throw ScenarioError("workload.algorithm: '" + r.algorithm +
                             "' implements allreduce only (use ring for " + r.collective + ")");
+    }
+    if ((r.algorithm == "nvls" || r.algorithm == "nvls-tree") && !r.nvls)
+    {
+        throw ScenarioError("workload.algorithm: '" + r.algorithm + "' needs gpu.nvls (" +
+                            r.gpuModel + " has no NVLink SHARP; use ring or tree)");
+    }
+    if ((r.algorithm == "nvls" || r.algorithm == "nvls-tree") && r.gpusPerServer < 2)
+    {
+        throw ScenarioError("workload.algorithm: '" + r.algorithm +
+                            "' needs topology.gpus_per_server >= 2 (got " +
+                            std::to_string(r.gpusPerServer) + ")");
+    }
+    if (r.algorithm == "nvls" && r.servers > 1 && !IsBuiltForEveryAlgorithm(r.collective))
+    {
+        throw ScenarioError("workload.algorithm: 'nvls' reduces inside one server's NVLink "
+                            "domain: topology.servers must be 1 (got " +
+                            std::to_string(r.servers) + "; use nvls-tree across servers)");
     }
     if (r.algorithm == "halving-doubling" && (r.Gpus() & (r.Gpus() - 1)) != 0)
     {

@@ -61,6 +61,7 @@ struct RunConfig
     std::string gpuModel{"h100-sxm"};
     double nvlinkGBytesPerS{450}; //!< per GPU per direction (gpu.nvlink_gbytes_per_s or preset)
     bool pxn{false};              //!< workload.pxn
+    bool nvls{true};              //!< the NVSwitch reduces (gpu.nvls or the preset)
     bool algorithmAuto{false};    //!< workload.algorithm was "auto" (the tuner chose it)
 
     uint32_t Gpus() const
@@ -68,6 +69,13 @@ struct RunConfig
         return servers * gpusPerServer;
     }
 };
+
+/// Channels workload.channels 0 gives `algorithm` on servers of `gpusPerServer` GPUs: NCCL's
+/// count for ring and tree (two per NIC, one NIC per GPU), one for the others.
+uint32_t AutoChannels(const std::string& algorithm, uint32_t gpusPerServer);
+
+/// NvlinkTransport::NvlsEfficiency for a GPU preset, as text.
+std::string PresetNvlsEfficiency(const std::string& gpuModel);
 
 /// The JSON of every default value (what a scenario file overrides).
 nlohmann::json DefaultScenario();

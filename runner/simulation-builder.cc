@@ -32,6 +32,8 @@ BuildSimulation(const RunConfig& c)
     Config::SetDefault("ns3::NvlinkTransport::Bandwidth",
                        DataRateValue(DataRate(uint64_t(c.nvlinkGBytesPerS * 8e9))));
     Config::SetDefault("ns3::RingCollective::Pxn", BooleanValue(c.pxn));
+    Config::SetDefault("ns3::NvlinkTransport::NvlsEfficiency",
+                       StringValue(PresetNvlsEfficiency(c.gpuModel)));
     for (const auto& a : c.attributes)
     {
         if (!Config::SetDefaultFailSafe(a.first, StringValue(a.second)))
@@ -190,11 +192,9 @@ BuildSimulation(const RunConfig& c)
     Ptr<TrainingJob> job = CreateObject<TrainingJob>();
     job->SetAttribute("Steps", UintegerValue(c.steps));
     job->SetAttribute("Collective", StringValue(c.collective));
-    const std::string alg = c.algorithm == "tree"               ? "ns3::DoubleBinaryTreeCollective"
-                            : c.algorithm == "halving-doubling" ? "ns3::HalvingDoublingCollective"
-                            : c.algorithm == "hierarchical"     ? "ns3::HierarchicalCollective"
-                                                                : "ns3::RingCollective";
-    job->SetAttribute("Algorithm", TypeIdValue(TypeId::LookupByName(alg)));
+    job->SetAttribute(
+        "Algorithm",
+        TypeIdValue(TypeId::LookupByName(CollectiveAlgorithm::TypeIdName(c.algorithm))));
     job->SetAttribute("Bytes", UintegerValue(c.bytes));
     job->SetAttribute("Chunks", UintegerValue(c.chunks));
     job->SetAttribute("Buckets", UintegerValue(c.buckets));

@@ -149,6 +149,12 @@ INSTANTIATE_TEST_SUITE_P(
                  "",
                  "--set workload.algorithm=tree --set workload.collective=allgather",
                  "workload.algorithm"},
+        BadInput{"nvlsA100",
+                 "",
+                 "--set workload.algorithm=nvls-tree --set gpu.model=a100-sxm",
+                 "workload.algorithm: 'nvls-tree' needs gpu.nvls"},
+        BadInput{"nvlsServers", "", "--set workload.algorithm=nvls", "topology.servers must be 1"},
+        BadInput{"nvlsValue", "", "--set gpu.nvls=yes", "gpu.nvls: must be one of auto"},
         BadInput{"badJson", "{ \"seed\": 1, }x", "", "not valid JSON"},
         BadInput{"attr",
                  R"({"attributes": {"ns3::NoSuchThing::X": "1"}})",
@@ -253,7 +259,9 @@ TEST(RunnerTest, TcpRunsReportTheTcpAlgorithmsThatRun)
 }
 
 // auto asks the tuner with the NVLink the run will have: a 20 us NVLink Latency attribute makes
-// the ring's 224 NVLink hops per lap cost more than the hierarchical algorithm's 14.
+// the ring's 224 NVLink hops per lap cost more than NVLS-Tree's three NVLink operations; with
+// gpu.nvls off (an A100-class switch), more than the tree's 14 (the tree then beats the
+// hierarchical algorithm's 14 NVLink hops on its 2 log2(16) network hops against 30).
 TEST(RunnerTest, AutoSeesTheScenariosNvlinkAttributes)
 {
     json j =
@@ -261,7 +269,9 @@ TEST(RunnerTest, AutoSeesTheScenariosNvlinkAttributes)
     j.erase("compare");
     EXPECT_EQ(aifabric::ResolveScenario(j)[0].algorithm, "ring");
     j["attributes"]["ns3::NvlinkTransport::Latency"] = "20us";
-    EXPECT_EQ(aifabric::ResolveScenario(j)[0].algorithm, "hierarchical");
+    EXPECT_EQ(aifabric::ResolveScenario(j)[0].algorithm, "nvls-tree");
+    j["gpu"]["nvls"] = "off";
+    EXPECT_EQ(aifabric::ResolveScenario(j)[0].algorithm, "tree");
 }
 
 // The memory estimate refuses a 65,536-GPU hierarchical run before building anything (it used

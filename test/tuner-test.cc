@@ -7,12 +7,15 @@ using namespace ns3;
 namespace
 {
 
-/// The packet-level AllReduce time of `algorithm` on 4 servers x 8 GPUs at 400G RoCEv2.
+/// The packet-level AllReduce time of `algorithm` on `servers` x 8 GPUs at 400G RoCEv2.
 double
-SimulatedSeconds(const std::string& algorithm, uint64_t bytes, uint32_t channels)
+SimulatedSeconds(const std::string& algorithm,
+                 uint64_t bytes,
+                 uint32_t channels,
+                 uint32_t servers = 4)
 {
     Ptr<RailOptimizedFatTreeHelper> rail = CreateObject<RailOptimizedFatTreeHelper>();
-    rail->SetAttribute("Servers", UintegerValue(4));
+    rail->SetAttribute("Servers", UintegerValue(servers));
     rail->SetAttribute("GpusPerServer", UintegerValue(8));
     Cluster c = MakeJob(rail->Build(), algorithm, "allreduce", bytes, 1, Time(0), true);
     c.job->SetAttribute("Channels", UintegerValue(channels));
@@ -25,11 +28,11 @@ SimulatedSeconds(const std::string& algorithm, uint64_t bytes, uint32_t channels
 }
 
 CollectiveSpec
-Spec(uint64_t bytes, uint32_t channels)
+Spec(uint64_t bytes, uint32_t channels, uint32_t servers = 4)
 {
     CollectiveSpec s;
     s.bytes = bytes;
-    s.ranks = 32;
+    s.ranks = 8 * servers;
     s.gpusPerServer = 8;
     s.channels = channels;
     return s;
@@ -64,17 +67,59 @@ TEST_F(FabricTest, TunerEstimatesMatchThePacketLevelModel)
     EXPECT_NEAR(ring16 / sim16, 1.0, 0.05);
 }
 
+// The same for NCCL's pipelined algorithms where their network edges see no incast: the tree
+// and NVLS on one server, NVLS-Tree and the tree on two (each server one edge per tree).
+TEST_F(FabricTest, TunerEstimatesMatchThePacketLevelModelForPipelinedAlgorithms)
+{
+    Ptr<CollectiveTuner> tuner = CreateObject<CollectiveTuner>();
+
+    struct Case
+    {
+        const char* name;
+        const char* tid;
+        uint32_t servers;
+        uint32_t channels;
+    };
+
+    for (const Case& k : {Case{"tree", "ns3::DoubleBinaryTreeCollective", 1, 16},
+                          Case{"nvls", "ns3::NvlsCollective", 1, 1},
+                          Case{"tree", "ns3::DoubleBinaryTreeCollective", 2, 16},
+                          Case{"nvls-tree", "ns3::NvlsTreeCollective", 2, 1}})
+    {
+        for (uint64_t bytes : {uint64_t(64) << 10, uint64_t(64) << 20, uint64_t(256) << 20})
+        {
+            const double model = tuner->EstimateSeconds(k.name, Spec(bytes, k.channels, k.servers));
+            const double sim = SimulatedSeconds(k.tid, bytes, k.channels, k.servers);
+            std::cout << k.name << " on " << k.servers << " server(s), " << (bytes >> 10)
+                      << " KiB: model " << model * 1e6 << " us, simulated " << sim * 1e6 << " us"
+                      << std::endl;
+            EXPECT_NEAR(model / sim, 1.0, 0.05)
+                << k.name << " " << k.servers << " servers " << (bytes >> 10) << " KiB";
+        }
+    }
+}
+
 TEST_F(FabricTest, TunerPicksTheFasterAlgorithmPerSize)
 {
     Ptr<CollectiveTuner> tuner = CreateObject<CollectiveTuner>();
-    CollectiveSpec s = Spec(8, 8);
+    CollectiveSpec s = Spec(8, 16);
     s.ranks = 128;
-    EXPECT_EQ(tuner->Choose(s), "hierarchical") << "small: 44 steps beat the ring's 254";
+    EXPECT_EQ(tuner->Choose(s), "nvls-tree")
+        << "small: an NVLS step and 2 log2(16) tree hops beat the ring's 254 steps";
+    tuner->SetAttribute("Nvls", BooleanValue(false));
+    EXPECT_EQ(tuner->Choose(s), "tree") << "without NVLS: 2 (7 + 4) tree hops";
+    EXPECT_LT(tuner->EstimateSeconds("nvls-tree", s), 0);
+    tuner->SetAttribute("Nvls", BooleanValue(true));
     s.bytes = 64 << 20;
-    EXPECT_EQ(tuner->Choose(s), "ring") << "large: 8 NICs per ring beat S/G per NIC";
+    EXPECT_EQ(tuner->Choose(s), "ring")
+        << "large: the ring's 16 channels keep every NIC busy; the trees lose to incast";
     s.ranks = 1024;
-    EXPECT_EQ(tuner->Choose(s), "hierarchical") << "1,024 GPUs: 2,046 ring steps of 8 KiB";
+    EXPECT_EQ(tuner->Choose(s), "nvls-tree") << "1,024 GPUs: 2,046 ring steps of 4 KiB";
     s.op = CollectiveSpec::ALLGATHER;
-    EXPECT_EQ(tuner->Choose(s), "ring") << "hierarchical is AllReduce only";
+    EXPECT_EQ(tuner->Choose(s), "ring") << "the trees and hierarchical are AllReduce only";
     EXPECT_LT(tuner->EstimateSeconds("hierarchical", s), 0);
+    EXPECT_LT(tuner->EstimateSeconds("nvls", s), 0) << "NVLS stays inside one server";
+    // One server: NVLS's S (G+1)/G per link beats a ring's 2 S (G-1)/G.
+    s = Spec(uint64_t(1) << 30, 1, 1);
+    EXPECT_EQ(tuner->Choose(s), "nvls");
 }

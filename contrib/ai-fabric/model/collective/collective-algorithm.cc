@@ -92,6 +92,18 @@ CollectiveSchedule::Add(uint32_t src,
     return static_cast<uint32_t>(transfers.size() - 1);
 }
 
+uint32_t
+CollectiveSchedule::AddNvls(CollectiveTransfer::Kind kind,
+                            uint32_t rank,
+                            uint64_t bytes,
+                            const uint32_t* dep,
+                            uint32_t nDeps)
+{
+    const uint32_t i = Add(rank, rank, bytes, dep, nDeps);
+    transfers[i].kind = kind;
+    return i;
+}
+
 uint64_t
 CollectiveRing::Bytes(uint32_t k, uint32_t p, uint32_t c) const
 {
@@ -226,6 +238,50 @@ CollectiveAlgorithm::EffectiveChannels(const CollectiveSpec& spec)
 {
     const uint64_t fit = std::max<uint64_t>(1, spec.bytes / kMinChannelBytes);
     return static_cast<uint32_t>(std::min<uint64_t>(spec.channels, fit));
+}
+
+namespace
+{
+
+/// workload.algorithm's names and the TypeIds that implement them.
+const std::vector<std::pair<std::string, std::string>>&
+AlgorithmNames()
+{
+    static const std::vector<std::pair<std::string, std::string>> names = {
+        {"ring", "ns3::RingCollective"},
+        {"tree", "ns3::DoubleBinaryTreeCollective"},
+        {"nvls", "ns3::NvlsCollective"},
+        {"nvls-tree", "ns3::NvlsTreeCollective"},
+        {"halving-doubling", "ns3::HalvingDoublingCollective"},
+        {"hierarchical", "ns3::HierarchicalCollective"},
+    };
+    return names;
+}
+
+} // namespace
+
+std::string
+CollectiveAlgorithm::TypeIdName(const std::string& name)
+{
+    for (const auto& [n, tid] : AlgorithmNames())
+    {
+        if (n == name)
+        {
+            return tid;
+        }
+    }
+    return "";
+}
+
+std::vector<std::string>
+CollectiveAlgorithm::Names()
+{
+    std::vector<std::string> v;
+    for (const auto& entry : AlgorithmNames())
+    {
+        v.push_back(entry.first);
+    }
+    return v;
 }
 
 bool

@@ -56,6 +56,21 @@ struct CollectiveTransfer
     /// The NIC that carries a network transfer is rank src + nicDelta's (a GPU of the same
     /// server: a rail-local ring leaves through the NIC of its channel's rail); 0: src's own.
     int16_t nicDelta{0};
+
+    /// What the transfer is: a message src -> dst, or one of NVLS's in-switch operations on
+    /// the NVLink domain of src's server (then dst == src).
+    enum Kind : uint8_t
+    {
+        P2P = 0,
+        /// multimem.ld_reduce: src gets the sum of `bytes` read from every GPU of its server
+        /// (each GPU's NVLink egress and src's ingress carry `bytes`).
+        NVLS_REDUCE = 1,
+        /// multimem.st: src's `bytes` written to every GPU of its server (src's egress and
+        /// every GPU's ingress carry `bytes`).
+        NVLS_MULTICAST = 2,
+    };
+
+    Kind kind{P2P};
 };
 
 /**
@@ -109,6 +124,12 @@ struct CollectiveSchedule
                  const uint32_t* dep,
                  uint32_t nDeps,
                  uint32_t nic = UINT32_MAX);
+    /// Append an NVLS operation (CollectiveTransfer::Kind) of rank `rank`. \return its index
+    uint32_t AddNvls(CollectiveTransfer::Kind kind,
+                     uint32_t rank,
+                     uint64_t bytes,
+                     const uint32_t* dep,
+                     uint32_t nDeps);
     uint32_t channel{0}; //!< channel stamped on transfers added from now on
     /// Total bytes each rank sends (the rings' included).
     std::vector<uint64_t> BytesSentPerRank(uint32_t ranks) const;
@@ -162,6 +183,13 @@ class CollectiveAlgorithm : public Object
     /// Whether Build makes `op`'s schedule itself, for every algorithm (All-to-All, Broadcast,
     /// SendRecv): a subclass's Check must not refuse them.
     static bool IsBuiltByBase(CollectiveSpec::Op op);
+    /**
+     * The TypeId name of the algorithm a scenario calls `name` (workload.algorithm: "ring",
+     * "tree", "nvls", "nvls-tree", "halving-doubling", "hierarchical"), or empty if none.
+     */
+    static std::string TypeIdName(const std::string& name);
+    /// The names TypeIdName knows, in the order above.
+    static std::vector<std::string> Names();
     /// Build the schedule (call Check first).
     CollectiveSchedule Build(const CollectiveSpec& spec) const;
 

@@ -29,6 +29,7 @@ CollectiveExecutor::DoDispose()
 {
     m_network = nullptr;
     m_nvlink = nullptr;
+    m_nvls = nullptr;
     m_schedule.reset();
     m_nodes.clear();
     m_dependents.clear();
@@ -47,6 +48,7 @@ void
 CollectiveExecutor::SetNvlinkTransport(Ptr<CollectiveTransport> t, uint32_t gpusPerServer)
 {
     m_nvlink = t;
+    m_nvls = DynamicCast<NvlinkTransport>(t);
     m_gpusPerServer = gpusPerServer ? gpusPerServer : 1;
 }
 
@@ -74,7 +76,10 @@ CollectiveExecutor::Start(std::shared_ptr<const CollectiveSchedule> s,
             x.bytes = tr[t].bytes;
             x.src = tr[t].src;
             x.dst = tr[t].dst;
-            x.channel = tr[t].channel;
+            x.channel = static_cast<uint8_t>(tr[t].channel);
+            x.kind = tr[t].kind;
+            NS_ABORT_MSG_IF(x.kind != CollectiveTransfer::P2P && !m_nvls,
+                            "CollectiveExecutor: an NVLS operation needs an NvlinkTransport");
             x.nicDelta = tr[t].nicDelta;
             for (uint32_t k = 0; k < tr[t].depCount; ++k)
             {
@@ -167,7 +172,7 @@ CollectiveExecutor::MarkReady(uint32_t r)
     std::sort(held.begin(), held.end());
     for (uint64_t t : held)
     {
-        Issue(t);
+        Release(t);
     }
 }
 
@@ -224,14 +229,25 @@ void
 CollectiveExecutor::Release(uint64_t t)
 {
     const uint32_t src = Source(t);
-    if (m_ready[src])
-    {
-        Issue(t);
-    }
-    else
+    if (!m_ready[src])
     {
         m_held[src].push_back(t);
+        return;
     }
+    if (!(t & RingToken::kRing) && m_nodes[t].kind == CollectiveTransfer::NVLS_REDUCE)
+    {
+        // It reads every GPU of the server: held by the first one not ready yet.
+        const uint32_t first = src / m_gpusPerServer * m_gpusPerServer;
+        for (uint32_t g = first; g < first + m_gpusPerServer && g < m_ready.size(); ++g)
+        {
+            if (!m_ready[g])
+            {
+                m_held[g].push_back(t);
+                return;
+            }
+        }
+    }
+    Issue(t);
 }
 
 void
@@ -243,6 +259,15 @@ CollectiveExecutor::Issue(uint64_t t)
     }
     const Send x = Describe(t);
     m_bytesSent[x.src] += x.bytes;
+    if (!(t & RingToken::kRing) && m_nodes[t].kind != CollectiveTransfer::P2P)
+    {
+        const uint32_t first = x.src / m_gpusPerServer * m_gpusPerServer;
+        const uint32_t count =
+            std::min<uint32_t>(m_gpusPerServer, static_cast<uint32_t>(m_ready.size()) - first);
+        m_nvlinkBytes += x.bytes;
+        m_nvls->SendNvls(m_nodes[t].kind, x.src, first, count, x.bytes, this, t);
+        return;
+    }
     if (m_nvlink && x.src / m_gpusPerServer == x.dst / m_gpusPerServer)
     {
         m_nvlinkBytes += x.bytes;
@@ -296,6 +321,16 @@ CollectiveExecutor::Arrived(uint64_t token)
         const Node& x = m_nodes[t];
         m_rankEnd[x.dst] = Simulator::Now();
         m_lastSender[x.dst] = x.src;
+        if (x.kind == CollectiveTransfer::NVLS_MULTICAST)
+        {
+            // Written to every GPU of the server.
+            const uint32_t first = x.src / m_gpusPerServer * m_gpusPerServer;
+            for (uint32_t g = first; g < first + m_gpusPerServer && g < m_rankEnd.size(); ++g)
+            {
+                m_rankEnd[g] = Simulator::Now();
+                m_lastSender[g] = x.src;
+            }
+        }
         ++m_arrived;
         const uint32_t* dep =
             x.nDependents == 1 ? &x.dependents : m_dependents.data() + x.dependents;

@@ -4,6 +4,7 @@
 
 #include "collective-algorithm.h"
 #include "collective-transport.h"
+#include "nvlink-transport.h"
 
 #include "ns3/callback.h"
 #include "ns3/nstime.h"
@@ -24,7 +25,9 @@ namespace ns3
  * rail-local ring leaves a server through its channel's rail). The schedule's rings
  * (CollectiveRing) run lazily: their transfers are produced as they are released, in the order
  * and with the timing of their written-out DAG (CollectiveSchedule::Materialized), so memory is
- * O(ranks × chunks) per ring. Records, per rank, when its last
+ * O(ranks × chunks) per ring. NVLS operations (CollectiveTransfer::NVLS_REDUCE, NVLS_MULTICAST)
+ * go to the NvlinkTransport's SendNvls; an in-switch reduction reads every GPU of the server, so
+ * it waits until all of them are ready. Records, per rank, when its last
  * transfer arrived and which one it was.
  */
 class CollectiveExecutor : public Object, public CollectiveTransportListener
@@ -72,7 +75,8 @@ class CollectiveExecutor : public Object, public CollectiveTransportListener
         uint32_t src{0};
         uint32_t dst{0};
         uint32_t remaining{0}; //!< dependencies not arrived yet; ISSUED once sent
-        uint16_t channel{0};
+        uint8_t channel{0};
+        uint8_t kind{0};     //!< CollectiveTransfer::Kind
         int16_t nicDelta{0}; //!< the network send leaves through rank src + nicDelta's NIC
         uint32_t nDependents{0};
         uint32_t dependents{0}; //!< the dependent if nDependents == 1, else into m_dependents
@@ -142,6 +146,7 @@ class CollectiveExecutor : public Object, public CollectiveTransportListener
 
     Ptr<CollectiveTransport> m_network;
     Ptr<CollectiveTransport> m_nvlink;
+    Ptr<NvlinkTransport> m_nvls; //!< m_nvlink, if it is one (NVLS operations)
     uint32_t m_gpusPerServer{1};
     std::shared_ptr<const CollectiveSchedule> m_schedule;
     std::vector<Node> m_nodes;

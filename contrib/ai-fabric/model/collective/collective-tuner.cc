@@ -1,7 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "collective-tuner.h"
 
+#include "double-binary-tree-collective.h"
+#include "nvls-collective.h"
+
+#include "ns3/boolean.h"
+#include "ns3/double.h"
+
 #include <algorithm>
+#include <cmath>
 
 namespace ns3
 {
@@ -38,14 +45,62 @@ CollectiveTuner::GetTypeId()
                           "(450 GB/s x 0.82).",
                           DataRateValue(DataRate(uint64_t(450e9 * 8 * 0.82))),
                           MakeDataRateAccessor(&CollectiveTuner::m_nvlinkRate),
-                          MakeDataRateChecker());
+                          MakeDataRateChecker())
+            .AddAttribute("Nvls",
+                          "Whether the NVSwitch reduces (NVLS, NVLS-Tree are candidates).",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&CollectiveTuner::m_nvls),
+                          MakeBooleanChecker())
+            .AddAttribute("TreeIncastEfficiency",
+                          "Share of NicRate a tree's network edges get beyond 2 servers, where a "
+                          "parent's NIC receives from several senders at once (incast, then "
+                          "PFC/credit back-pressure and congestion control). Measured on this "
+                          "model's 16 x 8 H100 rail fabric at 1 GiB: 0.3 (tree, RoCEv2 DCQCN) "
+                          "to 0.7 (tree, InfiniBand); NVLS-Tree 0.5-0.6.",
+                          DoubleValue(0.5),
+                          MakeDoubleAccessor(&CollectiveTuner::m_treeIncast),
+                          MakeDoubleChecker<double>(0.01, 1.0))
+            .AddAttribute("NvlsEfficiency",
+                          "NVLS operations' share of NvlinkRate (NvlinkTransport's "
+                          "NvlsEfficiency).",
+                          DoubleValue(0.85),
+                          MakeDoubleAccessor(&CollectiveTuner::m_nvlsEfficiency),
+                          MakeDoubleChecker<double>(0.01, 1.0));
     return tid;
 }
 
 std::vector<std::string>
 CollectiveTuner::Candidates()
 {
-    return {"ring", "hierarchical"};
+    return {"ring", "tree", "nvls", "nvls-tree", "hierarchical"};
+}
+
+double
+CollectiveTuner::SlotBubble(CollectiveSpec::Op op, double chunks, double g, double chunkTime)
+{
+    // An NVLS AllReduce starts with every GPU's kSlots reductions (G reads each on every
+    // egress) before the first stores: meanwhile each ingress takes kSlots results instead of
+    // G·kSlots chunks, kSlots·(G−1) chunk times lost once.
+    const double slots = NvlsCollective::kSlots;
+    return op == CollectiveSpec::ALLREDUCE && chunks > slots ? slots * (g - 1) * chunkTime : 0;
+}
+
+uint32_t
+CollectiveTuner::MaxTreeDegree(uint32_t m)
+{
+    // Per node, both trees: one edge to its parent (unless root), one per child.
+    uint32_t best = 0;
+    for (uint32_t node = 0; node < m; ++node)
+    {
+        uint32_t deg = 0;
+        for (uint32_t t = 0; t < 2; ++t)
+        {
+            const uint32_t pos = t == 0 ? node : m - 1 - node;
+            deg += (pos > 0 ? 1 : 0) + (2 * pos + 1 < m ? 1 : 0) + (2 * pos + 2 < m ? 1 : 0);
+        }
+        best = std::max(best, deg);
+    }
+    return best;
 }
 
 double
@@ -83,6 +138,74 @@ CollectiveTuner::EstimateSeconds(const std::string& algorithm, const CollectiveS
         // A GPU sends every channel over NVLink but the one it leaves its server in.
         const double nvPort = nvHops > 0 ? (m > 1 ? c - c / g : c) * b / bNv : 0;
         return steps * std::max({mean, nicPort, nvPort});
+    }
+    const double depth = m > 1 ? std::floor(std::log2(m)) : 0;
+    if (algorithm == "tree")
+    {
+        if (spec.op != CollectiveSpec::ALLREDUCE)
+        {
+            return -1;
+        }
+        // Servers of g GPUs, or one rank per node (as DoubleBinaryTreeCollective lays them).
+        const double gt = whole ? g : 1;
+        const double mt = n / gt;
+        const double dt = mt > 1 ? std::floor(std::log2(mt)) : 0;
+        const double c = CollectiveAlgorithm::EffectiveChannels(spec);
+        const double k = DoubleBinaryTreeCollective::Chunks(uint64_t(s / c), spec.chunks);
+        const double b = std::max(1.0, s / (2 * c * k)); // one chunk of one half
+        // Per round (every channel and half moves one chunk a hop): a GPU's NVLink egress
+        // sends 2(G-1)/G chunks per channel and half along the chains; the NIC of a channel's
+        // rail the chunks of its tree edges, for max(1, C/G) channels.
+        const double nv = gt > 1 ? 2 * c * 2 * (gt - 1) / gt * b / bNv : 0;
+        const double bTree = mt > 2 ? bNic * m_treeIncast : bNic;
+        const double nic =
+            mt > 1 ? std::max(1.0, c / gt) * MaxTreeDegree(uint32_t(mt)) * b / bTree : 0;
+        const double fill = 2 * ((gt - 1) * (aNv + b / bNv) + dt * (mt > 1 ? aNet + b / bNic : 0));
+        // Pipelined: fill then a round per chunk, or, with few chunks, the busiest port's
+        // rounds and the network hops of the last chunk.
+        const double net = 2 * dt * (mt > 1 ? aNet + b / bNic : 0);
+        return std::max(fill + (k - 1) * std::max(nv, nic), k * std::max(nv, nic) + net);
+    }
+    if (algorithm == "nvls" || algorithm == "nvls-tree")
+    {
+        if (!m_nvls || !whole || g < 2)
+        {
+            return -1;
+        }
+        const double bNvls = bNv * m_nvlsEfficiency;
+        const bool tree = algorithm == "nvls-tree";
+        if (tree ? spec.op != CollectiveSpec::ALLREDUCE
+                 : (m > 1 || (spec.op != CollectiveSpec::ALLREDUCE &&
+                              spec.op != CollectiveSpec::REDUCESCATTER &&
+                              spec.op != CollectiveSpec::ALLGATHER)))
+        {
+            return -1;
+        }
+        const double c = CollectiveAlgorithm::EffectiveChannels(spec);
+        const double shard = s / (c * g);
+        if (!tree || m < 2)
+        {
+            // Per chunk and channel, every GPU's egress serves G reads and one store
+            // (AllReduce), ReduceScatter and AllGather one side each.
+            const double k = NvlsCollective::Chunks(uint64_t(shard), spec.chunks);
+            const double b = std::max(1.0, shard / k);
+            const bool ar = spec.op == CollectiveSpec::ALLREDUCE;
+            const double round = (ar ? g + 1 : g) * b / bNvls;
+            const double fill = spec.op == CollectiveSpec::ALLGATHER ? b / bNvls + aNv
+                                : ar                                 ? 2 * b / bNvls + 3 * aNv
+                                                                     : b / bNvls + 2 * aNv;
+            return std::max(fill + (c * k - 1) * round, c * k * round + 3 * aNv) +
+                   SlotBubble(spec.op, c * k, g, b / bNvls);
+        }
+        const double k = NvlsCollective::Chunks(uint64_t(shard / 2), spec.chunks);
+        const double b = std::max(1.0, shard / (2 * k));
+        // Per round, every GPU's egress: G reads and a store per half; its NIC the chunks of
+        // its server's edges in both trees.
+        const double nv = 2 * (g + 1) * b / bNvls;
+        const double nic = MaxTreeDegree(uint32_t(m)) * b / (m > 2 ? bNic * m_treeIncast : bNic);
+        const double fill = 2 * b / bNvls + 3 * aNv + 2 * depth * (aNet + b / bNic);
+        return std::max(fill + (c * k - 1) * std::max(nv, nic), c * k * std::max(nv, nic)) +
+               SlotBubble(spec.op, 2 * c * k, g, b / bNvls);
     }
     if (algorithm == "hierarchical")
     {

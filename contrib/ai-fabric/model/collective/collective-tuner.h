@@ -32,26 +32,47 @@ namespace ns3
  * Hierarchical (M servers): NVLink reduce-scatter, an inter-server ring per rail on S/G, NVLink
  * all-gather, one after the other: T = 2(G−1)(α_nv + S/(G·B_nv)) + 2(M−1)(α_net + S/(G·M·B_nic)).
  *
- * Not modelled yet: protocols (LL, LL128: every estimate is Simple's), Tree, NVLS, CollNet, PAT.
+ * Tree (DoubleBinaryTreeCollective: C channels, each half of a channel's S/C in K chunks of b):
+ * a chunk fills the pipeline in 2((G−1)(α_nv + b/B_nv) + D(α_net + b/B_nic)) (D = ⌊log2 M⌋),
+ * then a round per chunk lasts the busiest port: a GPU's NVLink egress 4C(G−1)/G·b, a NIC
+ * max(1, C/G)·d·b with d the largest number of tree edges of a server in both trees:
+ * T = fill + (K−1)·max(4C(G−1)b/(G·B_nv), max(1,C/G)·d·b/B_nic).
+ * NVLS (one server, B_nvls = NvlinkRate × NvlsEfficiency): per chunk of a shard every egress
+ * serves G reads and one store: T = fill + (C·K−1)(G+1)·b/B_nvls, fill = 2b/B_nvls + 3α_nv.
+ * NVLS-Tree: T = fill + (C·K−1)·max(2(G+1)b/B_nvls, d·b/B_nic), fill adding 2D(α_net + b/B_nic).
+ *
+ * Beyond 2 servers a tree's NIC term runs at NicRate × TreeIncastEfficiency: a parent's NIC
+ * receives from up to three senders at once, which α-β does not see and the packet-level model
+ * does (back-pressure, congestion control); the factor is measured, not derived (NCCL's
+ * treeCorrectionFactor plays the same part in src/graph/tuning.cc).
+ *
+ * Not modelled yet: protocols (LL, LL128: every estimate is Simple's), CollNet, PAT.
  */
 class CollectiveTuner : public Object
 {
   public:
     static TypeId GetTypeId();
 
-    /// The α-β time of `algorithm` ("ring", "hierarchical") on `spec`; negative if it cannot
-    /// run it.
+    /// The α-β time of `algorithm` ("ring", "tree", "nvls", "nvls-tree", "hierarchical") on `spec`;
+    /// negative if it cannot run it.
     double EstimateSeconds(const std::string& algorithm, const CollectiveSpec& spec) const;
     /// The candidate with the smallest estimate for `spec` ("ring" when nothing else runs).
     std::string Choose(const CollectiveSpec& spec) const;
     /// The algorithms Choose considers.
     static std::vector<std::string> Candidates();
+    /// Time an NVLS AllReduce of `chunks` per GPU loses to its first kSlots reductions.
+    static double SlotBubble(CollectiveSpec::Op op, double chunks, double g, double chunkTime);
+    /// The most tree edges a node has in both trees of a double binary tree over m nodes.
+    static uint32_t MaxTreeDegree(uint32_t m);
 
   private:
     Time m_networkLatency;
     Time m_nvlinkLatency;
     DataRate m_nicRate;
     DataRate m_nvlinkRate;
+    bool m_nvls{true};
+    double m_nvlsEfficiency{0.85};
+    double m_treeIncast{0.5};
 };
 
 } // namespace ns3

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "double-binary-tree-collective.h"
 
+#include <algorithm>
+
 namespace ns3
 {
 
@@ -34,52 +36,198 @@ DoubleBinaryTreeCollective::Check(const CollectiveSpec& spec) const
     return e;
 }
 
+uint32_t
+DoubleBinaryTreeCollective::Chunks(uint64_t channelBytes, uint32_t specChunks)
+{
+    const uint64_t half = (channelBytes + 1) / 2;
+    const uint64_t natural = (half + kChunkBytes - 1) / kChunkBytes;
+    return static_cast<uint32_t>(std::max<uint64_t>(
+        1,
+        std::min<uint64_t>(kMaxChunks, std::max<uint64_t>(specChunks, natural))));
+}
+
+std::vector<uint32_t>
+DoubleBinaryTreeCollective::TreeOrder(uint32_t m, uint32_t t)
+{
+    std::vector<uint32_t> at(m);
+    for (uint32_t pos = 0; pos < m; ++pos)
+    {
+        at[pos] = t == 0 ? pos : m - 1 - pos;
+    }
+    return at;
+}
+
+DoubleBinaryTreeCollective::Builder::Builder(const std::vector<std::vector<uint32_t>>& chains,
+                                             const std::vector<uint32_t>& nodeAt,
+                                             uint32_t ranks)
+    : m_chains(chains),
+      m_nodeAt(nodeAt),
+      m_up(uint64_t(ranks) * kSlots, UINT64_MAX),
+      m_down(uint64_t(ranks) * kSlots, UINT64_MAX),
+      m_headIn(chains.size(), UINT32_MAX),
+      m_upT(nodeAt.size(), UINT32_MAX),
+      m_downT(nodeAt.size(), UINT32_MAX)
+{
+}
+
+uint32_t
+DoubleBinaryTreeCollective::Builder::Slot(const std::vector<uint64_t>& ring, uint32_t rank) const
+{
+    if (m_chunk < kSlots)
+    {
+        return UINT32_MAX;
+    }
+    const uint64_t e = ring[uint64_t(rank) * kSlots + m_chunk % kSlots];
+    return e != UINT64_MAX && (e >> 32) == m_chunk - kSlots ? static_cast<uint32_t>(e) : UINT32_MAX;
+}
+
+void
+DoubleBinaryTreeCollective::Builder::Record(std::vector<uint64_t>& ring, uint32_t rank, uint32_t t)
+{
+    uint64_t& e = ring[uint64_t(rank) * kSlots + m_chunk % kSlots];
+    if (e == UINT64_MAX || (e >> 32) != m_chunk)
+    {
+        e = (uint64_t(m_chunk) << 32) | t;
+    }
+}
+
+void
+DoubleBinaryTreeCollective::Builder::Consumed(uint32_t rank, uint32_t t)
+{
+    // Called after AppendChunk, which advanced the chunk counter.
+    --m_chunk;
+    Record(m_up, rank, t);
+    Record(m_down, rank, t);
+    ++m_chunk;
+}
+
+void
+DoubleBinaryTreeCollective::Builder::AppendChunk(CollectiveSchedule& s,
+                                                 uint64_t b,
+                                                 const std::vector<uint32_t>* ready,
+                                                 std::vector<Deps>* done)
+{
+    constexpr uint32_t NONE = UINT32_MAX;
+    const uint32_t m = static_cast<uint32_t>(m_nodeAt.size());
+    auto head = [&](uint32_t pos) { return m_chains[m_nodeAt[pos]][0]; };
+    if (done)
+    {
+        done->assign(m_chains.size(), Deps{NONE, NONE, NONE});
+    }
+    // Reduce along each chain, tail to head.
+    for (uint32_t pos = 0; pos < m; ++pos)
+    {
+        const uint32_t node = m_nodeAt[pos];
+        const std::vector<uint32_t>& chain = m_chains[node];
+        uint32_t dep = ready ? (*ready)[node] : NONE;
+        for (uint32_t i = static_cast<uint32_t>(chain.size()) - 1; i >= 1; --i)
+        {
+            const uint32_t deps[2] = {dep, Slot(m_up, chain[i - 1])};
+            dep = s.Add(chain[i], chain[i - 1], b, deps, 2);
+            Record(m_up, chain[i], dep);
+        }
+        m_headIn[node] = dep;
+    }
+    // Reduce up the tree: children before parents.
+    for (uint32_t pos = m - 1; pos >= 1; --pos)
+    {
+        const uint32_t child1 = 2 * pos + 1;
+        const uint32_t child2 = 2 * pos + 2;
+        const uint32_t parent = head((pos - 1) / 2);
+        const uint32_t deps[4] = {m_headIn[m_nodeAt[pos]],
+                                  child1 < m ? m_upT[child1] : NONE,
+                                  child2 < m ? m_upT[child2] : NONE,
+                                  Slot(m_up, parent)};
+        m_upT[pos] = s.Add(head(pos), parent, b, deps, 4);
+        Record(m_up, head(pos), m_upT[pos]);
+    }
+    // The root has the reduced chunk once its chain and its children delivered.
+    const Deps atRoot = {m_headIn[m_nodeAt[0]], m > 1 ? m_upT[1] : NONE, m > 2 ? m_upT[2] : NONE};
+    // Broadcast down the tree: parents before children. A head's first send down passes on
+    // both what it received from above and (the root) what it reduced.
+    for (uint32_t pos = 1; pos < m; ++pos)
+    {
+        const uint32_t parent = (pos - 1) / 2;
+        uint32_t deps[4] = {NONE, NONE, NONE, Slot(m_down, head(pos))};
+        if (parent == 0)
+        {
+            deps[0] = atRoot[0];
+            deps[1] = atRoot[1];
+            deps[2] = atRoot[2];
+        }
+        else
+        {
+            deps[0] = m_downT[parent];
+        }
+        m_downT[pos] = s.Add(head(parent), head(pos), b, deps, 4);
+        Record(m_down, head(parent), m_downT[pos]);
+        if (parent == 0)
+        {
+            Record(m_up, head(0), m_downT[pos]);
+        }
+    }
+    // And down each chain, head to tail.
+    for (uint32_t pos = 0; pos < m; ++pos)
+    {
+        const uint32_t node = m_nodeAt[pos];
+        const Deps have = pos == 0 ? atRoot : Deps{m_downT[pos], NONE, NONE};
+        if (done)
+        {
+            (*done)[node] = have;
+        }
+        const std::vector<uint32_t>& chain = m_chains[node];
+        uint32_t dep = NONE;
+        for (uint32_t i = 0; i + 1 < chain.size(); ++i)
+        {
+            if (i == 0)
+            {
+                const uint32_t deps[4] = {have[0], have[1], have[2], Slot(m_down, chain[1])};
+                dep = s.Add(chain[0], chain[1], b, deps, 4);
+                if (pos == 0)
+                {
+                    Record(m_up, chain[0], dep);
+                }
+            }
+            else
+            {
+                const uint32_t deps[2] = {dep, Slot(m_down, chain[i + 1])};
+                dep = s.Add(chain[i], chain[i + 1], b, deps, 2);
+            }
+            Record(m_down, chain[i], dep);
+        }
+    }
+    ++m_chunk;
+}
+
 void
 DoubleBinaryTreeCollective::DoBuild(const CollectiveSpec& spec, CollectiveSchedule& s) const
 {
-    const uint32_t n = spec.ranks;
-    const uint32_t c = spec.chunks;
-    for (uint32_t tree = 0; tree < 2; ++tree)
+    // Servers of G GPUs (one rank per node if the ranks do not fill whole servers).
+    const uint32_t g =
+        spec.gpusPerServer > 1 && spec.ranks % spec.gpusPerServer == 0 ? spec.gpusPerServer : 1;
+    const uint32_t m = spec.ranks / g;
+    const uint32_t rail = s.channel % g;
+    std::vector<std::vector<uint32_t>> chains(m, std::vector<uint32_t>(g));
+    for (uint32_t srv = 0; srv < m; ++srv)
     {
-        // Heap position -> rank; tree 1 mirrors tree 0.
-        auto rankAt = [&](uint32_t pos) { return tree == 0 ? pos : n - 1 - pos; };
-        const uint64_t half = Part(spec.bytes, 2, tree);
-        // up[pos][k]: transfer carrying chunk k from pos to its parent.
-        std::vector<std::vector<uint32_t>> up(n, std::vector<uint32_t>(c, UINT32_MAX));
-        for (uint32_t k = 0; k < c; ++k)
+        for (uint32_t i = 0; i < g; ++i)
         {
-            const uint64_t bytes = Part(half, c, k);
-            // Reduce: children before parents (larger heap positions first).
-            for (uint32_t pos = n - 1; pos >= 1; --pos)
+            chains[srv][i] = srv * g + (rail + i) % g;
+        }
+    }
+    const uint32_t chunks = Chunks(spec.bytes, spec.chunks);
+    // Chunk by chunk, alternating the two trees, so both trees' edges run from the start.
+    const std::vector<uint32_t> orders[2] = {TreeOrder(m, 0), TreeOrder(m, 1)};
+    Builder trees[2] = {Builder(chains, orders[0], spec.ranks),
+                        Builder(chains, orders[1], spec.ranks)};
+    const uint64_t halves[2] = {Part(spec.bytes, 2, 0), Part(spec.bytes, 2, 1)};
+    for (uint32_t k = 0; k < chunks; ++k)
+    {
+        for (uint32_t t = 0; t < 2; ++t)
+        {
+            if (halves[t] > 0)
             {
-                uint32_t deps[2] = {UINT32_MAX, UINT32_MAX};
-                for (uint32_t ch = 0; ch < 2; ++ch)
-                {
-                    const uint32_t child = 2 * pos + 1 + ch;
-                    if (child < n)
-                    {
-                        deps[ch] = up[child][k];
-                    }
-                }
-                up[pos][k] = s.Add(rankAt(pos), rankAt((pos - 1) / 2), bytes, deps, 2);
-            }
-            // Broadcast: parents before children.
-            std::vector<uint32_t> down(n, UINT32_MAX);
-            for (uint32_t pos = 1; pos < n; ++pos)
-            {
-                const uint32_t parent = (pos - 1) / 2;
-                uint32_t deps[2] = {UINT32_MAX, UINT32_MAX};
-                if (parent == 0)
-                {
-                    // The root has the chunk once both of its children delivered theirs.
-                    deps[0] = 1 < n ? up[1][k] : UINT32_MAX;
-                    deps[1] = 2 < n ? up[2][k] : UINT32_MAX;
-                }
-                else
-                {
-                    deps[0] = down[parent];
-                }
-                down[pos] = s.Add(rankAt(parent), rankAt(pos), bytes, deps, 2);
+                trees[t].AppendChunk(s, Part(halves[t], chunks, k), nullptr, nullptr);
             }
         }
     }

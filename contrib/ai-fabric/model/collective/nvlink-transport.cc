@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "nvlink-transport.h"
 
+#include "collective-algorithm.h"
+
 #include "ns3/double.h"
 #include "ns3/fabric-tx-time.h"
 #include "ns3/simulator.h"
@@ -29,6 +31,13 @@ NvlinkTransport::GetTypeId()
                           "Fraction of Bandwidth achieved by collectives (NCCL ~370/450).",
                           DoubleValue(0.82),
                           MakeDoubleAccessor(&NvlinkTransport::m_efficiency),
+                          MakeDoubleChecker<double>(0.01, 1.0))
+            .AddAttribute("NvlsEfficiency",
+                          "Fraction of the effective rate NVLS in-switch operations get "
+                          "(NCCL's nvlsEfficiency for Hopper, src/graph/tuning.cc: 0.85; "
+                          "Blackwell 0.74).",
+                          DoubleValue(0.85),
+                          MakeDoubleAccessor(&NvlinkTransport::m_nvlsEfficiency),
                           MakeDoubleChecker<double>(0.01, 1.0))
             .AddAttribute("Latency",
                           "Per-message latency through NVSwitch (UNCONFIRMED; ~1 us).",
@@ -63,6 +72,19 @@ Time
 NvlinkTransport::GetLatency() const
 {
     return m_latency;
+}
+
+DataRate
+NvlinkTransport::GetNvlsRate() const
+{
+    return DataRate(
+        static_cast<uint64_t>(m_bandwidth.GetBitRate() * m_efficiency * m_nvlsEfficiency));
+}
+
+int64_t
+NvlinkTransport::NvlsSteps(uint64_t bytes) const
+{
+    return FabricTxTime(GetNvlsRate(), bytes).GetTimeStep();
 }
 
 int64_t
@@ -107,6 +129,48 @@ NvlinkTransport::Send(uint32_t src,
     const int64_t inStart = std::max(start, m_ingressFree[dst]);
     m_ingressFree[dst] = inStart + ser;
     const int64_t arrival = m_ingressFree[dst] + m_latency.GetTimeStep();
+    Simulator::Schedule(TimeStep(arrival - now), &NvlinkTransport::Deliver, listener, token);
+}
+
+void
+NvlinkTransport::SendNvls(uint8_t kind,
+                          uint32_t rank,
+                          uint32_t first,
+                          uint32_t count,
+                          uint64_t bytes,
+                          CollectiveTransportListener* listener,
+                          uint64_t token)
+{
+    const int64_t now = Simulator::Now().GetTimeStep();
+    const int64_t ser = NvlsSteps(bytes);
+    int64_t arrival = 0;
+    if (kind == CollectiveTransfer::NVLS_REDUCE)
+    {
+        // Every GPU's egress sends its part when it is free (each port is its own queue); the
+        // sum streams into rank's ingress and is complete once the last part is read.
+        int64_t lastRead = now;
+        for (uint32_t g = first; g < first + count; ++g)
+        {
+            m_egressFree[g] = std::max(now, m_egressFree[g]) + ser;
+            lastRead = std::max(lastRead, m_egressFree[g]);
+        }
+        m_ingressFree[rank] = std::max(lastRead, std::max(now, m_ingressFree[rank]) + ser);
+        arrival = m_ingressFree[rank] + 2 * m_latency.GetTimeStep();
+    }
+    else
+    {
+        // rank's egress sends once; the switch writes it to every GPU's ingress as each is
+        // free; in place once the last one has it.
+        const int64_t start = std::max(now, m_egressFree[rank]);
+        m_egressFree[rank] = start + ser;
+        int64_t last = start + ser;
+        for (uint32_t g = first; g < first + count; ++g)
+        {
+            m_ingressFree[g] = std::max(start, m_ingressFree[g]) + ser;
+            last = std::max(last, m_ingressFree[g]);
+        }
+        arrival = last + m_latency.GetTimeStep();
+    }
     Simulator::Schedule(TimeStep(arrival - now), &NvlinkTransport::Deliver, listener, token);
 }
 

@@ -22,7 +22,13 @@ namespace ns3
  * messages share a GPU's links), then arrives Latency later. One event per message.
  * H100 SXM: 450 GB/s per direction; NCCL reaches ~370 GB/s (Efficiency 0.82).
  *
- * Not modelled: NVLink packets and credits, NVLS in-switch reduction (SHARP), multicast.
+ * NVLS (NVLink SHARP, H100 and later): SendNvls runs the NVSwitch's in-switch operations on one
+ * server's GPUs at Bandwidth × Efficiency × NvlsEfficiency. A multimem.ld_reduce by GPU r reads
+ * `bytes` from every GPU of the server (each one's egress busy bytes / rate) and returns their
+ * sum to r (r's ingress), after a request and a response (2 × Latency); a multimem.st writes r's
+ * `bytes` to every GPU (r's egress, every ingress), Latency later.
+ *
+ * Not modelled: NVLink packets and credits.
  */
 class NvlinkTransport : public CollectiveTransport
 {
@@ -39,14 +45,30 @@ class NvlinkTransport : public CollectiveTransport
               CollectiveTransportListener* listener,
               uint64_t token,
               uint32_t channel = 0) override;
+    /**
+     * An NVLS operation of GPU `rank` on the GPUs first .. first + count - 1 (its server):
+     * NVLS_REDUCE (multimem.ld_reduce) or NVLS_MULTICAST (multimem.st), as described above;
+     * `listener` is told with `token` when the result is in place.
+     */
+    void SendNvls(uint8_t kind,
+                  uint32_t rank,
+                  uint32_t first,
+                  uint32_t count,
+                  uint64_t bytes,
+                  CollectiveTransportListener* listener,
+                  uint64_t token);
     /// Effective per-GPU rate (Bandwidth × Efficiency).
     DataRate GetEffectiveRate() const;
     Time GetLatency() const;
+    /// Effective per-GPU rate of NVLS operations (Bandwidth × Efficiency × NvlsEfficiency).
+    DataRate GetNvlsRate() const;
 
   private:
     static void Deliver(CollectiveTransportListener* listener, uint64_t token);
     /// Serialization time of `bytes` at the effective rate, in time steps.
     int64_t SerializationSteps(uint64_t bytes);
+    /// The same at the NVLS rate (not cached: NVLS moves few, large chunks).
+    int64_t NvlsSteps(uint64_t bytes) const;
 
     struct SerEntry
     {
@@ -56,6 +78,7 @@ class NvlinkTransport : public CollectiveTransport
 
     DataRate m_bandwidth;
     double m_efficiency{0.82};
+    double m_nvlsEfficiency{0.85};
     Time m_latency;
     std::vector<int64_t> m_egressFree;
     std::vector<int64_t> m_ingressFree;

@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "nvls-collective.h"
+
+#include <algorithm>
+
+namespace ns3
+{
+
+NS_OBJECT_ENSURE_REGISTERED(NvlsCollective);
+
+TypeId
+NvlsCollective::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::NvlsCollective")
+                            .SetParent<CollectiveAlgorithm>()
+                            .SetGroupName("AiFabric")
+                            .AddConstructor<NvlsCollective>();
+    return tid;
+}
+
+std::string
+NvlsCollective::GetName() const
+{
+    return "nvls";
+}
+
+std::string
+NvlsCollective::Check(const CollectiveSpec& spec) const
+{
+    std::string e = CollectiveAlgorithm::Check(spec);
+    if (!e.empty() || IsBuiltByBase(spec.op))
+    {
+        return e;
+    }
+    if (spec.gpusPerServer < 2 || spec.ranks != spec.gpusPerServer)
+    {
+        return "nvls reduces inside one NVLink domain: all ranks on one server (got " +
+               std::to_string(spec.ranks) + " ranks, " + std::to_string(spec.gpusPerServer) +
+               " per server; use nvls-tree across servers)";
+    }
+    return "";
+}
+
+uint32_t
+NvlsCollective::Chunks(uint64_t bytes, uint32_t specChunks)
+{
+    const uint64_t natural = (bytes + kChunkBytes - 1) / kChunkBytes;
+    return static_cast<uint32_t>(std::max<uint64_t>(
+        1,
+        std::min<uint64_t>(kMaxChunks, std::max<uint64_t>(specChunks, natural))));
+}
+
+void
+NvlsCollective::DoBuild(const CollectiveSpec& spec, CollectiveSchedule& s) const
+{
+    const uint32_t g = spec.gpusPerServer;
+    const bool reduce = spec.op != CollectiveSpec::ALLGATHER;
+    const bool store = spec.op != CollectiveSpec::REDUCESCATTER;
+    const uint32_t chunks = Chunks(Part(spec.bytes, g, 0), spec.chunks);
+    // last[i][slot]: GPU i's operation on chunk k - kSlots, which freed the slot chunk k uses
+    // (NCCL_STEPS buffer slots: GPU i is at most kSlots chunks ahead of itself).
+    std::vector<std::vector<uint32_t>> last(g, std::vector<uint32_t>(kSlots, UINT32_MAX));
+    for (uint32_t k = 0; k < chunks; ++k)
+    {
+        for (uint32_t i = 0; i < g; ++i)
+        {
+            const uint64_t b = Part(Part(spec.bytes, g, i), chunks, k);
+            uint32_t& slot = last[i][k % kSlots];
+            uint32_t dep = slot;
+            if (reduce)
+            {
+                dep = s.AddNvls(CollectiveTransfer::NVLS_REDUCE, i, b, &dep, 1);
+            }
+            if (store)
+            {
+                dep = s.AddNvls(CollectiveTransfer::NVLS_MULTICAST, i, b, &dep, 1);
+            }
+            slot = dep;
+        }
+    }
+}
+
+} // namespace ns3

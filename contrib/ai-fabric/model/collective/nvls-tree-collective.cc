@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "nvls-tree-collective.h"
+
+#include "double-binary-tree-collective.h"
+#include "nvls-collective.h"
+
+namespace ns3
+{
+
+NS_OBJECT_ENSURE_REGISTERED(NvlsTreeCollective);
+
+TypeId
+NvlsTreeCollective::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::NvlsTreeCollective")
+                            .SetParent<CollectiveAlgorithm>()
+                            .SetGroupName("AiFabric")
+                            .AddConstructor<NvlsTreeCollective>();
+    return tid;
+}
+
+std::string
+NvlsTreeCollective::GetName() const
+{
+    return "nvls-tree";
+}
+
+std::string
+NvlsTreeCollective::Check(const CollectiveSpec& spec) const
+{
+    std::string e = CollectiveAlgorithm::Check(spec);
+    if (!e.empty() || IsBuiltByBase(spec.op))
+    {
+        return e;
+    }
+    if (spec.op != CollectiveSpec::ALLREDUCE)
+    {
+        return "the nvls-tree algorithm implements AllReduce only (use ring or nvls for " +
+               std::string(CollectiveSpec::OpName(spec.op)) + ")";
+    }
+    if (spec.gpusPerServer < 2 || spec.ranks % spec.gpusPerServer != 0)
+    {
+        return "nvls-tree needs whole servers of at least 2 GPUs (got " +
+               std::to_string(spec.ranks) + " ranks, " + std::to_string(spec.gpusPerServer) +
+               " per server)";
+    }
+    return "";
+}
+
+void
+NvlsTreeCollective::DoBuild(const CollectiveSpec& spec, CollectiveSchedule& s) const
+{
+    using Deps = DoubleBinaryTreeCollective::Deps;
+    const uint32_t g = spec.gpusPerServer;
+    const uint32_t m = spec.ranks / g;
+    const std::vector<uint32_t> orders[2] = {DoubleBinaryTreeCollective::TreeOrder(m, 0),
+                                             DoubleBinaryTreeCollective::TreeOrder(m, 1)};
+    // Chunks per half-shard (the largest shard sets the count for all).
+    const uint32_t chunks = NvlsCollective::Chunks(Part(Part(spec.bytes, g, 0), 2, 0), spec.chunks);
+    constexpr uint32_t kSlots = DoubleBinaryTreeCollective::kSlots;
+    // Per rail, its GPUs of every server as one-rank chains, and a builder per tree.
+    std::vector<std::vector<std::vector<uint32_t>>> chains(
+        g,
+        std::vector<std::vector<uint32_t>>(m, std::vector<uint32_t>(1)));
+    std::vector<DoubleBinaryTreeCollective::Builder> trees;
+    trees.reserve(2 * g);
+    for (uint32_t rail = 0; rail < g; ++rail)
+    {
+        for (uint32_t srv = 0; srv < m; ++srv)
+        {
+            chains[rail][srv][0] = srv * g + rail;
+        }
+        trees.emplace_back(chains[rail], orders[0], spec.ranks);
+        trees.emplace_back(chains[rail], orders[1], spec.ranks);
+    }
+    // stores[rank][slot]: the store of chunk k - kSlots (NVLS buffer slots, as the network's).
+    std::vector<std::vector<uint32_t>> stores(spec.ranks,
+                                              std::vector<uint32_t>(kSlots, UINT32_MAX));
+    std::vector<uint32_t> ready(m);
+    std::vector<Deps> done;
+    for (uint32_t k = 0; k < chunks; ++k)
+    {
+        for (uint32_t rail = 0; rail < g; ++rail)
+        {
+            for (uint32_t t = 0; t < 2; ++t)
+            {
+                const uint64_t b = Part(Part(Part(spec.bytes, g, rail), 2, t), chunks, k);
+                for (uint32_t srv = 0; srv < m; ++srv)
+                {
+                    const uint32_t r = chains[rail][srv][0];
+                    ready[srv] = s.AddNvls(CollectiveTransfer::NVLS_REDUCE,
+                                           r,
+                                           b,
+                                           &stores[r][(k * 2 + t) % kSlots],
+                                           1);
+                }
+                DoubleBinaryTreeCollective::Builder& tree = trees[2 * rail + t];
+                tree.AppendChunk(s, b, &ready, &done);
+                for (uint32_t srv = 0; srv < m; ++srv)
+                {
+                    const uint32_t r = chains[rail][srv][0];
+                    const uint32_t st =
+                        s.AddNvls(CollectiveTransfer::NVLS_MULTICAST, r, b, done[srv].data(), 3);
+                    tree.Consumed(r, st);
+                    stores[r][(k * 2 + t) % kSlots] = st;
+                }
+            }
+        }
+    }
+}
+
+} // namespace ns3
