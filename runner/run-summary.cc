@@ -169,7 +169,8 @@ Summary(const RunConfig& c, const Simulation& sim, uint64_t events, double wall)
                           : spec.op == CollectiveSpec::BROADCAST ? "chain"
                           : spec.op == CollectiveSpec::SENDRECV  ? "p2p"
                                                                  : c.algorithm;
-    s["protocol_used"] = "simple";
+    s["protocol"] = c.protocolAuto ? "auto" : c.protocol;
+    s["protocol_used"] = c.protocol;
     s["gpu_model"] = c.gpuModel;
     s["nvlink_gbytes_per_s"] = c.nvlinkGBytesPerS;
     s["channels_used"] =

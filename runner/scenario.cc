@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <tuple>
 
 namespace aifabric
 {
@@ -88,11 +89,12 @@ namespace
 {
 
 /**
- * What workload.algorithm "auto" runs: CollectiveTuner's choice for this cluster (NIC goodput
- * from the link rate and the fabric's packet overhead, NVLink from the GPU preset) and size.
+ * What workload.algorithm and workload.protocol "auto" run: CollectiveTuner's choice for this
+ * cluster (NIC goodput from the link rate and the fabric's packet overhead, NVLink from the GPU
+ * preset) and size, over the algorithms and protocols left open (the scenario's own otherwise).
  */
-std::string
-TunedAlgorithm(const RunConfig& r)
+std::pair<std::string, std::string>
+Tuned(const RunConfig& r)
 {
     ns3::Ptr<ns3::CollectiveTuner> tuner = ns3::CreateObject<ns3::CollectiveTuner>();
     // Goodput per full 4096-byte packet: RoCEv2 86 B of headers, IB 26, TCP as RoCEv2 (rough).
@@ -124,17 +126,34 @@ TunedAlgorithm(const RunConfig& r)
     spec.ranks = r.Gpus();
     spec.gpusPerServer = r.gpusPerServer;
     spec.chunks = r.chunks;
-    // Each candidate on its own automatic channels, unless workload.channels sets them.
-    std::string best = "ring";
-    double bestT = -1;
-    for (const std::string& a : ns3::CollectiveTuner::Candidates())
+    tuner->SetAttribute(
+        "ProtocolLatency",
+        ns3::StringValue(AttributeText(r.attributes, "ns3::TrainingJob", "ProtocolLatency")));
+    const std::vector<std::string> algorithms = r.algorithm == "auto"
+                                                    ? ns3::CollectiveTuner::Candidates()
+                                                    : std::vector<std::string>{r.algorithm};
+    std::vector<ns3::CollectiveProtocol::Kind> protocols = ns3::CollectiveTuner::Protocols();
+    ns3::CollectiveProtocol::Kind fixed;
+    if (ns3::CollectiveProtocol::ByName(r.protocol, fixed))
     {
-        spec.channels = r.channels ? r.channels : AutoChannels(a, r.gpusPerServer);
-        const double t = tuner->EstimateSeconds(a, spec);
-        if (t >= 0 && (bestT < 0 || t < bestT))
+        protocols = {fixed};
+    }
+    // Each candidate on its own automatic channels, unless workload.channels sets them.
+    std::pair<std::string, std::string> best{algorithms.front(),
+                                             ns3::CollectiveProtocol::Name(protocols.front())};
+    double bestT = -1;
+    for (const std::string& a : algorithms)
+    {
+        for (ns3::CollectiveProtocol::Kind p : protocols)
         {
-            best = a;
-            bestT = t;
+            spec.channels = r.channels ? r.channels : AutoChannels(a, r.gpusPerServer);
+            spec.protocol = p;
+            const double t = tuner->EstimateSeconds(a, spec);
+            if (t >= 0 && (bestT < 0 || t < bestT))
+            {
+                best = {a, ns3::CollectiveProtocol::Name(p)};
+                bestT = t;
+            }
         }
     }
     return best;
@@ -321,11 +340,14 @@ ToRun(const json& j, size_t index)
     r.nvls = nvls == "auto" ? r.gpuModel != "a100-sxm" : nvls == "on";
     r.resolved["gpu"]["nvls"] = r.nvls ? "on" : "off";
     r.pxn = j["workload"]["pxn"];
-    if (r.algorithm == "auto")
+    r.protocol = w["protocol"];
+    if (r.algorithm == "auto" || r.protocol == "auto")
     {
-        r.algorithm = TunedAlgorithm(r);
+        r.algorithmAuto = r.algorithm == "auto";
+        r.protocolAuto = r.protocol == "auto";
+        std::tie(r.algorithm, r.protocol) = Tuned(r);
         r.resolved["workload"]["algorithm"] = r.algorithm;
-        r.algorithmAuto = true;
+        r.resolved["workload"]["protocol"] = r.protocol;
     }
     if (r.channels == 0)
     {
@@ -365,6 +387,13 @@ ToRun(const json& j, size_t index)
     {
         throw ScenarioError("workload.algorithm: '" + r.algorithm +
                             "' implements allreduce only (use ring for " + r.collective + ")");
+    }
+    if ((r.algorithm == "nvls" || r.algorithm == "nvls-tree") && r.protocol != "simple" &&
+        !IsBuiltForEveryAlgorithm(r.collective))
+    {
+        throw ScenarioError("workload.protocol: '" + r.algorithm +
+                            "' runs the simple protocol only, as NCCL's does (got " + r.protocol +
+                            ")");
     }
     if ((r.algorithm == "nvls" || r.algorithm == "nvls-tree") && !r.nvls)
     {

@@ -59,10 +59,12 @@ struct RunConfig
 
     double maxMemoryGb{0}; //!< limits.max_memory_gb (0: the machine's memory)
     std::string gpuModel{"h100-sxm"};
-    double nvlinkGBytesPerS{450}; //!< per GPU per direction (gpu.nvlink_gbytes_per_s or preset)
-    bool pxn{false};              //!< workload.pxn
-    bool nvls{true};              //!< the NVSwitch reduces (gpu.nvls or the preset)
-    bool algorithmAuto{false};    //!< workload.algorithm was "auto" (the tuner chose it)
+    double nvlinkGBytesPerS{450};   //!< per GPU per direction (gpu.nvlink_gbytes_per_s or preset)
+    bool pxn{false};                //!< workload.pxn
+    bool nvls{true};                //!< the NVSwitch reduces (gpu.nvls or the preset)
+    bool algorithmAuto{false};      //!< workload.algorithm was "auto" (the tuner chose it)
+    std::string protocol{"simple"}; //!< NCCL protocol: simple, ll128, ll
+    bool protocolAuto{false};       //!< workload.protocol was "auto" (the tuner chose it)
 
     uint32_t Gpus() const
     {

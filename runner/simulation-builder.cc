@@ -199,6 +199,7 @@ BuildSimulation(const RunConfig& c)
     job->SetAttribute("Chunks", UintegerValue(c.chunks));
     job->SetAttribute("Buckets", UintegerValue(c.buckets));
     job->SetAttribute("Channels", UintegerValue(c.channels));
+    job->SetAttribute("Protocol", StringValue(c.protocol));
     job->Setup(topo->GetHosts(), c.gpusPerServer, network, nvlink);
     job->TraceConnectWithoutContext("StepDone", MakeBoundCallback(&StopWhenDone, c.steps));
     Simulation sim;

@@ -3,7 +3,7 @@
 # The collective validation table of doc/ai-fabric.rst ("Validation: collectives against
 # published nccl-tests numbers"): ./ai-fabric nccl-tests on the published cluster shapes, at
 # 64 MiB and 1 GiB, printed as one line per configuration. Usage: scripts/nccl-validation.sh
-# [BUILD_DIR] (default build/). Takes about 3 minutes on 2 cores.
+# [BUILD_DIR] (default build/). Takes about 10 minutes on 2 cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
@@ -21,18 +21,25 @@ row() { # label, then nccl-tests arguments
     END { print " GB/s (64 MiB / 1 GiB)" }' "$out/$n/nccl-tests.csv"
 }
 one=(--set compare=[] --set workload.algorithm=ring)
+auto=(--set compare=[])
 row "1 x 8 H100, NVLink ring" "${one[@]}" --set topology.servers=1
+row "1 x 8 H100, auto (NVLS)" "${auto[@]}" --set topology.servers=1
 for servers in 2 4 16; do
   for fabric in infiniband rocev2; do
     row "$servers x 8 H100, 400G $fabric, ring" "${one[@]}" --set topology.servers=$servers \
       --set fabric=$fabric
+    row "$servers x 8 H100, 400G $fabric, auto" "${auto[@]}" --set topology.servers=$servers \
+      --set fabric=$fabric
   done
 done
 for fabric in infiniband rocev2; do
-  row "16 x 8 H100, 400G $fabric, auto" --set compare=[] --set fabric=$fabric
+  for algorithm in tree nvls-tree; do
+    row "16 x 8 H100, 400G $fabric, $algorithm" "${auto[@]}" --set fabric=$fabric \
+      --set workload.algorithm=$algorithm
+  done
 done
 row "16 x 8 H100, 400G rocev2, hierarchical" --set compare=[] --set workload.algorithm=hierarchical
-# DGX A100: NVLink3 300 GB/s per direction, 8 x 200G HDR NICs.
-row "4 x 8 A100, 200G infiniband, ring" "${one[@]}" --set topology.servers=4 \
+# DGX A100: NVLink3 300 GB/s per direction, no NVLS, 8 x 200G HDR NICs.
+row "4 x 8 A100, 200G infiniband, auto" "${auto[@]}" --set topology.servers=4 \
   --set fabric=infiniband --set topology.link_gbps=200 \
   --set gpu.model=a100-sxm

@@ -223,3 +223,65 @@ TEST_F(FabricTest, NvlsTreeReducesInTheServerAndTreesEachRail)
     Cluster c = RunOn("ns3::NvlsTreeCollective", 8 << 20, 2);
     EXPECT_TRUE(c.job->IsFinished());
 }
+
+TEST_F(FabricTest, SmallMessagesFollowNcclsLatencyModel)
+{
+    // 8 bytes on 16 x 8 GPUs with NCCL's protocol latencies. NCCL's tuner (src/graph/
+    // tuning.cc) predicts base + 2 ((G-1) intra + log2(M) inter) for the tree and base +
+    // (N - 2(M-1)) intra + 2(M-1) inter for the ring, with its per-hop figures (LL: NVLink 0.6,
+    // network 5.0 tree / 2.7 ring; Simple 4.0 / 14 and 3.4 / 14). The model charges each hop
+    // max(NCCL's figure, its physical latency): NVLink 0.6 us, network 1.64 us.
+    Config::SetDefault("ns3::TrainingJob::ProtocolLatency", BooleanValue(true));
+    auto run = [](const char* tid, const char* protocol) {
+        Config::SetDefault("ns3::TrainingJob::Protocol", StringValue(protocol));
+        Cluster c = RunOn(tid, 8, 16);
+        const double t = c.job->GetSteps().at(0).CollectiveTime().GetSeconds() * 1e6;
+        Simulator::Destroy();
+        return t;
+    };
+
+    struct Case
+    {
+        const char* tid;
+        const char* protocol;
+        double base, nvlink, net;
+        bool tree;
+    };
+
+    for (const Case& k : {Case{"ns3::DoubleBinaryTreeCollective", "ll", 6.8, 0.6, 5.0, true},
+                          Case{"ns3::DoubleBinaryTreeCollective", "simple", 8.4, 4.0, 14.0, true},
+                          Case{"ns3::RingCollective", "ll", 6.6, 0.6, 2.7, false},
+                          Case{"ns3::RingCollective", "simple", 8.4, 3.4, 14.0, false}})
+    {
+        const double nv = std::max(k.nvlink, 0.6);
+        const double net = std::max(k.net, 1.64);
+        const double ours = k.tree ? k.base + 2 * (7 * nv + 4 * net) : k.base + 224 * nv + 30 * net;
+        const double nccl =
+            k.tree ? k.base + 2 * (7 * k.nvlink + 4 * k.net) : k.base + 224 * k.nvlink + 30 * k.net;
+        const double sim = run(k.tid, k.protocol);
+        std::cout << k.tid << " " << k.protocol << ": simulated " << sim << " us, NCCL's model "
+                  << nccl << " us (" << ours << " with the model's hop latencies)" << std::endl;
+        EXPECT_NEAR(sim / ours, 1.0, 0.03) << k.tid << " " << k.protocol;
+    }
+}
+
+TEST_F(FabricTest, ProtocolsPutTheirLinesOnTheWire)
+{
+    // A star of 4 ranks, ring AllReduce of 12 MiB: each queue pair carries 2 (N-1)/N S of data,
+    // as 2x that in LL's 16-byte lines (8 of data, 8 of flag) and 128/120 x in LL128's.
+    for (const auto& [protocol, num, den] : {std::make_tuple("simple", 1, 1),
+                                             std::make_tuple("ll", 2, 1),
+                                             std::make_tuple("ll128", 128, 120)})
+    {
+        Config::SetDefault("ns3::TrainingJob::Protocol", StringValue(protocol));
+        Cluster c =
+            MakeJob(BuildStar(4), "ns3::RingCollective", "allreduce", 12 << 20, 1, Time(0), false);
+        c.job->Start();
+        Simulator::Run();
+        const uint64_t data = 2 * 3 * (uint64_t(12) << 20) / 4;
+        EXPECT_EQ(c.job->GetBytesSentPerRank()[0], data) << protocol << ": counters are data";
+        const uint64_t wire = c.rdma->GetQueuePair(0, 1)->GetStats().bytesCompleted;
+        EXPECT_NEAR(double(wire) / data, double(num) / den, 1e-4) << protocol;
+        Simulator::Destroy();
+    }
+}

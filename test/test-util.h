@@ -19,6 +19,9 @@ class FabricTest : public ::testing::Test
     {
         ns3::RngSeedManager::SetSeed(1);
         ns3::RngSeedManager::SetRun(1);
+        // FabricTest checks the physical model (its α-β from its parameters); tests of NCCL's
+        // protocol latencies (CollectiveProtocol) turn them back on.
+        ns3::Config::SetDefault("ns3::TrainingJob::ProtocolLatency", ns3::BooleanValue(false));
     }
 
     void TearDown() override

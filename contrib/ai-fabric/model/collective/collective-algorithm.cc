@@ -177,6 +177,7 @@ CollectiveSchedule::Materialized() const
     CollectiveSchedule s;
     s.transfers = transfers;
     s.deps = deps;
+    s.costs = costs;
     for (const CollectiveRing& r : rings)
     {
         s.channel = r.channel;
@@ -229,6 +230,10 @@ CollectiveAlgorithm::Check(const CollectiveSpec& spec) const
     if (spec.gpusPerServer < 1 || spec.gpusPerServer > 4096)
     {
         return "GPUs per server must be in [1, 4096]";
+    }
+    if (!IsBuiltByBase(spec.op) && !CollectiveProtocol::Supports(GetName(), spec.protocol))
+    {
+        return GetName() + " runs the simple protocol only (as NCCL's does)";
     }
     return "";
 }
@@ -303,6 +308,9 @@ CollectiveAlgorithm::Build(const CollectiveSpec& spec) const
     const std::string err = Check(spec);
     NS_ABORT_MSG_UNLESS(err.empty(), GetName() << ": " << err);
     CollectiveSchedule s;
+    // Schedules every algorithm makes the same way are charged as NCCL's rings.
+    s.costs =
+        CollectiveProtocol::CostsOf(IsBuiltByBase(spec.op) ? "ring" : GetName(), spec.protocol);
     if (spec.ranks < 2)
     {
         return s;

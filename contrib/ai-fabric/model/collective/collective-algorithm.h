@@ -2,6 +2,8 @@
 #ifndef COLLECTIVE_ALGORITHM_H
 #define COLLECTIVE_ALGORITHM_H
 
+#include "collective-protocol.h"
+
 #include "ns3/object.h"
 
 #include <cstdint>
@@ -31,6 +33,7 @@ struct CollectiveSpec
     uint32_t chunks{1};        //!< pipelining: each transfer is split in this many chunks
     uint32_t channels{1};      //!< parallel instances (NCCL channels), each on S/channels bytes
                                //!< and on its own connections (distinct ECMP paths)
+    CollectiveProtocol::Kind protocol{CollectiveProtocol::SIMPLE}; //!< NCCL's protocol
 
     static const char* OpName(Op op);
     /// The operation OpName calls `name`. \return false (and `op` unchanged) if none does
@@ -110,6 +113,8 @@ struct CollectiveSchedule
     std::vector<CollectiveTransfer> transfers;
     std::vector<uint32_t> deps;
     std::vector<CollectiveRing> rings;
+    /// What the protocol adds to every hop and to each rank's start (Build sets it).
+    CollectiveProtocol::Costs costs;
 
     /**
      * Append a transfer. \return its index. A transfer of 0 bytes (a ring step whose segment

@@ -42,6 +42,7 @@ void
 CollectiveExecutor::SetNetworkTransport(Ptr<CollectiveTransport> t)
 {
     m_network = t;
+    m_networkCosts = t && !t->ModelsHostSoftware();
 }
 
 void
@@ -62,6 +63,7 @@ CollectiveExecutor::Start(std::shared_ptr<const CollectiveSchedule> s,
     const uint32_t n = static_cast<uint32_t>(tr.size());
     const bool same = m_schedule == s && m_nodes.size() == n && m_held.size() == ranks;
     m_schedule = s;
+    m_costs = s->costs;
     m_done = done;
     m_arrived = 0;
     if (!same)
@@ -139,6 +141,7 @@ CollectiveExecutor::Start(std::shared_ptr<const CollectiveSchedule> s,
         }
     }
     m_ready.assign(ranks, 0);
+    m_startAt.assign(ranks, Time(0));
     m_rankEnd.assign(ranks, Time(0));
     m_lastSender.assign(ranks, 0);
     for (uint32_t r = 0; r < ranks; ++r)
@@ -162,6 +165,7 @@ CollectiveExecutor::MarkReady(uint32_t r)
         return;
     }
     m_ready[r] = 1;
+    m_startAt[r] = Simulator::Now() + m_costs.start;
     if (m_rankEnd[r] < Simulator::Now())
     {
         m_rankEnd[r] = Simulator::Now();
@@ -257,26 +261,56 @@ CollectiveExecutor::Issue(uint64_t t)
     {
         m_nodes[t].remaining = ISSUED;
     }
+    // The protocol's latency for the link, and the rank's start latency.
+    const uint32_t src = Source(t);
+    Time delay;
+    if (!(t & RingToken::kRing) && m_nodes[t].kind != CollectiveTransfer::P2P)
+    {
+        delay = m_costs.nvlsOp;
+    }
+    else
+    {
+        const Send x = Describe(t);
+        delay = m_nvlink && x.src / m_gpusPerServer == x.dst / m_gpusPerServer
+                    ? m_costs.nvlinkHop
+                    : (m_networkCosts ? m_costs.networkHop : Time(0));
+    }
+    const Time now = Simulator::Now();
+    const Time at = std::max(now + delay, m_startAt[src]);
+    if (at > now)
+    {
+        Simulator::Schedule(at - now, &CollectiveExecutor::Transmit, this, t);
+    }
+    else
+    {
+        Transmit(t);
+    }
+}
+
+void
+CollectiveExecutor::Transmit(uint64_t t)
+{
     const Send x = Describe(t);
     m_bytesSent[x.src] += x.bytes;
+    const uint64_t wire = CollectiveProtocol::WireBytes(m_costs, x.bytes);
     if (!(t & RingToken::kRing) && m_nodes[t].kind != CollectiveTransfer::P2P)
     {
         const uint32_t first = x.src / m_gpusPerServer * m_gpusPerServer;
         const uint32_t count =
             std::min<uint32_t>(m_gpusPerServer, static_cast<uint32_t>(m_ready.size()) - first);
         m_nvlinkBytes += x.bytes;
-        m_nvls->SendNvls(m_nodes[t].kind, x.src, first, count, x.bytes, this, t);
+        m_nvls->SendNvls(m_nodes[t].kind, x.src, first, count, wire, this, t);
         return;
     }
     if (m_nvlink && x.src / m_gpusPerServer == x.dst / m_gpusPerServer)
     {
         m_nvlinkBytes += x.bytes;
-        m_nvlink->Send(x.src, x.dst, x.bytes, this, t, x.channel);
+        m_nvlink->Send(x.src, x.dst, wire, this, t, x.channel);
     }
     else
     {
         m_networkBytes += x.bytes;
-        m_network->Send(x.nic, x.dst, x.bytes, this, t, x.channel);
+        m_network->Send(x.nic, x.dst, wire, this, t, x.channel);
     }
 }
 

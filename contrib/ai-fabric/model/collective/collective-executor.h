@@ -27,7 +27,11 @@ namespace ns3
  * and with the timing of their written-out DAG (CollectiveSchedule::Materialized), so memory is
  * O(ranks × chunks) per ring. NVLS operations (CollectiveTransfer::NVLS_REDUCE, NVLS_MULTICAST)
  * go to the NvlinkTransport's SendNvls; an in-switch reduction reads every GPU of the server, so
- * it waits until all of them are ready. Records, per rank, when its last
+ * it waits until all of them are ready. The schedule's protocol costs (CollectiveProtocol) hold
+ * each send back by the protocol's latency for its link, and each rank's first sends by its
+ * start latency (none on the network hops of a transport that models the host's software path
+ * itself). Wire bytes are the protocol's (LL ×2, LL128 ×128/120); byte counters are data.
+ * Records, per rank, when its last
  * transfer arrived and which one it was.
  */
 class CollectiveExecutor : public Object, public CollectiveTransportListener
@@ -143,6 +147,8 @@ class CollectiveExecutor : public Object, public CollectiveTransportListener
     void ArrivedRing(uint64_t token);
     /// A transfer of rank r whose dependencies arrived: send it now, or when r is ready.
     void Release(uint64_t token);
+    /// Hand a transfer to its transport (Issue's, after the protocol's latency).
+    void Transmit(uint64_t token);
 
     Ptr<CollectiveTransport> m_network;
     Ptr<CollectiveTransport> m_nvlink;
@@ -157,6 +163,9 @@ class CollectiveExecutor : public Object, public CollectiveTransportListener
     std::vector<Time> m_rankEnd;
     std::vector<uint32_t> m_lastSender;
     std::vector<uint64_t> m_bytesSent;
+    std::vector<Time> m_startAt;       //!< per rank: ready time + the protocol's start latency
+    CollectiveProtocol::Costs m_costs; //!< the running schedule's protocol costs
+    bool m_networkCosts{true};         //!< add protocol latency to network hops
     uint64_t m_networkBytes{0};
     uint64_t m_nvlinkBytes{0};
     uint64_t m_arrived{0};

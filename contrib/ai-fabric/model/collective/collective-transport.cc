@@ -34,4 +34,10 @@ CollectiveTransport::GetLastTimeoutReceiver() const
     return -1;
 }
 
+bool
+CollectiveTransport::ModelsHostSoftware() const
+{
+    return false;
+}
+
 } // namespace ns3

@@ -39,6 +39,9 @@ class CollectiveTransport : public Object
     virtual uint64_t GetTimeouts() const;
     /// The receiving rank of the most recent retransmission timeout, or -1.
     virtual int32_t GetLastTimeoutReceiver() const;
+    /// Whether the transport models the host's software path of a message itself (copies,
+    /// syscalls, threads: kernel TCP): the executor then adds no protocol latency to its hops.
+    virtual bool ModelsHostSoftware() const;
     /**
      * Send `bytes` from rank `src` to rank `dst`; tell `listener` (not owned) with `token` when
      * all of them are at `dst`. No allocation per message is needed: this is on the path of

@@ -32,7 +32,7 @@ CollectiveTuner::GetTypeId()
                           MakeTimeChecker(Time(0)))
             .AddAttribute("NvlinkLatency",
                           "One message over NVLink (NvlinkTransport's Latency).",
-                          TimeValue(NanoSeconds(1000)),
+                          TimeValue(NanoSeconds(600)),
                           MakeTimeAccessor(&CollectiveTuner::m_nvlinkLatency),
                           MakeTimeChecker(Time(0)))
             .AddAttribute("NicRate",
@@ -50,6 +50,12 @@ CollectiveTuner::GetTypeId()
                           "Whether the NVSwitch reduces (NVLS, NVLS-Tree are candidates).",
                           BooleanValue(true),
                           MakeBooleanAccessor(&CollectiveTuner::m_nvls),
+                          MakeBooleanChecker())
+            .AddAttribute("ProtocolLatency",
+                          "Add NCCL's protocol latencies (CollectiveProtocol), as TrainingJob's "
+                          "ProtocolLatency does.",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&CollectiveTuner::m_protocolLatency),
                           MakeBooleanChecker())
             .AddAttribute("TreeIncastEfficiency",
                           "Share of NicRate a tree's network edges get beyond 2 servers, where a "
@@ -106,14 +112,39 @@ CollectiveTuner::MaxTreeDegree(uint32_t m)
 double
 CollectiveTuner::EstimateSeconds(const std::string& algorithm, const CollectiveSpec& spec) const
 {
+    if (!CollectiveProtocol::Supports(algorithm, spec.protocol))
+    {
+        return -1;
+    }
+    const double t = PhysicalSeconds(algorithm, spec);
+    return t <= 0 ? t : t + Costs(algorithm, spec.protocol).start.GetSeconds();
+}
+
+CollectiveProtocol::Costs
+CollectiveTuner::Costs(const std::string& algorithm, CollectiveProtocol::Kind protocol) const
+{
+    CollectiveProtocol::Costs c = CollectiveProtocol::CostsOf(algorithm, protocol);
+    if (!m_protocolLatency)
+    {
+        c.start = c.nvlinkHop = c.networkHop = c.nvlsOp = Time(0);
+    }
+    return c;
+}
+
+double
+CollectiveTuner::PhysicalSeconds(const std::string& algorithm, const CollectiveSpec& spec) const
+{
     const double n = spec.ranks;
     const double g = std::max<uint32_t>(1, spec.gpusPerServer);
     const double m = n / g;
     const double s = double(spec.bytes);
-    const double bNic = m_nicRate.GetBitRate() / 8.0;
-    const double bNv = m_nvlinkRate.GetBitRate() / 8.0;
-    const double aNet = m_networkLatency.GetSeconds();
-    const double aNv = m_nvlinkLatency.GetSeconds();
+    // The protocol's wire bytes divide the rates; its per-hop latencies add to the α's.
+    const CollectiveProtocol::Costs costs = Costs(algorithm, spec.protocol);
+    const double wire = double(costs.wireNum) / costs.wireDen;
+    const double bNic = m_nicRate.GetBitRate() / 8.0 / wire;
+    const double bNv = m_nvlinkRate.GetBitRate() / 8.0 / wire;
+    const double aNet = m_networkLatency.GetSeconds() + costs.networkHop.GetSeconds();
+    const double aNv = m_nvlinkLatency.GetSeconds() + costs.nvlinkHop.GetSeconds();
     if (spec.ranks < 2)
     {
         return 0.0;
@@ -151,7 +182,8 @@ CollectiveTuner::EstimateSeconds(const std::string& algorithm, const CollectiveS
         const double mt = n / gt;
         const double dt = mt > 1 ? std::floor(std::log2(mt)) : 0;
         const double c = CollectiveAlgorithm::EffectiveChannels(spec);
-        const double k = DoubleBinaryTreeCollective::Chunks(uint64_t(s / c), spec.chunks);
+        const double k =
+            DoubleBinaryTreeCollective::Chunks(uint64_t(s / c), spec.chunks, spec.protocol);
         const double b = std::max(1.0, s / (2 * c * k)); // one chunk of one half
         // Per round (every channel and half moves one chunk a hop): a GPU's NVLink egress
         // sends 2(G-1)/G chunks per channel and half along the chains; the NIC of a channel's
@@ -220,21 +252,30 @@ CollectiveTuner::EstimateSeconds(const std::string& algorithm, const CollectiveS
     return -1;
 }
 
-std::string
+CollectiveTuner::Choice
 CollectiveTuner::Choose(const CollectiveSpec& spec) const
 {
-    std::string best = "ring";
-    double bestT = -1;
+    Choice best{"ring", CollectiveProtocol::SIMPLE, -1};
     for (const std::string& a : Candidates())
     {
-        const double t = EstimateSeconds(a, spec);
-        if (t >= 0 && (bestT < 0 || t < bestT))
+        for (CollectiveProtocol::Kind p : Protocols())
         {
-            best = a;
-            bestT = t;
+            CollectiveSpec x = spec;
+            x.protocol = p;
+            const double t = EstimateSeconds(a, x);
+            if (t >= 0 && (best.seconds < 0 || t < best.seconds))
+            {
+                best = Choice{a, p, t};
+            }
         }
     }
     return best;
+}
+
+std::vector<CollectiveProtocol::Kind>
+CollectiveTuner::Protocols()
+{
+    return {CollectiveProtocol::SIMPLE, CollectiveProtocol::LL128, CollectiveProtocol::LL};
 }
 
 } // namespace ns3

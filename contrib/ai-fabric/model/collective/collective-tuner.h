@@ -46,18 +46,32 @@ namespace ns3
  * does (back-pressure, congestion control); the factor is measured, not derived (NCCL's
  * treeCorrectionFactor plays the same part in src/graph/tuning.cc).
  *
- * Not modelled yet: protocols (LL, LL128: every estimate is Simple's), CollNet, PAT.
+ * Protocols (CollectiveProtocol): the wire factor divides every rate, the per-hop latencies add
+ * to α_nv and α_net, the start latency is added once; the tree's chunks are the protocol's step.
+ *
+ * Not modelled yet: CollNet, PAT.
  */
 class CollectiveTuner : public Object
 {
   public:
     static TypeId GetTypeId();
 
-    /// The α-β time of `algorithm` ("ring", "tree", "nvls", "nvls-tree", "hierarchical") on `spec`;
-    /// negative if it cannot run it.
+    /// The α-β time of `algorithm` ("ring", "tree", "nvls", "nvls-tree", "hierarchical") on
+    /// `spec` under spec.protocol; negative if it cannot run it.
     double EstimateSeconds(const std::string& algorithm, const CollectiveSpec& spec) const;
-    /// The candidate with the smallest estimate for `spec` ("ring" when nothing else runs).
-    std::string Choose(const CollectiveSpec& spec) const;
+
+    /// An algorithm and a protocol, and their estimate.
+    struct Choice
+    {
+        std::string algorithm;
+        CollectiveProtocol::Kind protocol;
+        double seconds;
+    };
+
+    /// The candidate pair with the smallest estimate for `spec` (ring/simple if none runs).
+    Choice Choose(const CollectiveSpec& spec) const;
+    /// The protocols Choose considers.
+    static std::vector<CollectiveProtocol::Kind> Protocols();
     /// The algorithms Choose considers.
     static std::vector<std::string> Candidates();
     /// Time an NVLS AllReduce of `chunks` per GPU loses to its first kSlots reductions.
@@ -66,6 +80,12 @@ class CollectiveTuner : public Object
     static uint32_t MaxTreeDegree(uint32_t m);
 
   private:
+    /// EstimateSeconds without the protocol's start latency.
+    double PhysicalSeconds(const std::string& algorithm, const CollectiveSpec& spec) const;
+    /// The protocol's costs as this tuner charges them (none with ProtocolLatency false).
+    CollectiveProtocol::Costs Costs(const std::string& algorithm,
+                                    CollectiveProtocol::Kind protocol) const;
+
     Time m_networkLatency;
     Time m_nvlinkLatency;
     DataRate m_nicRate;
@@ -73,6 +93,7 @@ class CollectiveTuner : public Object
     bool m_nvls{true};
     double m_nvlsEfficiency{0.85};
     double m_treeIncast{0.5};
+    bool m_protocolLatency{true};
 };
 
 } // namespace ns3

@@ -37,10 +37,13 @@ DoubleBinaryTreeCollective::Check(const CollectiveSpec& spec) const
 }
 
 uint32_t
-DoubleBinaryTreeCollective::Chunks(uint64_t channelBytes, uint32_t specChunks)
+DoubleBinaryTreeCollective::Chunks(uint64_t channelBytes,
+                                   uint32_t specChunks,
+                                   CollectiveProtocol::Kind protocol)
 {
     const uint64_t half = (channelBytes + 1) / 2;
-    const uint64_t natural = (half + kChunkBytes - 1) / kChunkBytes;
+    const uint64_t step = CollectiveProtocol::StepBytes(protocol);
+    const uint64_t natural = (half + step - 1) / step;
     return static_cast<uint32_t>(std::max<uint64_t>(
         1,
         std::min<uint64_t>(kMaxChunks, std::max<uint64_t>(specChunks, natural))));
@@ -215,7 +218,7 @@ DoubleBinaryTreeCollective::DoBuild(const CollectiveSpec& spec, CollectiveSchedu
             chains[srv][i] = srv * g + (rail + i) % g;
         }
     }
-    const uint32_t chunks = Chunks(spec.bytes, spec.chunks);
+    const uint32_t chunks = Chunks(spec.bytes, spec.chunks, spec.protocol);
     // Chunk by chunk, alternating the two trees, so both trees' edges run from the start.
     const std::vector<uint32_t> orders[2] = {TreeOrder(m, 0), TreeOrder(m, 1)};
     Builder trees[2] = {Builder(chains, orders[0], spec.ranks),

@@ -19,9 +19,10 @@ namespace ns3
  * where M-1-s sits in the first) so most servers that are inner nodes of one tree are leaves of
  * the other and every NIC sends and receives about 2·S/(C·...) in balance. Each chunk is reduced
  * up (chain tail to head, then children's heads to parent's head: a node forwards a chunk once
- * it has it from everyone below) and broadcast down the same edges. Chunks are NCCL's Simple
- * tree chunk (NCCL_BUFFSIZE / NCCL_STEPS = 512 KiB, src/enqueue.cc calcCollChunking), or
- * CollectiveSpec::chunks if that is more, at most kMaxChunks per half. With one GPU per server
+ * it has it from everyone below) and broadcast down the same edges. Chunks are NCCL's tree
+ * chunk, one step slot of the protocol (Simple NCCL_BUFFSIZE / NCCL_STEPS = 512 KiB,
+ * src/enqueue.cc calcCollChunking), or CollectiveSpec::chunks if that is more, at most
+ * kMaxChunks per half. With one GPU per server
  * (or ranks not a multiple of G) it is the plain double binary tree over ranks.
  * Latency grows as (G-1) + log2 M hops each way.
  */
@@ -32,12 +33,13 @@ class DoubleBinaryTreeCollective : public CollectiveAlgorithm
     std::string GetName() const override;
     std::string Check(const CollectiveSpec& spec) const override;
 
-    /// NCCL's Simple-protocol tree chunk: NCCL_BUFFSIZE (4 MiB) / NCCL_STEPS (8).
-    static constexpr uint64_t kChunkBytes = 512 * 1024;
     /// At most this many chunks per half and channel (bounds the schedule's memory).
     static constexpr uint32_t kMaxChunks = 256;
-    /// The chunks each half of a channel's `bytes` is pipelined in.
-    static uint32_t Chunks(uint64_t channelBytes, uint32_t specChunks);
+    /// The chunks each half of a channel's `bytes` is pipelined in: one step slot of the
+    /// protocol each (CollectiveProtocol::StepBytes; Simple 512 KiB), or `specChunks` if more.
+    static uint32_t Chunks(uint64_t channelBytes,
+                           uint32_t specChunks,
+                           CollectiveProtocol::Kind protocol = CollectiveProtocol::SIMPLE);
 
     /// What brings a node the fully reduced chunk: up to 3 transfer indices (UINT32_MAX: none).
     using Deps = std::array<uint32_t, 3>;

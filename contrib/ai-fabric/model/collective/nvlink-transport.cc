@@ -40,8 +40,10 @@ NvlinkTransport::GetTypeId()
                           MakeDoubleAccessor(&NvlinkTransport::m_nvlsEfficiency),
                           MakeDoubleChecker<double>(0.01, 1.0))
             .AddAttribute("Latency",
-                          "Per-message latency through NVSwitch (UNCONFIRMED; ~1 us).",
-                          TimeValue(NanoSeconds(1000)),
+                          "Per-message latency through NVSwitch: NCCL's per-hop figure for its "
+                          "lightest protocol (LL) on NVLink, 0.6 us (src/graph/tuning.cc "
+                          "hwLatencies), an upper bound of the physical hop.",
+                          TimeValue(NanoSeconds(600)),
                           MakeTimeAccessor(&NvlinkTransport::m_latency),
                           MakeTimeChecker(Time(0)));
     return tid;

@@ -460,6 +460,12 @@ TcpCollectiveTransport::GetFastRecoveries() const
     return m_fastRecoveries;
 }
 
+bool
+TcpCollectiveTransport::ModelsHostSoftware() const
+{
+    return true;
+}
+
 int32_t
 TcpCollectiveTransport::GetLastTimeoutReceiver() const
 {

@@ -60,6 +60,8 @@ class TcpCollectiveTransport : public CollectiveTransport
     uint64_t GetRetransmissions() const override;
     uint64_t GetTimeouts() const override;
     int32_t GetLastTimeoutReceiver() const override;
+    /// True: the host cost model is the software path.
+    bool ModelsHostSoftware() const override;
     /// Sums of every arrived message's breakdown (bytes = total bytes), and the message count.
     const HostStackBreakdown& GetBreakdownTotals() const;
     uint64_t GetMessagesArrived() const;

@@ -62,6 +62,19 @@ TrainingJob::GetTypeId()
                           UintegerValue(1),
                           MakeUintegerAccessor(&TrainingJob::m_channels),
                           MakeUintegerChecker<uint32_t>(1, 64))
+            .AddAttribute("Protocol",
+                          "NCCL's protocol: simple, ll128 or ll (CollectiveProtocol: wire bytes, "
+                          "step size and NCCL's per-hop latency).",
+                          StringValue("simple"),
+                          MakeStringAccessor(&TrainingJob::m_protocol),
+                          MakeStringChecker())
+            .AddAttribute("ProtocolLatency",
+                          "Add the protocol's latencies (NCCL's base and per-hop figures beyond "
+                          "the model's physical hop) to every collective; false leaves only "
+                          "the physical latencies (the wire bytes stay the protocol's).",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&TrainingJob::m_protocolLatency),
+                          MakeBooleanChecker())
             .AddAttribute("LazySchedules",
                           "Run rings lazily (their transfers produced as ranks progress: memory "
                           "O(ranks x chunks) per ring); false writes every transfer out first "
@@ -107,6 +120,7 @@ TrainingJob::GetSpec() const
     spec.gpusPerServer = m_gpusPerServer;
     spec.chunks = m_chunks;
     spec.channels = m_channels;
+    CollectiveProtocol::ByName(m_protocol, spec.protocol); // Check() refuses other names
     return spec;
 }
 
@@ -119,6 +133,11 @@ TrainingJob::Check() const
         return "Collective must be allreduce, reducescatter, allgather, alltoall, broadcast or "
                "sendrecv (got '" +
                m_collective + "')";
+    }
+    CollectiveProtocol::Kind protocol;
+    if (!CollectiveProtocol::ByName(m_protocol, protocol))
+    {
+        return "Protocol must be simple, ll128 or ll (got '" + m_protocol + "')";
     }
     ObjectFactory f;
     f.SetTypeId(m_algorithmTid);
@@ -174,6 +193,13 @@ TrainingJob::Setup(NodeContainer ranks,
         CollectiveSpec spec = GetSpec();
         spec.bytes = m_bytes / m_buckets + (b < m_bytes % m_buckets ? 1 : 0);
         CollectiveSchedule schedule = alg->Build(spec);
+        if (!m_protocolLatency)
+        {
+            schedule.costs.start = Time(0);
+            schedule.costs.nvlinkHop = Time(0);
+            schedule.costs.networkHop = Time(0);
+            schedule.costs.nvlsOp = Time(0);
+        }
         if (!m_lazySchedules)
         {
             schedule = schedule.Materialized();

@@ -127,6 +127,8 @@ class TrainingJob : public Object
     uint64_t m_bytes{64 * 1024 * 1024};
     uint32_t m_chunks{1};
     uint32_t m_channels{1};
+    std::string m_protocol{"simple"};
+    bool m_protocolLatency{true};
 
     NodeContainer m_ranks;
     Ptr<CollectiveTransport> m_network;
