@@ -28,7 +28,8 @@ Dashboard(const std::vector<RunOutput>& runs)
        << runs.front().config.topologyKind << ", " << runs.front().config.linkGbps
        << " Gb/s per GPU, " << runs.front().config.collective << " of "
        << Num(runs.front().config.bytes / 1048576.0) << " MiB (" << runs.front().config.algorithm
-       << ", " << runs.front().config.protocol << "), " << runs.front().config.computeMs << " ms compute/step\n\n";
+       << ", " << runs.front().config.protocol << "), " << runs.front().config.computeMs
+       << " ms compute/step\n\n";
     row("", [](const json& s) { return s["name"].get<std::string>().substr(0, 24); });
     row("Effective MFU",
         [](const json& s) { return Num(s["mfu_effective"].get<double>() * 100, 3) + " %"; });

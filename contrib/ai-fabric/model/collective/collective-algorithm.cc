@@ -81,6 +81,7 @@ CollectiveSchedule::Add(uint32_t src,
     }
     t.depCount = static_cast<uint32_t>(deps.size()) - t.depBegin;
     t.channel = static_cast<uint16_t>(channel);
+    t.follower = follower;
     if (nic != UINT32_MAX)
     {
         const int64_t delta = int64_t(nic) - int64_t(src);

@@ -74,6 +74,10 @@ struct CollectiveTransfer
     };
 
     Kind kind{P2P};
+    /// A later chunk of a pipeline (chunk > 0 of a tree or NVLS connection): the protocol's
+    /// per-hop latency overlaps the first chunk's, as NCCL's tuner charges it once per
+    /// collective, so the executor does not add it again.
+    bool follower{false};
 };
 
 /**
@@ -135,7 +139,8 @@ struct CollectiveSchedule
                      uint64_t bytes,
                      const uint32_t* dep,
                      uint32_t nDeps);
-    uint32_t channel{0}; //!< channel stamped on transfers added from now on
+    uint32_t channel{0};  //!< channel stamped on transfers added from now on
+    bool follower{false}; //!< CollectiveTransfer::follower stamped on transfers added from now on
     /// Total bytes each rank sends (the rings' included).
     std::vector<uint64_t> BytesSentPerRank(uint32_t ranks) const;
     /// Transfers in all (the rings' included).

@@ -78,7 +78,7 @@ CollectiveExecutor::Start(std::shared_ptr<const CollectiveSchedule> s,
             x.bytes = tr[t].bytes;
             x.src = tr[t].src;
             x.dst = tr[t].dst;
-            x.channel = static_cast<uint8_t>(tr[t].channel);
+            x.channel = static_cast<uint8_t>(tr[t].channel | (tr[t].follower ? kFollower : 0));
             x.kind = tr[t].kind;
             NS_ABORT_MSG_IF(x.kind != CollectiveTransfer::P2P && !m_nvls,
                             "CollectiveExecutor: an NVLS operation needs an NvlinkTransport");
@@ -198,7 +198,11 @@ CollectiveExecutor::Describe(uint64_t token) const
     if (!(token & RingToken::kRing))
     {
         const Node& x = m_nodes[token];
-        return Send{x.src, x.dst, x.src + x.nicDelta, x.bytes, x.channel};
+        return Send{x.src,
+                    x.dst,
+                    x.src + x.nicDelta,
+                    x.bytes,
+                    static_cast<uint32_t>(x.channel & ~kFollower)};
     }
     const CollectiveRing& r = m_schedule->rings[RingToken::Ring(token)];
     const uint32_t k = RingToken::Step(token);
@@ -264,7 +268,11 @@ CollectiveExecutor::Issue(uint64_t t)
     // The protocol's latency for the link, and the rank's start latency.
     const uint32_t src = Source(t);
     Time delay;
-    if (!(t & RingToken::kRing) && m_nodes[t].kind != CollectiveTransfer::P2P)
+    if (!(t & RingToken::kRing) && (m_nodes[t].channel & kFollower))
+    {
+        // A later chunk of a pipeline: its protocol latency overlaps the first chunk's.
+    }
+    else if (!(t & RingToken::kRing) && m_nodes[t].kind != CollectiveTransfer::P2P)
     {
         delay = m_costs.nvlsOp;
     }

@@ -79,14 +79,15 @@ class CollectiveExecutor : public Object, public CollectiveTransportListener
         uint32_t src{0};
         uint32_t dst{0};
         uint32_t remaining{0}; //!< dependencies not arrived yet; ISSUED once sent
-        uint8_t channel{0};
-        uint8_t kind{0};     //!< CollectiveTransfer::Kind
-        int16_t nicDelta{0}; //!< the network send leaves through rank src + nicDelta's NIC
+        uint8_t channel{0};    //!< the channel (< 128) | kFollower
+        uint8_t kind{0};       //!< CollectiveTransfer::Kind
+        int16_t nicDelta{0};   //!< the network send leaves through rank src + nicDelta's NIC
         uint32_t nDependents{0};
         uint32_t dependents{0}; //!< the dependent if nDependents == 1, else into m_dependents
     };
 
     static constexpr uint32_t ISSUED = UINT32_MAX;
+    static constexpr uint8_t kFollower = 0x80; //!< in Node::channel: CollectiveTransfer::follower
 
     /**
      * A transfer of a lazily run ring (CollectiveRing) as a token, ordered as AppendRing would

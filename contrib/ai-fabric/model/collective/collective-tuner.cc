@@ -82,12 +82,15 @@ CollectiveTuner::Candidates()
 }
 
 double
-CollectiveTuner::SlotBubble(CollectiveSpec::Op op, double chunks, double g, double chunkTime)
+CollectiveTuner::SlotBubble(CollectiveSpec::Op op,
+                            double chunks,
+                            double g,
+                            double chunkTime,
+                            double slots)
 {
-    // An NVLS AllReduce starts with every GPU's kSlots reductions (G reads each on every
-    // egress) before the first stores: meanwhile each ingress takes kSlots results instead of
-    // G·kSlots chunks, kSlots·(G−1) chunk times lost once.
-    const double slots = NvlsCollective::kSlots;
+    // An NVLS AllReduce starts with every GPU's `slots` reductions (G reads each on every
+    // egress) before the first stores: meanwhile each ingress takes `slots` results instead of
+    // G·slots chunks, slots·(G−1) chunk times lost once.
     return op == CollectiveSpec::ALLREDUCE && chunks > slots ? slots * (g - 1) * chunkTime : 0;
 }
 
@@ -227,7 +230,7 @@ CollectiveTuner::PhysicalSeconds(const std::string& algorithm, const CollectiveS
                                 : ar                                 ? 2 * b / bNvls + 3 * aNv
                                                                      : b / bNvls + 2 * aNv;
             return std::max(fill + (c * k - 1) * round, c * k * round + 3 * aNv) +
-                   SlotBubble(spec.op, c * k, g, b / bNvls);
+                   SlotBubble(spec.op, c * k, g, b / bNvls, NvlsCollective::kSlots);
         }
         const double k = NvlsCollective::Chunks(uint64_t(shard / 2), spec.chunks);
         const double b = std::max(1.0, shard / (2 * k));
@@ -237,7 +240,7 @@ CollectiveTuner::PhysicalSeconds(const std::string& algorithm, const CollectiveS
         const double nic = MaxTreeDegree(uint32_t(m)) * b / (m > 2 ? bNic * m_treeIncast : bNic);
         const double fill = 2 * b / bNvls + 3 * aNv + 2 * depth * (aNet + b / bNic);
         return std::max(fill + (c * k - 1) * std::max(nv, nic), c * k * std::max(nv, nic)) +
-               SlotBubble(spec.op, 2 * c * k, g, b / bNvls);
+               SlotBubble(spec.op, 2 * c * k, g, b / bNvls, 2 * NvlsCollective::kSlots);
     }
     if (algorithm == "hierarchical")
     {

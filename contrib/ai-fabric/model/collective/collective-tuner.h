@@ -38,7 +38,8 @@ namespace ns3
  * max(1, C/G)·d·b with d the largest number of tree edges of a server in both trees:
  * T = fill + (K−1)·max(4C(G−1)b/(G·B_nv), max(1,C/G)·d·b/B_nic).
  * NVLS (one server, B_nvls = NvlinkRate × NvlsEfficiency): per chunk of a shard every egress
- * serves G reads and one store: T = fill + (C·K−1)(G+1)·b/B_nvls, fill = 2b/B_nvls + 3α_nv.
+ * serves G reads and one store: T = fill + (C·K−1)(G+1)·b/B_nvls, fill = 2b/B_nvls + 3α_nv,
+ * plus the first 8 reductions' bubble 8(G−1)·b/B_nvls (16 for NVLS-Tree).
  * NVLS-Tree: T = fill + (C·K−1)·max(2(G+1)b/B_nvls, d·b/B_nic), fill adding 2D(α_net + b/B_nic).
  *
  * Beyond 2 servers a tree's NIC term runs at NicRate × TreeIncastEfficiency: a parent's NIC
@@ -74,8 +75,13 @@ class CollectiveTuner : public Object
     static std::vector<CollectiveProtocol::Kind> Protocols();
     /// The algorithms Choose considers.
     static std::vector<std::string> Candidates();
-    /// Time an NVLS AllReduce of `chunks` per GPU loses to its first kSlots reductions.
-    static double SlotBubble(CollectiveSpec::Op op, double chunks, double g, double chunkTime);
+    /// Time an NVLS AllReduce of `chunks` per GPU loses to its first `slots` reductions (NVLS:
+    /// kSlots; NVLS-Tree: 2 kSlots, a send and a receive buffer).
+    static double SlotBubble(CollectiveSpec::Op op,
+                             double chunks,
+                             double g,
+                             double chunkTime,
+                             double slots);
     /// The most tree edges a node has in both trees of a double binary tree over m nodes.
     static uint32_t MaxTreeDegree(uint32_t m);
 

@@ -94,6 +94,12 @@ DoubleBinaryTreeCollective::Builder::Record(std::vector<uint64_t>& ring, uint32_
     }
 }
 
+uint32_t
+DoubleBinaryTreeCollective::Builder::PassedOnUp(uint32_t rank) const
+{
+    return Slot(m_up, rank);
+}
+
 void
 DoubleBinaryTreeCollective::Builder::Consumed(uint32_t rank, uint32_t t)
 {
@@ -113,6 +119,8 @@ DoubleBinaryTreeCollective::Builder::AppendChunk(CollectiveSchedule& s,
     constexpr uint32_t NONE = UINT32_MAX;
     const uint32_t m = static_cast<uint32_t>(m_nodeAt.size());
     auto head = [&](uint32_t pos) { return m_chains[m_nodeAt[pos]][0]; };
+    const bool follower = s.follower;
+    s.follower = follower || m_chunk > 0;
     if (done)
     {
         done->assign(m_chains.size(), Deps{NONE, NONE, NONE});
@@ -200,6 +208,7 @@ DoubleBinaryTreeCollective::Builder::AppendChunk(CollectiveSchedule& s,
         }
     }
     ++m_chunk;
+    s.follower = follower;
 }
 
 void

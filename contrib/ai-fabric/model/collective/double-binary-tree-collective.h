@@ -73,6 +73,10 @@ class DoubleBinaryTreeCollective : public CollectiveAlgorithm
         /// `t` passes on the chunk just appended at `rank` (a head that forwards nothing in the
         /// tree: NVLS-Tree's store), freeing its slot if nothing else did.
         void Consumed(uint32_t rank, uint32_t t);
+        /// The transfer with which `rank` passed on chunk (next chunk - kSlots) up the tree (its
+        /// send to its parent; the root's first send down), or UINT32_MAX: what frees the slot
+        /// the next chunk takes in `rank`'s own buffer towards the tree.
+        uint32_t PassedOnUp(uint32_t rank) const;
 
       private:
         /// The transfer that freed `rank`'s slot for the chunk being appended (up or down).

@@ -62,6 +62,7 @@ NvlsCollective::DoBuild(const CollectiveSpec& spec, CollectiveSchedule& s) const
     std::vector<std::vector<uint32_t>> last(g, std::vector<uint32_t>(kSlots, UINT32_MAX));
     for (uint32_t k = 0; k < chunks; ++k)
     {
+        s.follower = k > 0;
         for (uint32_t i = 0; i < g; ++i)
         {
             const uint64_t b = Part(Part(spec.bytes, g, i), chunks, k);
@@ -78,6 +79,7 @@ NvlsCollective::DoBuild(const CollectiveSpec& spec, CollectiveSchedule& s) const
             slot = dep;
         }
     }
+    s.follower = false;
 }
 
 } // namespace ns3

@@ -57,7 +57,6 @@ NvlsTreeCollective::DoBuild(const CollectiveSpec& spec, CollectiveSchedule& s) c
                                              DoubleBinaryTreeCollective::TreeOrder(m, 1)};
     // Chunks per half-shard (the largest shard sets the count for all).
     const uint32_t chunks = NvlsCollective::Chunks(Part(Part(spec.bytes, g, 0), 2, 0), spec.chunks);
-    constexpr uint32_t kSlots = DoubleBinaryTreeCollective::kSlots;
     // Per rail, its GPUs of every server as one-rank chains, and a builder per tree.
     std::vector<std::vector<std::vector<uint32_t>>> chains(
         g,
@@ -73,28 +72,32 @@ NvlsTreeCollective::DoBuild(const CollectiveSpec& spec, CollectiveSchedule& s) c
         trees.emplace_back(chains[rail], orders[0], spec.ranks);
         trees.emplace_back(chains[rail], orders[1], spec.ranks);
     }
-    // stores[rank][slot]: the store of chunk k - kSlots (NVLS buffer slots, as the network's).
+    // stores[rank][j]: its store of sequence number j mod 2 kSlots. Between a GPU's reduction of
+    // a chunk and its store of the result the chunk holds a slot of the send buffer towards the
+    // tree (until passed on) and then one of the receive buffer (until stored): at most
+    // 2 kSlots chunks.
+    constexpr uint32_t kWindow = 2 * DoubleBinaryTreeCollective::kSlots;
     std::vector<std::vector<uint32_t>> stores(spec.ranks,
-                                              std::vector<uint32_t>(kSlots, UINT32_MAX));
+                                              std::vector<uint32_t>(kWindow, UINT32_MAX));
     std::vector<uint32_t> ready(m);
     std::vector<Deps> done;
     for (uint32_t k = 0; k < chunks; ++k)
     {
+        s.follower = k > 0;
         for (uint32_t rail = 0; rail < g; ++rail)
         {
             for (uint32_t t = 0; t < 2; ++t)
             {
                 const uint64_t b = Part(Part(Part(spec.bytes, g, rail), 2, t), chunks, k);
+                // A reduction lands in the GPU's buffer towards the tree: it waits for the slot
+                // its chunk k - kSlots freed when the GPU passed that one on, and for the window.
+                DoubleBinaryTreeCollective::Builder& tree = trees[2 * rail + t];
                 for (uint32_t srv = 0; srv < m; ++srv)
                 {
                     const uint32_t r = chains[rail][srv][0];
-                    ready[srv] = s.AddNvls(CollectiveTransfer::NVLS_REDUCE,
-                                           r,
-                                           b,
-                                           &stores[r][(k * 2 + t) % kSlots],
-                                           1);
+                    const uint32_t deps[2] = {tree.PassedOnUp(r), stores[r][(2 * k + t) % kWindow]};
+                    ready[srv] = s.AddNvls(CollectiveTransfer::NVLS_REDUCE, r, b, deps, 2);
                 }
-                DoubleBinaryTreeCollective::Builder& tree = trees[2 * rail + t];
                 tree.AppendChunk(s, b, &ready, &done);
                 for (uint32_t srv = 0; srv < m; ++srv)
                 {
@@ -102,11 +105,12 @@ NvlsTreeCollective::DoBuild(const CollectiveSpec& spec, CollectiveSchedule& s) c
                     const uint32_t st =
                         s.AddNvls(CollectiveTransfer::NVLS_MULTICAST, r, b, done[srv].data(), 3);
                     tree.Consumed(r, st);
-                    stores[r][(k * 2 + t) % kSlots] = st;
+                    stores[r][(2 * k + t) % kWindow] = st;
                 }
             }
         }
     }
+    s.follower = false;
 }
 
 } // namespace ns3
