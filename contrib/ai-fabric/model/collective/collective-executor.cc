@@ -64,6 +64,8 @@ CollectiveExecutor::Start(std::shared_ptr<const CollectiveSchedule> s,
     const bool same = m_schedule == s && m_nodes.size() == n && m_held.size() == ranks;
     m_schedule = s;
     m_costs = s->costs;
+    m_noProtocolDelay = m_costs.start.IsZero() && m_costs.nvlinkHop.IsZero() &&
+                        m_costs.networkHop.IsZero() && m_costs.nvlsOp.IsZero();
     m_done = done;
     m_arrived = 0;
     if (!same)
@@ -261,44 +263,54 @@ CollectiveExecutor::Release(uint64_t t)
 void
 CollectiveExecutor::Issue(uint64_t t)
 {
-    if (!(t & RingToken::kRing))
+    const bool dag = !(t & RingToken::kRing);
+    if (dag)
     {
         m_nodes[t].remaining = ISSUED;
     }
+    const Send x = Describe(t);
+    if (m_noProtocolDelay)
+    {
+        Hand(t, x);
+        return;
+    }
     // The protocol's latency for the link, and the rank's start latency.
-    const uint32_t src = Source(t);
     Time delay;
-    if (!(t & RingToken::kRing) && (m_nodes[t].channel & kFollower))
+    if (dag && (m_nodes[t].channel & kFollower))
     {
         // A later chunk of a pipeline: its protocol latency overlaps the first chunk's.
     }
-    else if (!(t & RingToken::kRing) && m_nodes[t].kind != CollectiveTransfer::P2P)
+    else if (dag && m_nodes[t].kind != CollectiveTransfer::P2P)
     {
         delay = m_costs.nvlsOp;
     }
     else
     {
-        const Send x = Describe(t);
         delay = m_nvlink && x.src / m_gpusPerServer == x.dst / m_gpusPerServer
                     ? m_costs.nvlinkHop
                     : (m_networkCosts ? m_costs.networkHop : Time(0));
     }
     const Time now = Simulator::Now();
-    const Time at = std::max(now + delay, m_startAt[src]);
+    const Time at = std::max(now + delay, m_startAt[x.src]);
     if (at > now)
     {
         Simulator::Schedule(at - now, &CollectiveExecutor::Transmit, this, t);
     }
     else
     {
-        Transmit(t);
+        Hand(t, x);
     }
 }
 
 void
 CollectiveExecutor::Transmit(uint64_t t)
 {
-    const Send x = Describe(t);
+    Hand(t, Describe(t));
+}
+
+void
+CollectiveExecutor::Hand(uint64_t t, const Send& x)
+{
     m_bytesSent[x.src] += x.bytes;
     const uint64_t wire = CollectiveProtocol::WireBytes(m_costs, x.bytes);
     if (!(t & RingToken::kRing) && m_nodes[t].kind != CollectiveTransfer::P2P)

@@ -148,8 +148,10 @@ class CollectiveExecutor : public Object, public CollectiveTransportListener
     void ArrivedRing(uint64_t token);
     /// A transfer of rank r whose dependencies arrived: send it now, or when r is ready.
     void Release(uint64_t token);
-    /// Hand a transfer to its transport (Issue's, after the protocol's latency).
+    /// Hand a transfer to its transport after the protocol's latency (scheduled by Issue).
     void Transmit(uint64_t token);
+    /// Hand transfer `token`, described by `x`, to its transport.
+    void Hand(uint64_t token, const Send& x);
 
     Ptr<CollectiveTransport> m_network;
     Ptr<CollectiveTransport> m_nvlink;
@@ -167,6 +169,7 @@ class CollectiveExecutor : public Object, public CollectiveTransportListener
     std::vector<Time> m_startAt;       //!< per rank: ready time + the protocol's start latency
     CollectiveProtocol::Costs m_costs; //!< the running schedule's protocol costs
     bool m_networkCosts{true};         //!< add protocol latency to network hops
+    bool m_noProtocolDelay{true};      //!< the schedule's protocol adds no latency at all
     uint64_t m_networkBytes{0};
     uint64_t m_nvlinkBytes{0};
     uint64_t m_arrived{0};
