@@ -82,7 +82,7 @@ std::string
 PresetNvlsEfficiency(const std::string& gpuModel)
 {
     // NCCL's nvlsEfficiency (src/graph/tuning.cc): Hopper 0.85, Blackwell 0.74.
-    return gpuModel == "b200" ? "0.74" : "0.85";
+    return gpuModel == "b200" || gpuModel == "gb200-nvl72" ? "0.74" : "0.85";
 }
 
 namespace
@@ -332,7 +332,9 @@ ToRun(const json& j, size_t index)
     r.nvlinkGBytesPerS = j["gpu"]["nvlink_gbytes_per_s"];
     if (r.nvlinkGBytesPerS <= 0)
     {
-        r.nvlinkGBytesPerS = r.gpuModel == "a100-sxm" ? 300 : r.gpuModel == "b200" ? 900 : 450;
+        r.nvlinkGBytesPerS = r.gpuModel == "a100-sxm"                              ? 300
+                             : r.gpuModel == "b200" || r.gpuModel == "gb200-nvl72" ? 900
+                                                                                   : 450;
         r.resolved["gpu"]["nvlink_gbytes_per_s"] = r.nvlinkGBytesPerS;
     }
     // NVLS (NVLink SHARP) needs NVSwitch gen 3: H100 (Hopper) and later, not A100.
@@ -387,6 +389,12 @@ ToRun(const json& j, size_t index)
     {
         throw ScenarioError("workload.algorithm: '" + r.algorithm +
                             "' implements allreduce only (use ring for " + r.collective + ")");
+    }
+    if (r.gpuModel == "gb200-nvl72" && r.gpusPerServer != 72)
+    {
+        throw ScenarioError("gpu.model: gb200-nvl72 is 72 GPUs in one NVLink domain: "
+                            "topology.gpus_per_server must be 72 (got " +
+                            std::to_string(r.gpusPerServer) + ")");
     }
     if ((r.algorithm == "nvls" || r.algorithm == "nvls-tree") && r.protocol != "simple" &&
         !IsBuiltForEveryAlgorithm(r.collective))

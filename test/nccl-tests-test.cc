@@ -213,6 +213,11 @@ TEST(NcclTestsCommand, GpuPresetsSetTheNvlinkBandwidth)
     EXPECT_NEAR(busbw("--set gpu.model=a100-sxm"), 300 * 0.82, 300 * 0.82 * 0.03);
     EXPECT_NEAR(busbw("--set gpu.model=b200"), 900 * 0.82, 900 * 0.82 * 0.03);
     EXPECT_NEAR(busbw("--set gpu.nvlink_gbytes_per_s=100"), 100 * 0.82, 100 * 0.82 * 0.03);
+    // GB200 NVL72: 72 GPUs in one NVLink domain (NVLink5, 900 GB/s per direction).
+    EXPECT_NEAR(busbw("--set gpu.model=gb200-nvl72 --set topology.gpus_per_server=72 "
+                      "--set topology.leaf_radix=128"),
+                900 * 0.82,
+                900 * 0.82 * 0.03);
     EXPECT_NEAR(busbw("--set gpu.model=b200 --set "
                       "attributes.ns3::NvlinkTransport::Bandwidth=1600Gbps"),
                 200 * 0.82,

@@ -30,11 +30,13 @@ FabricTopologyHelper::GetTypeId()
                           UintegerValue(16),
                           MakeUintegerAccessor(&FabricTopologyHelper::m_servers),
                           MakeUintegerChecker<uint32_t>())
-            .AddAttribute("GpusPerServer",
-                          "GPUs per server, each with its own NIC and host node (1..64).",
-                          UintegerValue(8),
-                          MakeUintegerAccessor(&FabricTopologyHelper::m_gpusPerServer),
-                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute(
+                "GpusPerServer",
+                "GPUs per server (one NVLink domain), each with its own NIC and host node (1..72: "
+                "up to a GB200 NVL72 rack).",
+                UintegerValue(8),
+                MakeUintegerAccessor(&FabricTopologyHelper::m_gpusPerServer),
+                MakeUintegerChecker<uint32_t>())
             .AddAttribute("LinkRate",
                           "Rate of host (NIC) links.",
                           DataRateValue(DataRate("400Gbps")),
@@ -157,10 +159,10 @@ FabricTopologyHelper::Validate() const
     {
         throw FabricConfigError("Servers", "must be >= 1 (got " + str(m_servers) + ")");
     }
-    if (m_gpusPerServer < 1 || m_gpusPerServer > 64)
+    if (m_gpusPerServer < 1 || m_gpusPerServer > 72)
     {
         throw FabricConfigError("GpusPerServer",
-                                "must be in [1, 64] (got " + str(m_gpusPerServer) + ")");
+                                "must be in [1, 72] (got " + str(m_gpusPerServer) + ")");
     }
     if (uint64_t(m_servers) * m_gpusPerServer > (1u << 22))
     {
