@@ -55,6 +55,10 @@ TransfersPerChannel(const std::string& collective, const std::string& algorithm,
     {
         return 2 * std::log2(n) * n;
     }
+    if (algorithm == "pat")
+    {
+        return std::ceil(std::log2(n)) * n;
+    }
     return steps * n; // ring
 }
 

@@ -140,7 +140,7 @@ Schema()
          0,
          false,
          false,
-         {"auto", "ring", "tree", "nvls", "nvls-tree", "halving-doubling", "hierarchical"},
+         {"auto", "ring", "tree", "nvls", "nvls-tree", "pat", "halving-doubling", "hierarchical"},
          "algorithm (auto: the tuner's choice per size)"},
         {"workload.protocol",
          Kind::ENUM,

@@ -403,6 +403,19 @@ ToRun(const json& j, size_t index)
                             "' runs the simple protocol only, as NCCL's does (got " + r.protocol +
                             ")");
     }
+    if (r.algorithm == "pat" && r.collective != "allgather" && r.collective != "reducescatter" &&
+        !IsBuiltForEveryAlgorithm(r.collective))
+    {
+        throw ScenarioError("workload.algorithm: 'pat' implements allgather and reducescatter "
+                            "only (use ring or tree for " +
+                            r.collective + ")");
+    }
+    if (r.algorithm == "pat" && r.protocol != "simple" && r.protocol != "auto")
+    {
+        throw ScenarioError("workload.protocol: 'pat' runs the simple protocol only, as NCCL's "
+                            "does (got " +
+                            r.protocol + ")");
+    }
     if ((r.algorithm == "nvls" || r.algorithm == "nvls-tree") && !r.nvls)
     {
         throw ScenarioError("workload.algorithm: '" + r.algorithm + "' needs gpu.nvls (" +

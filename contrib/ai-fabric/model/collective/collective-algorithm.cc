@@ -258,6 +258,7 @@ AlgorithmNames()
         {"tree", "ns3::DoubleBinaryTreeCollective"},
         {"nvls", "ns3::NvlsCollective"},
         {"nvls-tree", "ns3::NvlsTreeCollective"},
+        {"pat", "ns3::PatCollective"},
         {"halving-doubling", "ns3::HalvingDoublingCollective"},
         {"hierarchical", "ns3::HierarchicalCollective"},
     };

@@ -195,7 +195,7 @@ class CollectiveAlgorithm : public Object
     static bool IsBuiltByBase(CollectiveSpec::Op op);
     /**
      * The TypeId name of the algorithm a scenario calls `name` (workload.algorithm: "ring",
-     * "tree", "nvls", "nvls-tree", "halving-doubling", "hierarchical"), or empty if none.
+     * "tree", "nvls", "nvls-tree", "pat", "halving-doubling", "hierarchical"), or empty if none.
      */
     static std::string TypeIdName(const std::string& name);
     /// The names TypeIdName knows, in the order above.

@@ -24,6 +24,8 @@ constexpr NcclRow kTree = {{6.8, 14.0, 8.4}, {0.6, 1.25, 4.0}, {5.0, 8.5, 14.0}}
 /// collective (intraLat), and NVLS-Tree 20.9 µs per network hop.
 constexpr NcclRow kNvls = {{0, 0, 0}, {0, 0, 25.0}, {0, 0, 18.0}};
 constexpr NcclRow kNvlsTree = {{0, 0, 0}, {0, 0, 25.0}, {0, 0, 20.9}};
+/// PAT (Simple only).
+constexpr NcclRow kPat = {{8.0, 8.0, 8.0}, {0, 0, 4.0}, {0, 0, 14.0}};
 
 /// NCCL's protocol index (LL 0, LL128 1, Simple 2) of ours.
 int
@@ -63,7 +65,7 @@ CollectiveProtocol::ByName(const std::string& name, Kind& k)
 bool
 CollectiveProtocol::Supports(const std::string& algorithm, Kind k)
 {
-    return k == SIMPLE || (algorithm != "nvls" && algorithm != "nvls-tree");
+    return k == SIMPLE || (algorithm != "nvls" && algorithm != "nvls-tree" && algorithm != "pat");
 }
 
 uint64_t
@@ -90,6 +92,7 @@ CollectiveProtocol::CostsOf(const std::string& algorithm, Kind k)
     const NcclRow& row = algorithm == "tree"        ? kTree
                          : algorithm == "nvls"      ? kNvls
                          : algorithm == "nvls-tree" ? kNvlsTree
+                         : algorithm == "pat"       ? kPat
                                                     : kRing;
     const int i = Index(k);
     Costs c;

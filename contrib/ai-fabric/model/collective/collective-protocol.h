@@ -53,11 +53,12 @@ struct CollectiveProtocol
     static bool ByName(const std::string& name, Kind& k);
     /**
      * What `algorithm` (a workload.algorithm name: ring, tree, nvls, nvls-tree,
-     * halving-doubling, hierarchical) pays under `k`. Halving-doubling and hierarchical are
-     * charged as rings (NCCL has no such algorithm); NVLS and NVLS-Tree run Simple only.
+     * pat, halving-doubling, hierarchical) pays under `k`. Halving-doubling and hierarchical
+     * are charged as rings (NCCL has no such algorithm); NVLS, NVLS-Tree and PAT run Simple
+     * only.
      */
     static Costs CostsOf(const std::string& algorithm, Kind k);
-    /// Whether NCCL runs `algorithm` with `k` (NVLS and NVLS-Tree: Simple only).
+    /// Whether NCCL runs `algorithm` with `k` (NVLS, NVLS-Tree and PAT: Simple only).
     static bool Supports(const std::string& algorithm, Kind k);
     /// Data bytes per step slot (NCCL_STEPS = 8 slots per buffer): Simple 512 KiB, LL 32 KiB
     /// (64 KiB of lines), LL128 562.5 KiB (600 KiB of lines).

@@ -78,7 +78,7 @@ CollectiveTuner::GetTypeId()
 std::vector<std::string>
 CollectiveTuner::Candidates()
 {
-    return {"ring", "tree", "nvls", "nvls-tree", "hierarchical"};
+    return {"ring", "tree", "nvls", "nvls-tree", "pat", "hierarchical"};
 }
 
 double
@@ -241,6 +241,24 @@ CollectiveTuner::PhysicalSeconds(const std::string& algorithm, const CollectiveS
         const double fill = 2 * b / bNvls + 3 * aNv + 2 * depth * (aNet + b / bNic);
         return std::max(fill + (c * k - 1) * std::max(nv, nic), c * k * std::max(nv, nic)) +
                SlotBubble(spec.op, 2 * c * k, g, b / bNvls, 2 * NvlsCollective::kSlots);
+    }
+    if (algorithm == "pat")
+    {
+        if (spec.op != CollectiveSpec::ALLGATHER && spec.op != CollectiveSpec::REDUCESCATTER)
+        {
+            return -1;
+        }
+        // ⌈log2 N⌉ steps of min(d, N − d) blocks of S/N; across servers some rank of every
+        // step crosses the network, which sets the step's time.
+        const bool network = n > g || g < 2;
+        const double a = network ? aNet : aNv;
+        const double rate = network ? bNic : bNv;
+        double t = 0;
+        for (double d = 1; d < n; d *= 2)
+        {
+            t += a + std::min(d, n - d) * (s / n) / rate;
+        }
+        return t;
     }
     if (algorithm == "hierarchical")
     {

@@ -50,14 +50,17 @@ namespace ns3
  * Protocols (CollectiveProtocol): the wire factor divides every rate, the per-hop latencies add
  * to α_nv and α_net, the start latency is added once; the tree's chunks are the protocol's step.
  *
- * Not modelled yet: CollNet, PAT.
+ * PAT (AllGather, ReduceScatter): Σ over its ⌈log2 N⌉ steps of α + min(d, N−d)·(S/N)/B, on the
+ * network when the ranks span servers.
+ *
+ * Not modelled yet: CollNet.
  */
 class CollectiveTuner : public Object
 {
   public:
     static TypeId GetTypeId();
 
-    /// The α-β time of `algorithm` ("ring", "tree", "nvls", "nvls-tree", "hierarchical") on
+    /// The α-β time of `algorithm` ("ring", "tree", "nvls", "nvls-tree", "pat", "hierarchical") on
     /// `spec` under spec.protocol; negative if it cannot run it.
     double EstimateSeconds(const std::string& algorithm, const CollectiveSpec& spec) const;
 

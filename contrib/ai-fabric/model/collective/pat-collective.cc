@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "pat-collective.h"
+
+#include <algorithm>
+
+namespace ns3
+{
+
+NS_OBJECT_ENSURE_REGISTERED(PatCollective);
+
+TypeId
+PatCollective::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::PatCollective")
+                            .SetParent<CollectiveAlgorithm>()
+                            .SetGroupName("AiFabric")
+                            .AddConstructor<PatCollective>();
+    return tid;
+}
+
+std::string
+PatCollective::GetName() const
+{
+    return "pat";
+}
+
+std::string
+PatCollective::Check(const CollectiveSpec& spec) const
+{
+    std::string e = CollectiveAlgorithm::Check(spec);
+    if (e.empty() && spec.op != CollectiveSpec::ALLGATHER &&
+        spec.op != CollectiveSpec::REDUCESCATTER && !IsBuiltByBase(spec.op))
+    {
+        e = "pat implements allgather and reducescatter only (as NCCL's; use ring or tree for " +
+            std::string(CollectiveSpec::OpName(spec.op)) + ")";
+    }
+    return e;
+}
+
+void
+PatCollective::DoBuild(const CollectiveSpec& spec, CollectiveSchedule& s) const
+{
+    const uint32_t n = spec.ranks;
+    const uint32_t c = spec.chunks;
+    std::vector<uint32_t> distances;
+    for (uint64_t d = 1; d < n; d *= 2)
+    {
+        distances.push_back(static_cast<uint32_t>(d));
+    }
+    const bool gather = spec.op == CollectiveSpec::ALLGATHER;
+    if (!gather)
+    {
+        std::reverse(distances.begin(), distances.end());
+    }
+    // arrived[i][k]: the transfer of chunk k that last arrived at rank i.
+    std::vector<std::vector<uint32_t>> arrived(n, std::vector<uint32_t>(c, UINT32_MAX));
+    std::vector<std::vector<uint32_t>> next = arrived;
+    for (uint32_t d : distances)
+    {
+        const uint32_t blocks = std::min(d, n - d);
+        for (uint32_t i = 0; i < n; ++i)
+        {
+            const uint32_t peer = gather ? (i + n - d) % n : (i + d) % n;
+            uint64_t bytes = 0;
+            for (uint32_t b = 0; b < blocks; ++b)
+            {
+                // The blocks of ranks i, i+1, ... (gather) or of the peer's side (reduce).
+                bytes += Part(spec.bytes, n, (gather ? i + b : peer + b) % n);
+            }
+            for (uint32_t k = 0; k < c; ++k)
+            {
+                const uint32_t dep = arrived[i][k];
+                next[peer][k] = s.Add(i, peer, Part(bytes, c, k), &dep, 1);
+            }
+        }
+        std::swap(arrived, next);
+    }
+}
+
+} // namespace ns3
