@@ -149,7 +149,7 @@ Schema()
          false,
          false,
          {"auto", "simple", "ll128", "ll"},
-         "NCCL protocol (auto: the tuner's choice per size; nvls and nvls-tree run simple)"},
+         "NCCL protocol (auto: the tuner's choice per size; nvls, nvls-tree and pat run simple)"},
         {"workload.bytes", Kind::INT, 1, 1125899906842624.0, false, false, {}, "bytes per GPU"},
         {"workload.chunks", Kind::INT, 1, 1024, false, false, {}, "pipelining chunks"},
         {"workload.channels",
@@ -193,7 +193,8 @@ Schema()
          false,
          false,
          {"auto", "on", "off"},
-         "NVLink SHARP in the NVSwitch (auto: the preset's; h100-sxm and b200 have it)"},
+         "NVLink SHARP in the NVSwitch (auto: the preset's; h100-sxm, b200 and gb200-nvl72 have "
+         "it)"},
         {"workload.pxn",
          Kind::BOOL,
          0,
