@@ -3,6 +3,7 @@
 
 #include "json-input.h"
 #include "memory-estimate.h"
+#include "scenario-tuning.h"
 #include "scenario-validation.h"
 
 #include "ns3/ai-fabric-module.h"
@@ -23,37 +24,6 @@ using nlohmann::json;
 namespace
 {
 
-/**
- * The value an attribute will have in a run, as text: the scenario's "attributes" entry if it
- * has one, else ns-3's initial value ("" if there is no such attribute).
- */
-std::string
-AttributeText(const std::vector<std::pair<std::string, std::string>>& attributes,
-              const std::string& typeId,
-              const std::string& attribute,
-              const std::string& preset = "")
-{
-    std::string text = preset;
-    for (const auto& [key, value] : attributes)
-    {
-        if (key == typeId + "::" + attribute)
-        {
-            text = value;
-        }
-    }
-    if (text.empty())
-    {
-        ns3::TypeId tid;
-        ns3::TypeId::AttributeInformation info;
-        if (ns3::TypeId::LookupByNameFailSafe(typeId, &tid) &&
-            tid.LookupAttributeByName(attribute, &info))
-        {
-            text = info.initialValue->SerializeToString(info.checker);
-        }
-    }
-    return text;
-}
-
 /// Whether `collective` has one schedule whatever the algorithm (All-to-All, Broadcast,
 /// SendRecv: CollectiveAlgorithm::IsBuiltByBase).
 bool
@@ -62,101 +32,6 @@ IsBuiltForEveryAlgorithm(const std::string& collective)
     ns3::CollectiveSpec::Op op;
     return ns3::CollectiveSpec::OpByName(collective, op) &&
            ns3::CollectiveAlgorithm::IsBuiltByBase(op);
-}
-
-} // namespace
-
-uint32_t
-AutoChannels(const std::string& algorithm, uint32_t gpusPerServer)
-{
-    // NCCL's graph search finds a ring (and a tree) per NIC, then duplicates the channels
-    // (src/graph/connect.cc: nChannels * 2, at most MAXCHANNELS 64).
-    if (algorithm == "ring" || algorithm == "tree")
-    {
-        return std::min<uint32_t>(64, 2 * std::max<uint32_t>(1, gpusPerServer));
-    }
-    return 1;
-}
-
-std::string
-PresetNvlsEfficiency(const std::string& gpuModel)
-{
-    // NCCL's nvlsEfficiency (src/graph/tuning.cc): Hopper 0.85, Blackwell 0.74.
-    return gpuModel == "b200" || gpuModel == "gb200-nvl72" ? "0.74" : "0.85";
-}
-
-namespace
-{
-
-/**
- * What workload.algorithm and workload.protocol "auto" run: CollectiveTuner's choice for this
- * cluster (NIC goodput from the link rate and the fabric's packet overhead, NVLink from the GPU
- * preset) and size, over the algorithms and protocols left open (the scenario's own otherwise).
- */
-std::pair<std::string, std::string>
-Tuned(const RunConfig& r)
-{
-    ns3::Ptr<ns3::CollectiveTuner> tuner = ns3::CreateObject<ns3::CollectiveTuner>();
-    // Goodput per full 4096-byte packet: RoCEv2 86 B of headers, IB 26, TCP as RoCEv2 (rough).
-    const double overhead = r.fabric == "infiniband" ? 26 : 86;
-    tuner->SetAttribute(
-        "NicRate",
-        ns3::DataRateValue(ns3::DataRate(uint64_t(r.linkGbps * 1e9 * 4096 / (4096 + overhead)))));
-    // NVLink as the run's NvlinkTransport will have it: the preset's bandwidth, its Efficiency
-    // and Latency (the scenario's attributes or ns-3's defaults).
-    ns3::DoubleValue efficiency;
-    efficiency.DeserializeFromString(
-        AttributeText(r.attributes, "ns3::NvlinkTransport", "Efficiency"),
-        ns3::MakeDoubleChecker<double>());
-    tuner->SetAttribute(
-        "NvlinkRate",
-        ns3::DataRateValue(ns3::DataRate(uint64_t(r.nvlinkGBytesPerS * 8e9 * efficiency.Get()))));
-    tuner->SetAttribute(
-        "NvlinkLatency",
-        ns3::StringValue(AttributeText(r.attributes, "ns3::NvlinkTransport", "Latency")));
-    tuner->SetAttribute("Nvls", ns3::BooleanValue(r.nvls));
-    tuner->SetAttribute("NvlsEfficiency",
-                        ns3::StringValue(AttributeText(r.attributes,
-                                                       "ns3::NvlinkTransport",
-                                                       "NvlsEfficiency",
-                                                       PresetNvlsEfficiency(r.gpuModel))));
-    ns3::CollectiveSpec spec;
-    ns3::CollectiveSpec::OpByName(r.collective, spec.op);
-    spec.bytes = r.bytes / std::max<uint32_t>(1, r.buckets);
-    spec.ranks = r.Gpus();
-    spec.gpusPerServer = r.gpusPerServer;
-    spec.chunks = r.chunks;
-    tuner->SetAttribute(
-        "ProtocolLatency",
-        ns3::StringValue(AttributeText(r.attributes, "ns3::TrainingJob", "ProtocolLatency")));
-    const std::vector<std::string> algorithms = r.algorithm == "auto"
-                                                    ? ns3::CollectiveTuner::Candidates()
-                                                    : std::vector<std::string>{r.algorithm};
-    std::vector<ns3::CollectiveProtocol::Kind> protocols = ns3::CollectiveTuner::Protocols();
-    ns3::CollectiveProtocol::Kind fixed;
-    if (ns3::CollectiveProtocol::ByName(r.protocol, fixed))
-    {
-        protocols = {fixed};
-    }
-    // Each candidate on its own automatic channels, unless workload.channels sets them.
-    std::pair<std::string, std::string> best{algorithms.front(),
-                                             ns3::CollectiveProtocol::Name(protocols.front())};
-    double bestT = -1;
-    for (const std::string& a : algorithms)
-    {
-        for (ns3::CollectiveProtocol::Kind p : protocols)
-        {
-            spec.channels = r.channels ? r.channels : AutoChannels(a, r.gpusPerServer);
-            spec.protocol = p;
-            const double t = tuner->EstimateSeconds(a, spec);
-            if (t >= 0 && (bestT < 0 || t < bestT))
-            {
-                best = {a, ns3::CollectiveProtocol::Name(p)};
-                bestT = t;
-            }
-        }
-    }
-    return best;
 }
 
 /**
@@ -347,7 +222,7 @@ ToRun(const json& j, size_t index)
     {
         r.algorithmAuto = r.algorithm == "auto";
         r.protocolAuto = r.protocol == "auto";
-        std::tie(r.algorithm, r.protocol) = Tuned(r);
+        std::tie(r.algorithm, r.protocol) = TunedAlgorithmAndProtocol(r);
         r.resolved["workload"]["algorithm"] = r.algorithm;
         r.resolved["workload"]["protocol"] = r.protocol;
     }
@@ -396,13 +271,6 @@ ToRun(const json& j, size_t index)
                             "topology.gpus_per_server must be 72 (got " +
                             std::to_string(r.gpusPerServer) + ")");
     }
-    if ((r.algorithm == "nvls" || r.algorithm == "nvls-tree") && r.protocol != "simple" &&
-        !IsBuiltForEveryAlgorithm(r.collective))
-    {
-        throw ScenarioError("workload.protocol: '" + r.algorithm +
-                            "' runs the simple protocol only, as NCCL's does (got " + r.protocol +
-                            ")");
-    }
     if (r.algorithm == "pat" && r.collective != "allgather" && r.collective != "reducescatter" &&
         !IsBuiltForEveryAlgorithm(r.collective))
     {
@@ -410,11 +278,14 @@ ToRun(const json& j, size_t index)
                             "only (use ring or tree for " +
                             r.collective + ")");
     }
-    if (r.algorithm == "pat" && r.protocol != "simple" && r.protocol != "auto")
+    ns3::CollectiveProtocol::Kind protocol;
+    if (ns3::CollectiveProtocol::ByName(r.protocol, protocol) &&
+        !ns3::CollectiveProtocol::Supports(r.algorithm, protocol) &&
+        !IsBuiltForEveryAlgorithm(r.collective))
     {
-        throw ScenarioError("workload.protocol: 'pat' runs the simple protocol only, as NCCL's "
-                            "does (got " +
-                            r.protocol + ")");
+        throw ScenarioError("workload.protocol: '" + r.algorithm +
+                            "' runs the simple protocol only, as NCCL's does (got " + r.protocol +
+                            ")");
     }
     if ((r.algorithm == "nvls" || r.algorithm == "nvls-tree") && !r.nvls)
     {

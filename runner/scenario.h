@@ -72,13 +72,6 @@ struct RunConfig
     }
 };
 
-/// Channels workload.channels 0 gives `algorithm` on servers of `gpusPerServer` GPUs: NCCL's
-/// count for ring and tree (two per NIC, one NIC per GPU), one for the others.
-uint32_t AutoChannels(const std::string& algorithm, uint32_t gpusPerServer);
-
-/// NvlinkTransport::NvlsEfficiency for a GPU preset, as text.
-std::string PresetNvlsEfficiency(const std::string& gpuModel);
-
 /// The JSON of every default value (what a scenario file overrides).
 nlohmann::json DefaultScenario();
 

@@ -64,8 +64,7 @@ CollectiveExecutor::Start(std::shared_ptr<const CollectiveSchedule> s,
     const bool same = m_schedule == s && m_nodes.size() == n && m_held.size() == ranks;
     m_schedule = s;
     m_costs = s->costs;
-    m_noProtocolDelay = m_costs.start.IsZero() && m_costs.nvlinkHop.IsZero() &&
-                        m_costs.networkHop.IsZero() && m_costs.nvlsOp.IsZero();
+    m_noProtocolDelay = m_costs.HasNoLatency();
     m_done = done;
     m_arrived = 0;
     if (!same)
@@ -276,15 +275,9 @@ CollectiveExecutor::Issue(uint64_t t)
     }
     // The protocol's latency for the link, and the rank's start latency.
     Time delay;
-    if (dag && (m_nodes[t].channel & kFollower))
-    {
-        // A later chunk of a pipeline: its protocol latency overlaps the first chunk's.
-    }
-    else if (dag && m_nodes[t].kind != CollectiveTransfer::P2P)
-    {
-        delay = m_costs.nvlsOp;
-    }
-    else
+    // A later chunk of a pipeline: its protocol latency overlaps the first chunk's. An NVLS
+    // operation: NCCL charges NVLS's latency once, at the start.
+    if (!dag || (!(m_nodes[t].channel & kFollower) && m_nodes[t].kind == CollectiveTransfer::P2P))
     {
         delay = m_nvlink && x.src / m_gpusPerServer == x.dst / m_gpusPerServer
                     ? m_costs.nvlinkHop

@@ -106,7 +106,7 @@ CollectiveProtocol::CostsOf(const std::string& algorithm, Kind k)
         c.wireNum = 128;
         c.wireDen = 120;
     }
-    c.start = MicroSeconds(0) + NanoSeconds(static_cast<int64_t>(row.base[i] * 1000 + 0.5));
+    c.start = NanoSeconds(static_cast<int64_t>(row.base[i] * 1000 + 0.5));
     if (algorithm == "nvls" || algorithm == "nvls-tree")
     {
         // Once per collective: NCCL's NVLS latency beyond the reduction's and the store's own

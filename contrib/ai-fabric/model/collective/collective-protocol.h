@@ -39,9 +39,21 @@ struct CollectiveProtocol
         uint32_t wireNum{1}; //!< wire bytes per data byte, as a fraction
         uint32_t wireDen{1};
         Time start;      //!< per collective and rank, before its first send (NCCL base latency)
-        Time nvlinkHop;  //!< added to every NVLink hop
+        Time nvlinkHop;  //!< added to every NVLink hop (not to NVLS operations, whose latency
+                         //!< NCCL charges once, in `start`)
         Time networkHop; //!< added to every network hop
-        Time nvlsOp;     //!< added to every NVLS operation
+
+        /// Keep only the wire format: no start or per-hop latency.
+        void ClearLatencies()
+        {
+            start = nvlinkHop = networkHop = Time(0);
+        }
+
+        /// Whether the protocol adds no latency at all.
+        bool HasNoLatency() const
+        {
+            return start.IsZero() && nvlinkHop.IsZero() && networkHop.IsZero();
+        }
     };
 
     /// The physical hop latencies the NCCL figures are reduced by.

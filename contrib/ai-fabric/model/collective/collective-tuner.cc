@@ -129,7 +129,7 @@ CollectiveTuner::Costs(const std::string& algorithm, CollectiveProtocol::Kind pr
     CollectiveProtocol::Costs c = CollectiveProtocol::CostsOf(algorithm, protocol);
     if (!m_protocolLatency)
     {
-        c.start = c.nvlinkHop = c.networkHop = c.nvlsOp = Time(0);
+        c.ClearLatencies();
     }
     return c;
 }
@@ -274,15 +274,24 @@ CollectiveTuner::PhysicalSeconds(const std::string& algorithm, const CollectiveS
 }
 
 CollectiveTuner::Choice
-CollectiveTuner::Choose(const CollectiveSpec& spec) const
+CollectiveTuner::Choose(const CollectiveSpec& spec,
+                        const std::vector<std::string>& algorithms,
+                        const std::vector<CollectiveProtocol::Kind>& protocols,
+                        const std::function<uint32_t(const std::string&)>& channels) const
 {
-    Choice best{"ring", CollectiveProtocol::SIMPLE, -1};
-    for (const std::string& a : Candidates())
+    Choice best{algorithms.empty() ? "ring" : algorithms.front(),
+                protocols.empty() ? CollectiveProtocol::SIMPLE : protocols.front(),
+                -1};
+    for (const std::string& a : algorithms)
     {
-        for (CollectiveProtocol::Kind p : Protocols())
+        for (CollectiveProtocol::Kind p : protocols)
         {
             CollectiveSpec x = spec;
             x.protocol = p;
+            if (channels)
+            {
+                x.channels = channels(a);
+            }
             const double t = EstimateSeconds(a, x);
             if (t >= 0 && (best.seconds < 0 || t < best.seconds))
             {

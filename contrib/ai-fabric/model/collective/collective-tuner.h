@@ -8,6 +8,7 @@
 #include "ns3/nstime.h"
 #include "ns3/object.h"
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -72,8 +73,15 @@ class CollectiveTuner : public Object
         double seconds;
     };
 
-    /// The candidate pair with the smallest estimate for `spec` (ring/simple if none runs).
-    Choice Choose(const CollectiveSpec& spec) const;
+    /**
+     * The pair of `algorithms` × `protocols` with the smallest estimate for `spec` (the first
+     * of each if none runs), each algorithm on `channels(algorithm)` channels when that is
+     * given, else on spec.channels.
+     */
+    Choice Choose(const CollectiveSpec& spec,
+                  const std::vector<std::string>& algorithms = Candidates(),
+                  const std::vector<CollectiveProtocol::Kind>& protocols = Protocols(),
+                  const std::function<uint32_t(const std::string&)>& channels = {}) const;
     /// The protocols Choose considers.
     static std::vector<CollectiveProtocol::Kind> Protocols();
     /// The algorithms Choose considers.

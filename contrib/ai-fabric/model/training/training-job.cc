@@ -195,10 +195,7 @@ TrainingJob::Setup(NodeContainer ranks,
         CollectiveSchedule schedule = alg->Build(spec);
         if (!m_protocolLatency)
         {
-            schedule.costs.start = Time(0);
-            schedule.costs.nvlinkHop = Time(0);
-            schedule.costs.networkHop = Time(0);
-            schedule.costs.nvlsOp = Time(0);
+            schedule.costs.ClearLatencies();
         }
         if (!m_lazySchedules)
         {

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "scenario-tuning.h"
+
+#include "ns3/ai-fabric-module.h"
+#include "ns3/core-module.h"
+
+#include <algorithm>
+
+namespace aifabric
+{
+
+std::string
+AttributeText(const std::vector<std::pair<std::string, std::string>>& attributes,
+              const std::string& typeId,
+              const std::string& attribute,
+              const std::string& preset)
+{
+    std::string text = preset;
+    for (const auto& [key, value] : attributes)
+    {
+        if (key == typeId + "::" + attribute)
+        {
+            text = value;
+        }
+    }
+    if (text.empty())
+    {
+        ns3::TypeId tid;
+        ns3::TypeId::AttributeInformation info;
+        if (ns3::TypeId::LookupByNameFailSafe(typeId, &tid) &&
+            tid.LookupAttributeByName(attribute, &info))
+        {
+            text = info.initialValue->SerializeToString(info.checker);
+        }
+    }
+    return text;
+}
+
+uint32_t
+AutoChannels(const std::string& algorithm, uint32_t gpusPerServer)
+{
+    // NCCL's graph search finds a ring (and a tree) per NIC, then duplicates the channels
+    // (src/graph/connect.cc: nChannels * 2, at most MAXCHANNELS 64).
+    if (algorithm == "ring" || algorithm == "tree")
+    {
+        return std::min<uint32_t>(64, 2 * std::max<uint32_t>(1, gpusPerServer));
+    }
+    return 1;
+}
+
+std::string
+PresetNvlsEfficiency(const std::string& gpuModel)
+{
+    // NCCL's nvlsEfficiency (src/graph/tuning.cc): Hopper 0.85, Blackwell 0.74.
+    return gpuModel == "b200" || gpuModel == "gb200-nvl72" ? "0.74" : "0.85";
+}
+
+std::pair<std::string, std::string>
+TunedAlgorithmAndProtocol(const RunConfig& r)
+{
+    ns3::Ptr<ns3::CollectiveTuner> tuner = ns3::CreateObject<ns3::CollectiveTuner>();
+    // Goodput per full 4096-byte packet: RoCEv2 86 B of headers, IB 26, TCP as RoCEv2 (rough).
+    const double overhead = r.fabric == "infiniband" ? 26 : 86;
+    tuner->SetAttribute(
+        "NicRate",
+        ns3::DataRateValue(ns3::DataRate(uint64_t(r.linkGbps * 1e9 * 4096 / (4096 + overhead)))));
+    // NVLink as the run's NvlinkTransport will have it: the preset's bandwidth, its Efficiency
+    // and Latency (the scenario's attributes or ns-3's defaults).
+    ns3::DoubleValue efficiency;
+    efficiency.DeserializeFromString(
+        AttributeText(r.attributes, "ns3::NvlinkTransport", "Efficiency"),
+        ns3::MakeDoubleChecker<double>());
+    tuner->SetAttribute(
+        "NvlinkRate",
+        ns3::DataRateValue(ns3::DataRate(uint64_t(r.nvlinkGBytesPerS * 8e9 * efficiency.Get()))));
+    tuner->SetAttribute(
+        "NvlinkLatency",
+        ns3::StringValue(AttributeText(r.attributes, "ns3::NvlinkTransport", "Latency")));
+    tuner->SetAttribute("Nvls", ns3::BooleanValue(r.nvls));
+    tuner->SetAttribute("NvlsEfficiency",
+                        ns3::StringValue(AttributeText(r.attributes,
+                                                       "ns3::NvlinkTransport",
+                                                       "NvlsEfficiency",
+                                                       PresetNvlsEfficiency(r.gpuModel))));
+    tuner->SetAttribute(
+        "ProtocolLatency",
+        ns3::StringValue(AttributeText(r.attributes, "ns3::TrainingJob", "ProtocolLatency")));
+    ns3::CollectiveSpec spec;
+    ns3::CollectiveSpec::OpByName(r.collective, spec.op);
+    spec.bytes = r.bytes / std::max<uint32_t>(1, r.buckets);
+    spec.ranks = r.Gpus();
+    spec.gpusPerServer = r.gpusPerServer;
+    spec.chunks = r.chunks;
+    const std::vector<std::string> algorithms = r.algorithm == "auto"
+                                                    ? ns3::CollectiveTuner::Candidates()
+                                                    : std::vector<std::string>{r.algorithm};
+    std::vector<ns3::CollectiveProtocol::Kind> protocols = ns3::CollectiveTuner::Protocols();
+    ns3::CollectiveProtocol::Kind fixed;
+    if (ns3::CollectiveProtocol::ByName(r.protocol, fixed))
+    {
+        protocols = {fixed};
+    }
+    const ns3::CollectiveTuner::Choice c =
+        tuner->Choose(spec, algorithms, protocols, [&r](const std::string& a) {
+            return r.channels ? r.channels : AutoChannels(a, r.gpusPerServer);
+        });
+    return {c.algorithm, ns3::CollectiveProtocol::Name(c.protocol)};
+}
+
+} // namespace aifabric
