@@ -304,6 +304,18 @@ CollectiveAlgorithm::Part(uint64_t bytes, uint32_t n, uint32_t i)
     return bytes / n + (i < bytes % n ? 1 : 0);
 }
 
+uint32_t
+CollectiveAlgorithm::PipelineChunks(uint64_t bytes,
+                                    uint64_t step,
+                                    uint32_t specChunks,
+                                    uint32_t maxChunks)
+{
+    const uint64_t natural = (bytes + step - 1) / step;
+    return static_cast<uint32_t>(
+        std::max<uint64_t>(1,
+                           std::min<uint64_t>(maxChunks, std::max<uint64_t>(specChunks, natural))));
+}
+
 CollectiveSchedule
 CollectiveAlgorithm::Build(const CollectiveSpec& spec) const
 {

@@ -230,6 +230,12 @@ class CollectiveAlgorithm : public Object
     static constexpr uint64_t kBroadcastSliceBytes = 512 * 1024;
     /// Split `bytes` into `n` near-equal parts; part i.
     static uint64_t Part(uint64_t bytes, uint32_t n, uint32_t i);
+    /// The chunks a pipeline moves `bytes` in: one per `step` bytes, or `specChunks` if more,
+    /// within [1, maxChunks].
+    static uint32_t PipelineChunks(uint64_t bytes,
+                                   uint64_t step,
+                                   uint32_t specChunks,
+                                   uint32_t maxChunks);
 };
 
 } // namespace ns3

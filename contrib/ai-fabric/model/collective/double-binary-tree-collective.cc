@@ -41,12 +41,10 @@ DoubleBinaryTreeCollective::Chunks(uint64_t channelBytes,
                                    uint32_t specChunks,
                                    CollectiveProtocol::Kind protocol)
 {
-    const uint64_t half = (channelBytes + 1) / 2;
-    const uint64_t step = CollectiveProtocol::StepBytes(protocol);
-    const uint64_t natural = (half + step - 1) / step;
-    return static_cast<uint32_t>(std::max<uint64_t>(
-        1,
-        std::min<uint64_t>(kMaxChunks, std::max<uint64_t>(specChunks, natural))));
+    return PipelineChunks((channelBytes + 1) / 2,
+                          CollectiveProtocol::StepBytes(protocol),
+                          specChunks,
+                          kMaxChunks);
 }
 
 std::vector<uint32_t>

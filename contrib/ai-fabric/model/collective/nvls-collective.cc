@@ -44,10 +44,7 @@ NvlsCollective::Check(const CollectiveSpec& spec) const
 uint32_t
 NvlsCollective::Chunks(uint64_t bytes, uint32_t specChunks)
 {
-    const uint64_t natural = (bytes + kChunkBytes - 1) / kChunkBytes;
-    return static_cast<uint32_t>(std::max<uint64_t>(
-        1,
-        std::min<uint64_t>(kMaxChunks, std::max<uint64_t>(specChunks, natural))));
+    return PipelineChunks(bytes, kChunkBytes, specChunks, kMaxChunks);
 }
 
 void
