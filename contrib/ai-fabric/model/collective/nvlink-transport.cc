@@ -55,7 +55,53 @@ void
 NvlinkTransport::SetRanks(uint32_t n)
 {
     m_egressFree.assign(n, 0);
-    m_ingressFree.assign(n, 0);
+    m_ingress.assign(n, Ingress());
+}
+
+int64_t
+NvlinkTransport::BookIngress(uint32_t dst, int64_t earliest, int64_t ser, int64_t now)
+{
+    auto& busy = m_ingress[dst].busy;
+    // Forget what has passed (keep the last booking: it may still be running).
+    size_t past = 0;
+    while (past + 1 < busy.size() && busy[past].second <= now)
+    {
+        ++past;
+    }
+    if (past > 0)
+    {
+        busy.erase(busy.begin(), busy.begin() + past);
+    }
+    // The common case (one sender per port, as in a ring): after everything booked.
+    if (busy.empty() || earliest >= busy.back().second)
+    {
+        if (!busy.empty() && earliest == busy.back().second)
+        {
+            busy.back().second += ser;
+        }
+        else
+        {
+            busy.emplace_back(earliest, earliest + ser);
+        }
+        return busy.back().second;
+    }
+    int64_t at = earliest;
+    for (size_t i = 0; i < busy.size(); ++i)
+    {
+        if (busy[i].second <= at)
+        {
+            continue;
+        }
+        if (busy[i].first >= at + ser)
+        {
+            busy.insert(busy.begin() + i, {at, at + ser});
+            return at + ser;
+        }
+        at = std::max(at, busy[i].second);
+    }
+    // Only reached when `at` is the last booking's end: join it.
+    busy.back().second = at + ser;
+    return at + ser;
 }
 
 std::string
@@ -128,9 +174,7 @@ NvlinkTransport::Send(uint32_t src,
     const int64_t ser = SerializationSteps(bytes);
     const int64_t start = std::max(now, m_egressFree[src]);
     m_egressFree[src] = start + ser;
-    const int64_t inStart = std::max(start, m_ingressFree[dst]);
-    m_ingressFree[dst] = inStart + ser;
-    const int64_t arrival = m_ingressFree[dst] + m_latency.GetTimeStep();
+    const int64_t arrival = BookIngress(dst, start, ser, now) + m_latency.GetTimeStep();
     Simulator::Schedule(TimeStep(arrival - now), &NvlinkTransport::Deliver, listener, token);
 }
 
@@ -156,8 +200,9 @@ NvlinkTransport::SendNvls(uint8_t kind,
             m_egressFree[g] = std::max(now, m_egressFree[g]) + ser;
             lastRead = std::max(lastRead, m_egressFree[g]);
         }
-        m_ingressFree[rank] = std::max(lastRead, std::max(now, m_ingressFree[rank]) + ser);
-        arrival = m_ingressFree[rank] + 2 * m_latency.GetTimeStep();
+        // The sum cannot finish before its last part is read.
+        arrival = BookIngress(rank, std::max(now, lastRead - ser), ser, now) +
+                  2 * m_latency.GetTimeStep();
     }
     else
     {
@@ -168,8 +213,7 @@ NvlinkTransport::SendNvls(uint8_t kind,
         int64_t last = start + ser;
         for (uint32_t g = first; g < first + count; ++g)
         {
-            m_ingressFree[g] = std::max(start, m_ingressFree[g]) + ser;
-            last = std::max(last, m_ingressFree[g]);
+            last = std::max(last, BookIngress(g, start, ser, now));
         }
         arrival = last + m_latency.GetTimeStep();
     }

@@ -69,6 +69,18 @@ class NvlinkTransport : public CollectiveTransport
     int64_t SerializationSteps(uint64_t bytes);
     /// The same at the NVLS rate (not cached: NVLS moves few, large chunks).
     int64_t NvlsSteps(uint64_t bytes) const;
+    /**
+     * Book `ser` steps of GPU `dst`'s ingress, at `earliest` or in the first idle gap after it
+     * long enough (work-conserving: a message that can flow while the port waits for one booked
+     * later does). \return the end of the booking
+     */
+    int64_t BookIngress(uint32_t dst, int64_t earliest, int64_t ser, int64_t now);
+
+    /// A GPU's ingress: its booked intervals [begin, end), in time order, none before now.
+    struct Ingress
+    {
+        std::vector<std::pair<int64_t, int64_t>> busy;
+    };
 
     struct SerEntry
     {
@@ -81,7 +93,7 @@ class NvlinkTransport : public CollectiveTransport
     double m_nvlsEfficiency{0.85};
     Time m_latency;
     std::vector<int64_t> m_egressFree;
-    std::vector<int64_t> m_ingressFree;
+    std::vector<Ingress> m_ingress;
     uint64_t m_cachedBps{0};
     std::array<SerEntry, 8> m_serCache{}; //!< by message size (a collective has a few)
 };
