@@ -55,6 +55,27 @@ PresetNvlsEfficiency(const std::string& gpuModel)
     return gpuModel == "b200" || gpuModel == "gb200-nvl72" ? "0.74" : "0.85";
 }
 
+uint32_t
+AggregationLevels(const RunConfig& r)
+{
+    if (!r.sharp)
+    {
+        return 0;
+    }
+    if (r.topologyKind != "rail-fat-tree")
+    {
+        return 1; // one switch
+    }
+    // A rail spread over several leaves reduces at a spine too.
+    ns3::Ptr<ns3::RailOptimizedFatTreeHelper> h =
+        ns3::CreateObject<ns3::RailOptimizedFatTreeHelper>();
+    h->SetAttribute("LeafRadix", ns3::UintegerValue(r.leafRadix));
+    h->SetAttribute("Oversubscription", ns3::DoubleValue(r.oversubscription));
+    h->SetAttribute("Servers", ns3::UintegerValue(r.servers));
+    h->SetAttribute("GpusPerServer", ns3::UintegerValue(r.gpusPerServer));
+    return h->GetLeavesPerRail() > 1 ? 2 : 1;
+}
+
 std::pair<std::string, std::string>
 TunedAlgorithmAndProtocol(const RunConfig& r)
 {
@@ -82,6 +103,7 @@ TunedAlgorithmAndProtocol(const RunConfig& r)
                                                        "ns3::NvlinkTransport",
                                                        "NvlsEfficiency",
                                                        PresetNvlsEfficiency(r.gpuModel))));
+    tuner->SetAttribute("AggregationLevels", ns3::UintegerValue(AggregationLevels(r)));
     tuner->SetAttribute(
         "ProtocolLatency",
         ns3::StringValue(AttributeText(r.attributes, "ns3::TrainingJob", "ProtocolLatency")));

@@ -40,6 +40,10 @@ std::string PresetNvlsEfficiency(const std::string& gpuModel);
  */
 std::pair<std::string, std::string> TunedAlgorithmAndProtocol(const RunConfig& r);
 
+/// Levels of the run's SHARP trees (CollectiveTuner's AggregationLevels): 0 without
+/// infiniband.sharp, 2 when a rail's servers span several leaves, else 1.
+uint32_t AggregationLevels(const RunConfig& r);
+
 } // namespace aifabric
 
 #endif

@@ -218,6 +218,29 @@ ToRun(const json& j, size_t index)
     r.resolved["gpu"]["nvls"] = r.nvls ? "on" : "off";
     r.pxn = j["workload"]["pxn"];
     r.protocol = w["protocol"];
+    r.sharp = j["infiniband"]["sharp"];
+    if (r.sharp && r.fabric != "infiniband")
+    {
+        throw ScenarioError("infiniband.sharp: SHARP reduces in InfiniBand switches: needs "
+                            "fabric infiniband (got " +
+                            r.fabric + ")");
+    }
+    if (r.sharp && r.topologyKind == "fat-tree")
+    {
+        throw ScenarioError("infiniband.sharp: needs topology.kind rail-fat-tree or star (the "
+                            "fat-tree's rails share leaves with no common aggregation root)");
+    }
+    if (r.algorithm == "collnet" && !r.sharp)
+    {
+        throw ScenarioError("workload.algorithm: 'collnet' reduces in the switches: needs "
+                            "infiniband.sharp true (on fabric infiniband)");
+    }
+    if (r.algorithm == "collnet" && r.servers < 2 && !IsBuiltForEveryAlgorithm(r.collective))
+    {
+        throw ScenarioError("workload.algorithm: 'collnet' reduces across servers: "
+                            "topology.servers must be >= 2 (got " +
+                            std::to_string(r.servers) + ")");
+    }
     if (r.algorithm == "auto" || r.protocol == "auto")
     {
         r.algorithmAuto = r.algorithm == "auto";
@@ -259,7 +282,8 @@ ToRun(const json& j, size_t index)
             throw ScenarioError(msg.str());
         }
     }
-    if ((r.algorithm == "tree" || r.algorithm == "hierarchical" || r.algorithm == "nvls-tree") &&
+    if ((r.algorithm == "tree" || r.algorithm == "hierarchical" || r.algorithm == "nvls-tree" ||
+         r.algorithm == "collnet") &&
         r.collective != "allreduce" && !IsBuiltForEveryAlgorithm(r.collective))
     {
         throw ScenarioError("workload.algorithm: '" + r.algorithm +

@@ -54,6 +54,7 @@ struct RunConfig
     uint32_t tcpCores{4};
     double ibRxBufferKib{128};
     double ibFecnThresholdKib{16};
+    bool sharp{false}; //!< infiniband.sharp: SHARP aggregation nodes in the switches
     std::vector<std::pair<std::string, std::string>> attributes;
     nlohmann::json resolved; //!< the run's full configuration as JSON
 

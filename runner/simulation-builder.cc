@@ -79,6 +79,7 @@ BuildSimulation(const RunConfig& c)
             "FecnThreshold",
             UintegerValue(uint32_t(c.ibFecnThresholdKib * 1024)));
     }
+    helper->SetAttribute("InNetworkAggregation", BooleanValue(c.sharp));
     helper->SetAttribute("Servers", UintegerValue(c.servers));
     helper->SetAttribute("GpusPerServer", UintegerValue(c.gpusPerServer));
     helper->SetAttribute("LinkRate", DataRateValue(DataRate(uint64_t(c.linkGbps * 1e9))));
@@ -173,8 +174,12 @@ BuildSimulation(const RunConfig& c)
         {
             n->SetLatencyHistogram(latency);
         }
+        for (Ptr<RdmaNic> n : rdma.InstallAggregators(topo))
+        {
+            nics.push_back(n);
+        }
         Ptr<RdmaCollectiveTransport> r = CreateObject<RdmaCollectiveTransport>();
-        r->SetRanks(topo->GetHosts());
+        r->SetRanks(topo->GetEndpoints());
         network = r;
     }
     Ptr<NvlinkTransport> nvlink;
@@ -202,6 +207,18 @@ BuildSimulation(const RunConfig& c)
     job->SetAttribute("Buckets", UintegerValue(c.buckets));
     job->SetAttribute("Channels", UintegerValue(c.channels));
     job->SetAttribute("Protocol", StringValue(c.protocol));
+    if (c.sharp)
+    {
+        try
+        {
+            job->SetInNetworkTree(
+                std::make_shared<const InNetworkTree>(InNetworkTreeHelper::Build(topo)));
+        }
+        catch (const FabricConfigError& e)
+        {
+            throw ScenarioError(std::string("infiniband.sharp: ") + e.what());
+        }
+    }
     job->Setup(topo->GetHosts(), c.gpusPerServer, network, nvlink);
     job->TraceConnectWithoutContext("StepDone", MakeBoundCallback(&StopWhenDone, c.steps));
     Simulation sim;

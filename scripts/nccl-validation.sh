@@ -38,6 +38,11 @@ for fabric in infiniband rocev2; do
       --set workload.algorithm=$algorithm
   done
 done
+# InfiniBand with SHARP switches: NCCL's CollNet Direct.
+for servers in 2 16; do
+  row "$servers x 8 H100, 400G infiniband + SHARP, collnet" "${auto[@]}" --set fabric=infiniband \
+    --set infiniband.sharp=true --set topology.servers=$servers --set workload.algorithm=collnet
+done
 row "16 x 8 H100, 400G rocev2, hierarchical" --set compare=[] --set workload.algorithm=hierarchical
 # DGX A100: NVLink3 300 GB/s per direction, no NVLS, 8 x 200G HDR NICs.
 row "4 x 8 A100, 200G infiniband, auto" "${auto[@]}" --set topology.servers=4 \

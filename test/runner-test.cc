@@ -3,6 +3,7 @@
 #include "memory-estimate.h"
 #include "process-util.h"
 #include "runner.h"
+#include "scenario-tuning.h"
 #include "scenario.h"
 
 #include <array>
@@ -172,6 +173,33 @@ INSTANTIATE_TEST_SUITE_P(
                  "--set workload.algorithm=nvls --set topology.servers=1 "
                  "--set workload.protocol=ll",
                  "workload.protocol: 'nvls' runs the simple protocol only"},
+        BadInput{"sharpRoce",
+                 "",
+                 "--set infiniband.sharp=true",
+                 "infiniband.sharp: SHARP reduces in InfiniBand switches: needs fabric infiniband"},
+        BadInput{"sharpFatTree",
+                 "",
+                 "--set fabric=infiniband --set infiniband.sharp=true --set topology.kind=fat-tree",
+                 "infiniband.sharp: needs topology.kind rail-fat-tree or star"},
+        BadInput{"collnetNoSharp",
+                 "",
+                 "--set fabric=infiniband --set workload.algorithm=collnet",
+                 "workload.algorithm: 'collnet' reduces in the switches: needs infiniband.sharp"},
+        BadInput{"collnetAllgather",
+                 "",
+                 "--set fabric=infiniband --set infiniband.sharp=true "
+                 "--set workload.algorithm=collnet --set workload.collective=allgather",
+                 "workload.algorithm: 'collnet' implements allreduce only"},
+        BadInput{"collnetLl",
+                 "",
+                 "--set fabric=infiniband --set infiniband.sharp=true "
+                 "--set workload.algorithm=collnet --set workload.protocol=ll",
+                 "workload.protocol: 'collnet' runs the simple protocol only"},
+        BadInput{"collnetOneServer",
+                 "",
+                 "--set fabric=infiniband --set infiniband.sharp=true "
+                 "--set workload.algorithm=collnet --set topology.servers=1",
+                 "workload.algorithm: 'collnet' reduces across servers"},
         BadInput{"badJson", "{ \"seed\": 1, }x", "", "not valid JSON"},
         BadInput{"attr",
                  R"({"attributes": {"ns3::NoSuchThing::X": "1"}})",
@@ -289,6 +317,26 @@ TEST(RunnerTest, AutoSeesTheScenariosNvlinkAttributes)
     EXPECT_EQ(aifabric::ResolveScenario(j)[0].algorithm, "nvls-tree");
     j["gpu"]["nvls"] = "off";
     EXPECT_EQ(aifabric::ResolveScenario(j)[0].algorithm, "tree");
+}
+
+// With SHARP switches auto weighs CollNet too: on the default cluster at 64 MiB it beats the
+// ring (one network round trip per chunk instead of 254 steps); without SHARP it is no
+// candidate.
+TEST(RunnerTest, SharpSwitchesMakeCollNetACandidate)
+{
+    json j =
+        aifabric::LoadScenarioFile(std::string(AIFABRIC_SOURCE_DIR) + "/scenarios/default.json");
+    j.erase("compare");
+    j["fabric"] = "infiniband";
+    EXPECT_NE(aifabric::ResolveScenario(j)[0].algorithm, "collnet");
+    j["infiniband"]["sharp"] = true;
+    const aifabric::RunConfig r = aifabric::ResolveScenario(j)[0];
+    EXPECT_EQ(r.algorithm, "collnet");
+    EXPECT_EQ(r.protocol, "simple");
+    EXPECT_EQ(aifabric::AggregationLevels(r), 1u) << "16 servers: one leaf per rail";
+    j["topology"]["servers"] = 64;
+    EXPECT_EQ(aifabric::AggregationLevels(aifabric::ResolveScenario(j)[0]), 2u)
+        << "64 servers on 32-down-port leaves: two leaves per rail and a spine";
 }
 
 // The memory estimate refuses a 65,536-GPU hierarchical run before building anything (it used

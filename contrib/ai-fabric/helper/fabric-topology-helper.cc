@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "fabric-topology-helper.h"
 
+#include "ns3/boolean.h"
 #include "ns3/double.h"
 #include "ns3/enum.h"
 #include "ns3/fabric-enum-accessor.h"
 #include "ns3/fabric-net-device.h"
 #include "ns3/fabric-switch.h"
+#include "ns3/ib-credit-flow-control.h"
 #include "ns3/node.h"
 #include "ns3/switch-buffer-manager.h"
 #include "ns3/uinteger.h"
@@ -73,7 +75,16 @@ FabricTopologyHelper::GetTypeId()
                           MakeEnumChecker(FabricNetDevice::ETHERNET,
                                           "Ethernet",
                                           FabricNetDevice::INFINIBAND,
-                                          "InfiniBand"));
+                                          "InfiniBand"))
+            .AddAttribute(
+                "InNetworkAggregation",
+                "Give every switch an in-network aggregation node (SHARP's aggregation engine) "
+                "on a port of its own, at the sum of the switch's port rates: endpoints "
+                "GetNHosts()+j of the topology, addressed after the hosts, for CollNet "
+                "(CollNetCollective). Rail-optimized fat-tree and star topologies.",
+                BooleanValue(false),
+                MakeBooleanAccessor(&FabricTopologyHelper::m_aggregation),
+                MakeBooleanChecker());
     return tid;
 }
 
@@ -129,6 +140,12 @@ DataRate
 FabricTopologyHelper::GetFabricRate() const
 {
     return m_fabricRate.GetBitRate() > 0 ? m_fabricRate : m_linkRate;
+}
+
+uint32_t
+FabricTopologyHelper::PlannedSwitches() const
+{
+    return 0;
 }
 
 uint32_t
@@ -188,6 +205,12 @@ FabricTopologyHelper::Validate() const
                                 "must be >= 0 m");
     }
     DoValidate();
+    if (m_aggregation && PlannedSwitches() == 0)
+    {
+        throw FabricConfigError("InNetworkAggregation",
+                                "needs a rail-optimized fat-tree or a star topology (" + GetKind() +
+                                    " has no aggregation tree)");
+    }
     // What the buffer attributes get wrong whatever the ports (the rest is checked in Build),
     // from the values alone: creating a SwitchBufferManager here would take a random stream
     // and shift every automatically numbered stream after it (and so the results).
@@ -223,7 +246,37 @@ FabricTopologyHelper::Build()
     {
         topo->AddHost(CreateObject<Node>(), Ipv4Address(base + i + 1));
     }
+    const uint32_t aggregators = m_aggregation ? PlannedSwitches() : 0;
+    for (uint32_t k = 0; k < aggregators; ++k)
+    {
+        topo->AddAggregator(CreateObject<Node>(), Ipv4Address(base + GetNHosts() + k + 1));
+    }
     DoBuild(topo);
+    NS_ABORT_MSG_IF(aggregators && topo->GetNSwitches() != aggregators,
+                    "FabricTopologyHelper: PlannedSwitches() differs from the switches built");
+    for (uint32_t j = 0; j < aggregators; ++j)
+    {
+        // Fast enough to take every port's traffic at once: it never sets the pace.
+        Ptr<FabricSwitch> sw = topo->GetSwitch(j);
+        uint64_t bps = 0;
+        for (uint16_t p = 0; p < sw->GetNPorts(); ++p)
+        {
+            bps += sw->GetPort(p)->GetDataRate().GetBitRate();
+        }
+        const uint16_t ports = sw->GetNPorts();
+        Connect(topo, topo->GetAggregatorOf(j), topo->GetNEndpoints() + j, DataRate(bps), 0.0);
+        // A port's receive buffer for each port it serves: credits then never hold it back.
+        const FabricLinkInfo& link = topo->GetLinks().back();
+        for (Ptr<FabricNetDevice> d : {link.devA, link.devB})
+        {
+            if (Ptr<IbCreditFlowControl> fc = DynamicCast<IbCreditFlowControl>(d->GetFlowControl()))
+            {
+                UintegerValue rx;
+                fc->GetAttribute("RxBufferBytes", rx);
+                fc->SetAttribute("RxBufferBytes", UintegerValue(rx.Get() * ports));
+            }
+        }
+    }
     topo->PopulateRoutes();
     for (uint32_t j = 0; j < topo->GetNSwitches(); ++j)
     {
@@ -239,7 +292,7 @@ FabricTopologyHelper::Build()
         topo->GetSwitch(j)->ConfigureBuffer();
         if (ib)
         {
-            topo->GetSwitch(j)->BuildLinearForwardingTable(1, GetNHosts());
+            topo->GetSwitch(j)->BuildLinearForwardingTable(1, topo->GetNEndpoints());
         }
     }
     return topo;
@@ -262,7 +315,7 @@ FabricTopologyHelper::Connect(Ptr<FabricTopology> topo,
                               DataRate rate,
                               double cableMeters)
 {
-    const uint32_t h = topo->GetNHosts();
+    const uint32_t h = topo->GetNEndpoints();
     Ptr<Node> na = a < h ? topo->GetHostNode(a) : topo->GetSwitchNode(a - h);
     Ptr<Node> nb = b < h ? topo->GetHostNode(b) : topo->GetSwitchNode(b - h);
     NetDeviceContainer d = m_link.Install(na, nb, rate, cableMeters);

@@ -81,6 +81,9 @@ class FabricTopologyHelper : public Object
     /// Subclass build on a topology whose hosts already exist.
     virtual void DoBuild(Ptr<FabricTopology> topo) = 0;
     virtual std::string GetKind() const = 0;
+    /// Switches DoBuild will create, known before it runs (aggregation nodes are endpoints,
+    /// numbered before the switches); 0 = this topology has no in-network aggregation.
+    virtual uint32_t PlannedSwitches() const;
 
     uint32_t NewSwitch(Ptr<FabricTopology> topo, const std::string& role);
     void Connect(Ptr<FabricTopology> topo,
@@ -107,6 +110,7 @@ class FabricTopologyHelper : public Object
     ObjectFactory m_bufferFactory;
     int64_t m_ecnKmin{-1}; //!< EcnKmin/EcnKmax given to SetBufferAttribute, or -1
     int64_t m_ecnKmax{-1};
+    bool m_aggregation{false}; //!< InNetworkAggregation
 };
 
 } // namespace ns3

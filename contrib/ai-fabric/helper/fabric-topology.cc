@@ -46,11 +46,24 @@ FabricTopology::DoDispose()
 uint32_t
 FabricTopology::AddHost(Ptr<Node> node, Ipv4Address address)
 {
-    NS_ABORT_MSG_IF(!m_switches.empty(), "FabricTopology: add all hosts before switches");
+    NS_ABORT_MSG_IF(!m_switches.empty() || m_aggregators > 0,
+                    "FabricTopology: add all hosts before aggregators and switches");
     m_hostNodes.Add(node);
     m_hostDev.push_back(nullptr);
     m_hostAddr.push_back(address);
     m_adj.emplace_back();
+    return m_hostNodes.GetN() - 1;
+}
+
+uint32_t
+FabricTopology::AddAggregator(Ptr<Node> node, Ipv4Address address)
+{
+    NS_ABORT_MSG_IF(!m_switches.empty(), "FabricTopology: add aggregators before switches");
+    m_hostNodes.Add(node);
+    m_hostDev.push_back(nullptr);
+    m_hostAddr.push_back(address);
+    m_adj.emplace_back();
+    ++m_aggregators;
     return m_hostNodes.GetN() - 1;
 }
 
@@ -61,7 +74,7 @@ FabricTopology::AddSwitch(Ptr<Node> node, Ptr<FabricSwitch> sw, const std::strin
     m_switches.push_back(sw);
     m_roles.push_back(role);
     m_adj.emplace_back();
-    return GetNHosts() + GetNSwitches() - 1;
+    return GetNEndpoints() + GetNSwitches() - 1;
 }
 
 void
@@ -74,7 +87,7 @@ FabricTopology::AddLink(uint32_t a,
     m_links.push_back(FabricLinkInfo{a, b, devA, devB});
     m_adj[a].push_back(Adj{b, id});
     m_adj[b].push_back(Adj{a, id});
-    const uint32_t h = GetNHosts();
+    const uint32_t h = GetNEndpoints();
     if (a < h)
     {
         m_hostDev[a] = devA;
@@ -115,7 +128,25 @@ FabricTopology::GetKind() const
 uint32_t
 FabricTopology::GetNHosts() const
 {
+    return m_hostNodes.GetN() - m_aggregators;
+}
+
+uint32_t
+FabricTopology::GetNEndpoints() const
+{
     return m_hostNodes.GetN();
+}
+
+uint32_t
+FabricTopology::GetNAggregators() const
+{
+    return m_aggregators;
+}
+
+uint32_t
+FabricTopology::GetAggregatorOf(uint32_t j) const
+{
+    return j < m_aggregators ? GetNHosts() + j : UINT32_MAX;
 }
 
 uint32_t
@@ -214,6 +245,21 @@ FabricTopology::CountSwitches(const std::string& role) const
 NodeContainer
 FabricTopology::GetHosts() const
 {
+    if (m_aggregators == 0)
+    {
+        return m_hostNodes;
+    }
+    NodeContainer hosts;
+    for (uint32_t i = 0; i < GetNHosts(); ++i)
+    {
+        hosts.Add(m_hostNodes.Get(i));
+    }
+    return hosts;
+}
+
+NodeContainer
+FabricTopology::GetEndpoints() const
+{
     return m_hostNodes;
 }
 
@@ -238,7 +284,7 @@ FabricTopology::GetBisectionBandwidth() const
 void
 FabricTopology::PopulateRoutes()
 {
-    const uint32_t h = GetNHosts();
+    const uint32_t h = GetNEndpoints();
     const uint32_t n = h + GetNSwitches();
     for (auto& sw : m_switches)
     {
@@ -326,7 +372,7 @@ std::vector<uint32_t>
 FabricTopology::TracePath(uint32_t src, const FabricFrame& frame) const
 {
     std::vector<uint32_t> path{src};
-    const uint32_t h = GetNHosts();
+    const uint32_t h = GetNEndpoints();
     if (m_adj[src].empty())
     {
         return path;
@@ -368,7 +414,7 @@ double
 FabricTopology::MaxFlow(const std::vector<uint32_t>& from, const std::vector<uint32_t>& to) const
 {
     // Dinic on a graph with capacities in bit/s (doubles: rates are exact multiples of 1 b/s).
-    const uint32_t n = GetNHosts() + GetNSwitches();
+    const uint32_t n = GetNEndpoints() + GetNSwitches();
     const uint32_t src = n;
     const uint32_t dst = n + 1;
 
@@ -481,6 +527,10 @@ FabricTopology::Describe() const
     if (m_servers > 0)
     {
         os << " (" << m_servers << " servers x " << m_gpusPerServer << " GPUs)";
+    }
+    if (m_aggregators > 0)
+    {
+        os << ", " << m_aggregators << " in-network aggregation nodes";
     }
     std::map<std::string, uint32_t> roles;
     for (const auto& r : m_roles)

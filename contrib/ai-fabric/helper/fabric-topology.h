@@ -32,6 +32,12 @@ struct FabricLinkInfo
  * Produced by the topology helpers (RailOptimizedFatTreeHelper, FatTreeHelper,
  * StarTopologyHelper); forwarding tables come from the graph (shortest paths, all equal-cost
  * next hops), never from ns-3's global routing.
+ *
+ * Vertices are numbered endpoints first, then switches. Endpoints are the hosts (GPUs, indices
+ * 0 .. GetNHosts()-1) followed by in-network aggregation nodes (SHARP), one per switch when the
+ * helper's InNetworkAggregation is on: endpoint GetNHosts()+k is the aggregation engine of
+ * switch k, hung off it by its own port. Host queries (GetHostNode, GetHostDevice,
+ * GetHostAddress, FindHost) take any endpoint index; GetNHosts() and GetHosts() count GPUs only.
  */
 class FabricTopology : public Object
 {
@@ -42,6 +48,9 @@ class FabricTopology : public Object
 
     // --- building (used by helpers) ---
     uint32_t AddHost(Ptr<Node> node, Ipv4Address address);
+    /// Add the aggregation node of the next switch to be added (after every host, before any
+    /// switch): aggregator k belongs to switch k. \return its endpoint index
+    uint32_t AddAggregator(Ptr<Node> node, Ipv4Address address);
     uint32_t AddSwitch(Ptr<Node> node, Ptr<FabricSwitch> sw, const std::string& role);
     /// Record a cable between vertices a and b and the devices at each end.
     void AddLink(uint32_t a, uint32_t b, Ptr<FabricNetDevice> devA, Ptr<FabricNetDevice> devB);
@@ -54,6 +63,11 @@ class FabricTopology : public Object
     // --- queries ---
     const std::string& GetKind() const;
     uint32_t GetNHosts() const;
+    /// Hosts and aggregation nodes: the switches' vertex indices start here.
+    uint32_t GetNEndpoints() const;
+    uint32_t GetNAggregators() const;
+    /// \return the endpoint index of switch j's aggregation node, or UINT32_MAX
+    uint32_t GetAggregatorOf(uint32_t j) const;
     uint32_t GetNSwitches() const;
     uint32_t GetNLinks() const;
     uint32_t GetNServers() const;
@@ -70,7 +84,10 @@ class FabricTopology : public Object
     Ptr<FabricSwitch> GetSwitch(uint32_t j) const;
     const std::string& GetSwitchRole(uint32_t j) const;
     uint32_t CountSwitches(const std::string& role) const;
+    /// The GPU hosts (no aggregation node)
     NodeContainer GetHosts() const;
+    /// The hosts, then the aggregation nodes: the ranks a transport to aggregators needs
+    NodeContainer GetEndpoints() const;
     NodeContainer GetSwitches() const;
     const std::vector<FabricLinkInfo>& GetLinks() const;
     /// Bisection bandwidth (bit/s) by the Clos bound the helper computed.
@@ -109,7 +126,8 @@ class FabricTopology : public Object
     };
 
     std::string m_kind;
-    NodeContainer m_hostNodes;
+    NodeContainer m_hostNodes; //!< hosts, then aggregation nodes
+    uint32_t m_aggregators{0};
     NodeContainer m_switchNodes;
     std::vector<Ptr<FabricNetDevice>> m_hostDev;
     std::vector<Ipv4Address> m_hostAddr;

@@ -90,6 +90,12 @@ RailOptimizedFatTreeHelper::GetNSpines() const
     return m_spines ? m_spines : u;
 }
 
+uint32_t
+RailOptimizedFatTreeHelper::PlannedSwitches() const
+{
+    return GetLeavesPerRail() * m_gpusPerServer + GetNSpines();
+}
+
 void
 RailOptimizedFatTreeHelper::DoValidate() const
 {

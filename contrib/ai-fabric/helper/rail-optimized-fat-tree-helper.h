@@ -36,6 +36,7 @@ class RailOptimizedFatTreeHelper : public FabricTopologyHelper
     void DoValidate() const override;
     void DoBuild(Ptr<FabricTopology> topo) override;
     std::string GetKind() const override;
+    uint32_t PlannedSwitches() const override;
 
   private:
     uint32_t m_leafRadix{64};

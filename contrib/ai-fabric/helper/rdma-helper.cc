@@ -80,6 +80,19 @@ RdmaHelper::Install(Ptr<FabricTopology> topo) const
     return nics;
 }
 
+std::vector<Ptr<RdmaNic>>
+RdmaHelper::InstallAggregators(Ptr<FabricTopology> topo) const
+{
+    RdmaHelper engine = *this;
+    engine.SetCongestionControl("ns3::RdmaNoCc");
+    std::vector<Ptr<RdmaNic>> nics;
+    for (uint32_t k = 0; k < topo->GetNAggregators(); ++k)
+    {
+        nics.push_back(engine.Install(topo->GetHostNode(topo->GetAggregatorOf(k))));
+    }
+    return nics;
+}
+
 std::pair<Ptr<RdmaQueuePair>, Ptr<RdmaQueuePair>>
 RdmaHelper::Connect(Ptr<Node> a, Ptr<Node> b, uint8_t dscp)
 {

@@ -45,6 +45,13 @@ class RdmaHelper
     Ptr<RdmaNic> Install(Ptr<Node> host) const;
     /// Install a NIC on every host of a topology.
     std::vector<Ptr<RdmaNic>> Install(Ptr<FabricTopology> topo) const;
+    /**
+     * Install a NIC on every in-network aggregation node of a topology (SHARP's aggregation
+     * engines terminate their connections like host channel adapters): this helper's NIC and
+     * loss-recovery settings, but no congestion control (RdmaNoCc), since the engine is switch
+     * hardware and runs no host's rate control.
+     */
+    std::vector<Ptr<RdmaNic>> InstallAggregators(Ptr<FabricTopology> topo) const;
 
     /**
      * Create a connected pair of queue pairs between two hosts with NICs installed.

@@ -44,6 +44,12 @@ StarTopologyHelper::DoValidate() const
     }
 }
 
+uint32_t
+StarTopologyHelper::PlannedSwitches() const
+{
+    return 1;
+}
+
 void
 StarTopologyHelper::DoBuild(Ptr<FabricTopology> topo)
 {

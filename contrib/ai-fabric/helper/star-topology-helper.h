@@ -22,6 +22,7 @@ class StarTopologyHelper : public FabricTopologyHelper
     void DoValidate() const override;
     void DoBuild(Ptr<FabricTopology> topo) override;
     std::string GetKind() const override;
+    uint32_t PlannedSwitches() const override;
 
   private:
     uint32_t m_radix{0};

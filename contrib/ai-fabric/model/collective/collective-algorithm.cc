@@ -179,6 +179,7 @@ CollectiveSchedule::Materialized() const
     s.transfers = transfers;
     s.deps = deps;
     s.costs = costs;
+    s.aggregators = aggregators;
     for (const CollectiveRing& r : rings)
     {
         s.channel = r.channel;
@@ -259,6 +260,7 @@ AlgorithmNames()
         {"nvls", "ns3::NvlsCollective"},
         {"nvls-tree", "ns3::NvlsTreeCollective"},
         {"pat", "ns3::PatCollective"},
+        {"collnet", "ns3::CollNetCollective"},
         {"halving-doubling", "ns3::HalvingDoublingCollective"},
         {"hierarchical", "ns3::HierarchicalCollective"},
     };

@@ -3,10 +3,12 @@
 #define COLLECTIVE_ALGORITHM_H
 
 #include "collective-protocol.h"
+#include "in-network-tree.h"
 
 #include "ns3/object.h"
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -34,6 +36,8 @@ struct CollectiveSpec
     uint32_t channels{1};      //!< parallel instances (NCCL channels), each on S/channels bytes
                                //!< and on its own connections (distinct ECMP paths)
     CollectiveProtocol::Kind protocol{CollectiveProtocol::SIMPLE}; //!< NCCL's protocol
+    /// The fabric's SHARP trees (CollNetCollective), or null: no in-network aggregation
+    std::shared_ptr<const InNetworkTree> inNetwork;
 
     static const char* OpName(Op op);
     /// The operation OpName calls `name`. \return false (and `op` unchanged) if none does
@@ -119,6 +123,10 @@ struct CollectiveSchedule
     std::vector<CollectiveRing> rings;
     /// What the protocol adds to every hop and to each rank's start (Build sets it).
     CollectiveProtocol::Costs costs;
+    /// In-network aggregation nodes among the ranks: N .. N + aggregators - 1 after the N GPUs
+    /// (CollNet). The executor runs them as switches: always ready, network only, and free of
+    /// the protocol's per-hop software latency.
+    uint32_t aggregators{0};
 
     /**
      * Append a transfer. \return its index. A transfer of 0 bytes (a ring step whose segment

@@ -61,6 +61,9 @@ CollectiveExecutor::Start(std::shared_ptr<const CollectiveSchedule> s,
     NS_ABORT_MSG_IF(!m_network, "CollectiveExecutor: no network transport");
     const std::vector<CollectiveTransfer>& tr = s->transfers;
     const uint32_t n = static_cast<uint32_t>(tr.size());
+    // The schedule's in-network aggregators follow the GPUs.
+    m_gpuRanks = ranks;
+    ranks += s->aggregators;
     const bool same = m_schedule == s && m_nodes.size() == n && m_held.size() == ranks;
     m_schedule = s;
     m_costs = s->costs;
@@ -148,6 +151,10 @@ CollectiveExecutor::Start(std::shared_ptr<const CollectiveSchedule> s,
     for (uint32_t r = 0; r < ranks; ++r)
     {
         m_lastSender[r] = r;
+    }
+    for (uint32_t r = m_gpuRanks; r < ranks; ++r)
+    {
+        m_ready[r] = 1; // a switch: no compute to wait for, no start latency
     }
     m_bytesSent.assign(ranks, 0);
     m_networkBytes = 0;
@@ -277,11 +284,12 @@ CollectiveExecutor::Issue(uint64_t t)
     Time delay;
     // A later chunk of a pipeline: its protocol latency overlaps the first chunk's. An NVLS
     // operation: NCCL charges NVLS's latency once, at the start.
-    if (!dag || (!(m_nodes[t].channel & kFollower) && m_nodes[t].kind == CollectiveTransfer::P2P))
+    // An aggregator is switch hardware: no GPU or proxy software on its sends.
+    if (!dag || (!(m_nodes[t].channel & kFollower) && m_nodes[t].kind == CollectiveTransfer::P2P &&
+                 x.src < m_gpuRanks))
     {
-        delay = m_nvlink && x.src / m_gpusPerServer == x.dst / m_gpusPerServer
-                    ? m_costs.nvlinkHop
-                    : (m_networkCosts ? m_costs.networkHop : Time(0));
+        delay = SameServer(x.src, x.dst) ? m_costs.nvlinkHop
+                                         : (m_networkCosts ? m_costs.networkHop : Time(0));
     }
     const Time now = Simulator::Now();
     const Time at = std::max(now + delay, m_startAt[x.src]);
@@ -315,7 +323,7 @@ CollectiveExecutor::Hand(uint64_t t, const Send& x)
         m_nvls->SendNvls(m_nodes[t].kind, x.src, first, count, wire, this, t);
         return;
     }
-    if (m_nvlink && x.src / m_gpusPerServer == x.dst / m_gpusPerServer)
+    if (SameServer(x.src, x.dst))
     {
         m_nvlinkBytes += x.bytes;
         m_nvlink->Send(x.src, x.dst, wire, this, t, x.channel);

@@ -10,6 +10,7 @@
 #include "ns3/nstime.h"
 #include "ns3/object.h"
 
+#include <algorithm>
 #include <memory>
 #include <vector>
 
@@ -157,6 +158,15 @@ class CollectiveExecutor : public Object, public CollectiveTransportListener
     Ptr<CollectiveTransport> m_nvlink;
     Ptr<NvlinkTransport> m_nvls; //!< m_nvlink, if it is one (NVLS operations)
     uint32_t m_gpusPerServer{1};
+    uint32_t m_gpuRanks{0}; //!< ranks from here on are in-network aggregators (switches)
+
+    /// Both ranks are GPUs of one server: the transfer goes over NVLink.
+    bool SameServer(uint32_t a, uint32_t b) const
+    {
+        return m_nvlink && std::max(a, b) < m_gpuRanks &&
+               a / m_gpusPerServer == b / m_gpusPerServer;
+    }
+
     std::shared_ptr<const CollectiveSchedule> m_schedule;
     std::vector<Node> m_nodes;
     std::vector<uint32_t> m_dependents;        //!< dependents of transfers with more than one

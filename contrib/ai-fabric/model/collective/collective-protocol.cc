@@ -26,6 +26,9 @@ constexpr NcclRow kNvls = {{0, 0, 0}, {0, 0, 25.0}, {0, 0, 18.0}};
 constexpr NcclRow kNvlsTree = {{0, 0, 0}, {0, 0, 25.0}, {0, 0, 20.9}};
 /// PAT (Simple only).
 constexpr NcclRow kPat = {{8.0, 8.0, 8.0}, {0, 0, 4.0}, {0, 0, 14.0}};
+/// CollNet Direct (Simple only): 3.7 µs per NVLink step (plus CollNetCollective::ArityLatency),
+/// 31 µs for the round trip through the SHARP tree, charged on the head's send.
+constexpr NcclRow kCollNet = {{0, 0, 0}, {0, 0, 3.7}, {0, 0, 31.0}};
 
 /// NCCL's protocol index (LL 0, LL128 1, Simple 2) of ours.
 int
@@ -65,7 +68,8 @@ CollectiveProtocol::ByName(const std::string& name, Kind& k)
 bool
 CollectiveProtocol::Supports(const std::string& algorithm, Kind k)
 {
-    return k == SIMPLE || (algorithm != "nvls" && algorithm != "nvls-tree" && algorithm != "pat");
+    return k == SIMPLE || (algorithm != "nvls" && algorithm != "nvls-tree" && algorithm != "pat" &&
+                           algorithm != "collnet");
 }
 
 uint64_t
@@ -93,6 +97,7 @@ CollectiveProtocol::CostsOf(const std::string& algorithm, Kind k)
                          : algorithm == "nvls"      ? kNvls
                          : algorithm == "nvls-tree" ? kNvlsTree
                          : algorithm == "pat"       ? kPat
+                         : algorithm == "collnet"   ? kCollNet
                                                     : kRing;
     const int i = Index(k);
     Costs c;

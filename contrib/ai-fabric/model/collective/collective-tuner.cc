@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "collective-tuner.h"
 
+#include "collnet-collective.h"
 #include "double-binary-tree-collective.h"
 #include "nvls-collective.h"
 
 #include "ns3/boolean.h"
 #include "ns3/double.h"
+#include "ns3/uinteger.h"
 
 #include <algorithm>
 #include <cmath>
@@ -66,6 +68,21 @@ CollectiveTuner::GetTypeId()
                           DoubleValue(0.5),
                           MakeDoubleAccessor(&CollectiveTuner::m_treeIncast),
                           MakeDoubleChecker<double>(0.01, 1.0))
+            .AddAttribute("AggregationLevels",
+                          "SHARP in the switches for CollNet: 0 = none (collnet is no "
+                          "candidate), 1 = a rail's servers reduce at one leaf, 2 = at their "
+                          "leaves and a root above them.",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&CollectiveTuner::m_aggregationLevels),
+                          MakeUintegerChecker<uint32_t>(0, 2))
+            .AddAttribute("AggregationHopLatency",
+                          "One message between a leaf's and a spine's aggregation nodes (SHARP's "
+                          "second level; the default is the model's own on the 400G InfiniBand "
+                          "rail fabric with 50 m switch cables, measured from 64 KiB CollNet "
+                          "runs, 2.49 us).",
+                          TimeValue(NanoSeconds(2490)),
+                          MakeTimeAccessor(&CollectiveTuner::m_aggregationHop),
+                          MakeTimeChecker(Time(0)))
             .AddAttribute("NvlsEfficiency",
                           "NVLS operations' share of NvlinkRate (NvlinkTransport's "
                           "NvlsEfficiency).",
@@ -78,7 +95,7 @@ CollectiveTuner::GetTypeId()
 std::vector<std::string>
 CollectiveTuner::Candidates()
 {
-    return {"ring", "tree", "nvls", "nvls-tree", "pat", "hierarchical"};
+    return {"ring", "tree", "nvls", "nvls-tree", "pat", "collnet", "hierarchical"};
 }
 
 double
@@ -241,6 +258,33 @@ CollectiveTuner::PhysicalSeconds(const std::string& algorithm, const CollectiveS
         const double fill = 2 * b / bNvls + 3 * aNv + 2 * depth * (aNet + b / bNic);
         return std::max(fill + (c * k - 1) * std::max(nv, nic), c * k * std::max(nv, nic)) +
                SlotBubble(spec.op, 2 * c * k, g, b / bNvls, 2 * NvlsCollective::kSlots);
+    }
+    if (algorithm == "collnet")
+    {
+        if (m_aggregationLevels == 0 || spec.op != CollectiveSpec::ALLREDUCE || !whole || m < 2)
+        {
+            return -1;
+        }
+        // Per head (C channels x G heads, K chunks of b): every GPU's NVLink carries, per
+        // chunk, the other heads' G-1 scatters and its own G-1 gathers; its NIC one chunk each
+        // way. The NVLink work sets the pace unless the NIC's does, or the kSlots window
+        // (a chunk's whole trip per kSlots chunks); the last chunk's trip ends it: all the
+        // scatters before it, its network round trip (the head's send with NCCL's CollNet
+        // latency, 2(L-1) hops between leaf and root, the leaf's send back) and its gather.
+        const double c = CollectiveAlgorithm::EffectiveChannels(spec);
+        const double shard = s / (c * g);
+        const double k = CollNetCollective::Chunks(uint64_t(shard), spec.chunks);
+        const double b = std::max(1.0, shard / k);
+        const double aNvc = aNv + (costs.nvlinkHop.IsZero()
+                                       ? 0.0
+                                       : CollNetCollective::ArityLatency(uint32_t(g)).GetSeconds());
+        const double a0 = m_networkLatency.GetSeconds();
+        const double share = (g - 1) * b / bNv; // a head's G-1 scatters, or its gathers
+        const double hop = m_aggregationHop.GetSeconds();
+        const double net = aNet + a0 + 2 * b / bNic + (m_aggregationLevels > 1 ? 2 * hop : 0);
+        const double trip = 2 * (share + aNvc) + net;
+        const double round = std::max({2 * share, b / bNic, trip / CollNetCollective::kSlots / c});
+        return std::max(c * k * round + 2 * aNvc, c * k * share + net + share + 2 * aNvc);
     }
     if (algorithm == "pat")
     {

@@ -51,8 +51,14 @@ namespace ns3
  * Protocols (CollectiveProtocol): the wire factor divides every rate, the per-hop latencies add
  * to α_nv and α_net, the start latency is added once; the tree's chunks are the protocol's step.
  *
- * PAT (AllGather, ReduceScatter): Σ over its ⌈log2 N⌉ steps of α + min(d, N−d)·(S/N)/B, on the
- * network when the ranks span servers.
+ * CollNet (CollNetCollective, AllReduce; AggregationLevels L of SHARP; K chunks of b per head and
+ * channel; s = (G−1)·b/B_nv, a head's scatters or gathers of one chunk): the network round trip
+ * is net = α_net + α + 2b/B_nic + 2(L−1)α_agg (the head's send carries NCCL's CollNet latency,
+ * the aggregators' none; α_agg = AggregationHopLatency between a leaf's and a spine's); a round per
+ * chunk lasts the busiest port (a GPU's NVLink 2s, a NIC b/B_nic) or the kSlots window (a chunk's
+ * trip 2(s + α_nv) + net per kSlots·C chunks): T = max(C·K·round, C·K·s + net + s) + 2α_nv (α_nv
+ * with NCCL's arity latency). PAT (AllGather, ReduceScatter): Σ over its ⌈log2 N⌉ steps of α +
+ * min(d, N−d)·(S/N)/B, on the network when the ranks span servers.
  *
  * Not modelled yet: CollNet.
  */
@@ -110,6 +116,8 @@ class CollectiveTuner : public Object
     bool m_nvls{true};
     double m_nvlsEfficiency{0.85};
     double m_treeIncast{0.5};
+    uint32_t m_aggregationLevels{0};
+    Time m_aggregationHop;
     bool m_protocolLatency{true};
 };
 

@@ -121,7 +121,14 @@ TrainingJob::GetSpec() const
     spec.chunks = m_chunks;
     spec.channels = m_channels;
     CollectiveProtocol::ByName(m_protocol, spec.protocol); // Check() refuses other names
+    spec.inNetwork = m_inNetwork;
     return spec;
+}
+
+void
+TrainingJob::SetInNetworkTree(std::shared_ptr<const InNetworkTree> tree)
+{
+    m_inNetwork = std::move(tree);
 }
 
 std::string

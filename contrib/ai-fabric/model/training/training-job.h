@@ -86,6 +86,12 @@ class TrainingJob : public Object
                uint32_t gpusPerServer,
                Ptr<CollectiveTransport> network,
                Ptr<CollectiveTransport> nvlink);
+    /**
+     * The fabric's SHARP trees, for CollNet (call before Setup): the network transport's ranks
+     * must then be the topology's endpoints, GPUs followed by the aggregation nodes
+     * (FabricTopology::GetEndpoints).
+     */
+    void SetInNetworkTree(std::shared_ptr<const InNetworkTree> tree);
     /// \return empty if the configuration is valid, else one line naming the problem
     std::string Check() const;
     /// Start the first step now.
@@ -128,6 +134,7 @@ class TrainingJob : public Object
     uint32_t m_chunks{1};
     uint32_t m_channels{1};
     std::string m_protocol{"simple"};
+    std::shared_ptr<const InNetworkTree> m_inNetwork;
     bool m_protocolLatency{true};
 
     NodeContainer m_ranks;
