@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "memory-estimate.h"
 
+#include "ns3/collnet-collective.h"
 #include "ns3/double-binary-tree-collective.h"
 #include "ns3/nvls-collective.h"
 
@@ -20,6 +21,53 @@ constexpr double kBytesPerHost = 2e3;       //!< node, NIC, device, application
 constexpr double kBytesPerSwitchPort = 1e3; //!< device, egress queues, flow control
 constexpr double kBytesPerRoute = 220;      //!< a switch's forwarding entry for one host
 constexpr double kBytesPerTransfer = 66;    //!< schedule + dependency + executor record
+/// Two queue pairs, their congestion control and the transport's index: fitted to a 1,024-GPU
+/// tree on 16 channels (8,128 connections; 114 MB at 64 MiB, 89 MB at 1 MiB measured).
+constexpr double kBytesPerConnection = 5e3;
+
+/// Network connections (queue-pair pairs or sockets) the collective opens: one per (source,
+/// destination, channel) that crosses servers.
+double
+Connections(const RunConfig& r, double n, double g)
+{
+    const bool whole = g > 1 && std::fmod(n, g) == 0;
+    const double m = whole ? n / g : n;
+    if (n < 2 || m < 2)
+    {
+        return 0;
+    }
+    const std::string& c = r.collective;
+    if (c == "alltoall")
+    {
+        return n * (n - (whole ? g : 1));
+    }
+    if (c == "sendrecv" || c == "broadcast")
+    {
+        return n;
+    }
+    const std::string& a = r.algorithm;
+    if (a == "tree")
+    {
+        return r.channels * 4 * (m - 1); // two trees, an edge each way
+    }
+    if (a == "nvls-tree")
+    {
+        return g * 4 * (m - 1);
+    }
+    if (a == "hierarchical")
+    {
+        return g * m;
+    }
+    if (a == "collnet")
+    {
+        return 2 * n + 4 * g; // each head up and down; leaves to their roots
+    }
+    if (a == "halving-doubling" || a == "pat")
+    {
+        return n * std::ceil(std::log2(n));
+    }
+    return r.channels * m; // ring: one network hop per server and channel
+}
 
 /// Transfers of one schedule of `algorithm` for N ranks in servers of G (one channel, chunk).
 double
@@ -47,7 +95,8 @@ TransfersPerChannel(const std::string& collective, const std::string& algorithm,
         const double m = n / g;
         return 2 * m * g * (g - 1) + g * 2 * (m - 1) * m;
     }
-    if (algorithm == "tree" || algorithm == "nvls" || algorithm == "nvls-tree")
+    if (algorithm == "tree" || algorithm == "nvls" || algorithm == "nvls-tree" ||
+        algorithm == "collnet")
     {
         return 0; // by PipelinedTransfers
     }
@@ -65,6 +114,7 @@ TransfersPerChannel(const std::string& collective, const std::string& algorithm,
 /**
  * Transfers of the pipelined algorithms, whose chunk counts follow the bytes (NCCL's chunk
  * sizes): tree 2 halves x K chunks x 2(N-1) edges per channel; NVLS K x G reductions and stores;
+ * CollNet per head and chunk 2G (scatters, up, down, gathers);
  * NVLS-Tree per rail, half and chunk M reductions, 2(M-1) tree edges, M stores.
  */
 double
@@ -82,6 +132,12 @@ PipelinedTransfers(const RunConfig& r, double n, double g)
         const double k = ns3::NvlsCollective::Chunks(uint64_t(perChannel / g), r.chunks);
         perBucket = k * g * (r.collective == "allreduce" ? 2 : 1);
     }
+    else if (r.algorithm == "collnet")
+    {
+        // Per head and chunk: G-1 scatters, its send up, the total down, G-1 gathers.
+        const double k = ns3::CollNetCollective::Chunks(uint64_t(perChannel / g), r.chunks);
+        perBucket = n * k * 2 * g;
+    }
     else if (r.algorithm == "nvls-tree")
     {
         const double m = n / g;
@@ -96,16 +152,17 @@ PipelinedTransfers(const RunConfig& r, double n, double g)
 std::string
 MemoryEstimate::Describe() const
 {
-    char text[200];
+    char text[240];
     std::snprintf(text,
                   sizeof(text),
                   "about %.1f GB (%llu hosts, %llu switch ports, %.1f M routes, %.1f M collective "
-                  "transfers)",
+                  "transfers, %.1f k connections)",
                   bytes / 1e9,
                   static_cast<unsigned long long>(hosts),
                   static_cast<unsigned long long>(switchPorts),
                   double(routes) / 1e6,
-                  double(transfers) / 1e6);
+                  double(transfers) / 1e6,
+                  double(connections) / 1e3);
     return text;
 }
 
@@ -143,13 +200,16 @@ EstimateMemory(const RunConfig& r)
     // A ring runs lazily: per channel and rank its order, NIC and first-step tokens.
     const double ringBytes =
         lazyRing ? double(r.channels) * r.buckets * n * (8.0 + 8.0 * r.chunks) : 0.0;
-    const bool pipelined =
-        (r.algorithm == "tree" || r.algorithm == "nvls" || r.algorithm == "nvls-tree") &&
-        r.collective != "alltoall" && r.collective != "broadcast" && r.collective != "sendrecv";
+    const bool pipelined = (r.algorithm == "tree" || r.algorithm == "nvls" ||
+                            r.algorithm == "nvls-tree" || r.algorithm == "collnet") &&
+                           r.collective != "alltoall" && r.collective != "broadcast" &&
+                           r.collective != "sendrecv";
     e.transfers = lazyRing    ? 0
                   : pipelined ? static_cast<uint64_t>(PipelinedTransfers(r, n, g))
                               : static_cast<uint64_t>(perChannel * copies);
+    e.connections = static_cast<uint64_t>(Connections(r, n, g));
     e.bytes = kBaseBytes + kBytesPerHost * double(e.hosts) +
+              kBytesPerConnection * double(e.connections) +
               kBytesPerSwitchPort * double(e.switchPorts) + kBytesPerRoute * double(e.routes) +
               kBytesPerTransfer * double(e.transfers) + ringBytes;
     return e;

@@ -23,9 +23,11 @@ struct MemoryEstimate
     uint64_t switchPorts{0};
     uint64_t routes{0};    //!< forwarding entries: switches x hosts
     uint64_t transfers{0}; //!< transfers written out in the schedules (a ring's: none, it is lazy)
-    double bytes{0};       //!< the estimate
+    uint64_t connections{0}; //!< network connections the collective opens (queue pairs, sockets)
+    double bytes{0};         //!< the estimate
 
-    /// "about 12.3 GB (4096 hosts, 12288 switch ports, 0.8 M routes, 33.5 M collective transfers)"
+    /// "about 12.3 GB (4096 hosts, 12288 switch ports, 0.8 M routes, 33.5 M collective transfers,
+    /// 1.0 k connections)"
     std::string Describe() const;
 };
 

@@ -4,6 +4,7 @@
 #include "fabric-topology-helper.h"
 
 #include <algorithm>
+#include <iterator>
 #include <set>
 
 namespace ns3
