@@ -104,8 +104,9 @@ Schema()
          0,
          false,
          false,
-         {"auto", "dcqcn", "dcqcn-nvidia", "ib-cc", "none"},
-         "RDMA CC (auto: dcqcn on rocev2, ib-cc on infiniband)"},
+         {"auto", "dcqcn", "dcqcn-nvidia", "dcqcn-production", "ib-cc", "none"},
+         "RDMA CC (auto: dcqcn on rocev2, ib-cc on infiniband; dcqcn-production also sets the "
+         "switches' ECN to 100/400 KB x link/25G, Pmax 0.2)"},
         {"loss_recovery",
          Kind::ENUM,
          0,

@@ -268,7 +268,7 @@ ToRun(const json& j, size_t index)
     if (r.fabric != "infiniband" && r.congestionControl == "ib-cc")
     {
         throw ScenarioError("congestion_control: 'ib-cc' needs fabric infiniband (allowed on " +
-                            r.fabric + ": auto, dcqcn, dcqcn-nvidia, none)");
+                            r.fabric + ": auto, dcqcn, dcqcn-nvidia, dcqcn-production, none)");
     }
     if (r.fabric == "infiniband")
     {

@@ -35,7 +35,8 @@ struct RunConfig
     double fabricCableM{50};
     std::string fabric{"rocev2"};
     bool pfc{true};
-    std::string congestionControl{"dcqcn"}; //!< resolved: dcqcn, dcqcn-nvidia, ib-cc, none
+    std::string congestionControl{
+        "dcqcn"}; //!< resolved: dcqcn, dcqcn-nvidia, dcqcn-production, ib-cc, none
     std::string lossRecovery{"go-back-n"};
     double dropRate{0};
     uint32_t steps{3};

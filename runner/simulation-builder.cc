@@ -36,6 +36,16 @@ BuildSimulation(const RunConfig& c)
     Config::SetDefault("ns3::RingCollective::Pxn", BooleanValue(c.pxn));
     Config::SetDefault("ns3::NvlinkTransport::NvlsEfficiency",
                        StringValue(PresetNvlsEfficiency(c.gpuModel)));
+    if (c.congestionControl == "dcqcn-production")
+    {
+        // The HPCC simulator's production marking: 100 / 400 KB x link / 25G, Pmax 0.2.
+        const double scale = c.linkGbps / 25.0;
+        Config::SetDefault("ns3::SwitchBufferManager::EcnKmin",
+                           UintegerValue(uint64_t(100e3 * scale)));
+        Config::SetDefault("ns3::SwitchBufferManager::EcnKmax",
+                           UintegerValue(uint64_t(400e3 * scale)));
+        Config::SetDefault("ns3::SwitchBufferManager::EcnPmax", DoubleValue(0.2));
+    }
     for (const auto& a : c.attributes)
     {
         if (!Config::SetDefaultFailSafe(a.first, StringValue(a.second)))
@@ -158,6 +168,10 @@ BuildSimulation(const RunConfig& c)
         else if (c.congestionControl == "ib-cc")
         {
             rdma.SetCongestionControl("ns3::IbCongestionControl");
+        }
+        else if (c.congestionControl == "dcqcn-production")
+        {
+            rdma.SetCongestionControlAttribute("Preset", StringValue("production"));
         }
         else if (c.congestionControl == "dcqcn-nvidia")
         {

@@ -20,7 +20,8 @@ namespace aifabric
 struct Simulation
 {
     ns3::Ptr<ns3::FabricTopology> topo;
-    std::vector<ns3::Ptr<ns3::RdmaNic>> nics; //!< one per GPU; empty over TCP
+    std::vector<ns3::Ptr<ns3::RdmaNic>>
+        nics; //!< one per GPU, then per aggregation node; none on TCP
     ns3::Ptr<ns3::CollectiveTransport> network;
     ns3::Ptr<ns3::NvlinkTransport> nvlink; //!< null with one GPU per server
     ns3::Ptr<ns3::TrainingJob> job;

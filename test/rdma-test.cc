@@ -219,6 +219,33 @@ TEST_F(FabricTest, DcqcnReactionPointArithmetic)
     EXPECT_EQ(p.reduceMonitor, MicroSeconds(4));
     nv->SetAttribute("RateAI", DataRateValue(DataRate("20Mbps")));
     EXPECT_EQ(nv->GetParams().rai.GetBitRate(), 20000000u) << "explicit values override presets";
+    // The production preset (the HPCC simulator's vendor values): NVIDIA's timers, g = 1/256,
+    // F = 1, no byte counter, 100 Mb/s floor, increase steps 5 / 50 Mb/s x line rate / 25G.
+    Ptr<RdmaDcqcn> pr = CreateObject<RdmaDcqcn>();
+    pr->SetAttribute("Preset", StringValue("production"));
+    p = pr->GetParams(DataRate("400Gbps"));
+    EXPECT_DOUBLE_EQ(p.g, 1.0 / 256);
+    EXPECT_EQ(p.alphaPeriod, MicroSeconds(1));
+    EXPECT_EQ(p.reduceMonitor, MicroSeconds(4));
+    EXPECT_EQ(p.increaseTimer, MicroSeconds(300));
+    EXPECT_EQ(p.byteCounter, RdmaDcqcn::kNoByteCounter);
+    EXPECT_EQ(p.fastRecoverySteps, 1u);
+    EXPECT_EQ(p.rai.GetBitRate(), 80000000u);
+    EXPECT_EQ(p.rhai.GetBitRate(), 800000000u);
+    EXPECT_EQ(p.minRate.GetBitRate(), 100000000u);
+    EXPECT_EQ(pr->GetParams(DataRate("25Gbps")).rai.GetBitRate(), 5000000u);
+    // On the queue pair: a CNP halves the rate (alpha 1); 300 us on, F = 1 means no fast
+    // recovery: the target grows by RateAI (capped at the line) and Rc = (Rt + Rc) / 2.
+    pr->Init(h.qa);
+    h.qa->SetRate(DataRate("400Gbps"));
+    pr->CnpReceived(h.qa);
+    EXPECT_NEAR(h.qa->GetRate().GetBitRate(), line / 2, 1);
+    double after = 0;
+    Simulator::Schedule(MicroSeconds(301), [&] { after = double(h.qa->GetRate().GetBitRate()); });
+    Simulator::Stop(MicroSeconds(302));
+    Simulator::Run();
+    EXPECT_NEAR(after, 0.75 * line, 2);
+    pr->Stop();
 }
 
 class LossyRecoveryTest : public FabricTest

@@ -29,8 +29,10 @@ RdmaDcqcn::GetTypeId()
             .SetGroupName("AiFabric")
             .AddConstructor<RdmaDcqcn>()
             .AddAttribute("Preset",
-                          "Default parameter set: 'paper' (SIGCOMM'15) or 'nvidia' (ConnectX "
-                          "firmware). Parameters left at 0 take the preset's value.",
+                          "Default parameter set: 'paper' (SIGCOMM'15), 'nvidia' (ConnectX "
+                          "firmware) or 'production' (the HPCC simulator's vendor values, "
+                          "scaled with the line rate: RateAI / RateHAI 5 / 50 Mb/s x rate / "
+                          "25G). Parameters left at 0 take the preset's value.",
                           StringValue("paper"),
                           MakeStringAccessor(&RdmaDcqcn::m_preset),
                           MakeStringChecker())
@@ -110,7 +112,7 @@ RdmaDcqcn::GetName() const
 }
 
 RdmaDcqcn::Params
-RdmaDcqcn::GetParams() const
+RdmaDcqcn::GetParams(DataRate lineRate) const
 {
     Params p;
     if (m_preset == "paper")
@@ -127,11 +129,30 @@ RdmaDcqcn::GetParams() const
         p.maxDecrease = 1.0;
         p.initialAlpha = 1.0;
     }
+    else if (m_preset == "production")
+    {
+        // The HPCC simulator's vendor DCQCN (run.py, rdma-hw.cc; facts.md): NVIDIA's timers,
+        // g 1/256, F 1, no byte counter, a 100 Mb/s floor; RateAI/RateHAI scale with the line
+        // rate in Init.
+        p.g = 1.0 / 256;
+        p.alphaPeriod = MicroSeconds(1);
+        p.reduceMonitor = MicroSeconds(4);
+        p.increaseTimer = MicroSeconds(300);
+        p.byteCounter = kNoByteCounter;
+        p.fastRecoverySteps = 1;
+        // 5 / 50 Mb/s at 25G, × line rate / 25G.
+        const double scale = lineRate.GetBitRate() > 0 ? lineRate.GetBitRate() / 25e9 : 1.0;
+        p.rai = DataRate(uint64_t(5e6 * scale));
+        p.rhai = DataRate(uint64_t(50e6 * scale));
+        p.minRate = DataRate("100Mbps");
+        p.maxDecrease = 1.0;
+        p.initialAlpha = 1.0;
+    }
     else
     {
         NS_ABORT_MSG_UNLESS(m_preset == "nvidia",
-                            "RdmaDcqcn::Preset must be 'nvidia' or 'paper' (got '" << m_preset
-                                                                                   << "')");
+                            "RdmaDcqcn::Preset must be 'paper', 'nvidia' or 'production' (got '"
+                                << m_preset << "')");
         p.g = 5.0 / 1024; // DCE_TCP_G = 1019: alpha keeps 1019/1024 per update
         p.alphaPeriod = MicroSeconds(1);
         p.reduceMonitor = MicroSeconds(4);
@@ -195,7 +216,7 @@ void
 RdmaDcqcn::Init(Ptr<RdmaQueuePair> qp)
 {
     m_qp = qp;
-    m_p = GetParams();
+    m_p = GetParams(qp->GetLineRate());
     m_alpha = m_p.initialAlpha;
     qp->SetRate(qp->GetLineRate());
     m_targetBps = qp->GetLineRate().GetBitRate();

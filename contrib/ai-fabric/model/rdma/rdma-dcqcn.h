@@ -52,6 +52,9 @@ class RdmaDcqcn : public RdmaCongestionOps
     double GetAlpha() const;
     DataRate GetTargetRate() const;
 
+    /// Params::byteCounter of a preset without byte-counter increases (no send reaches it).
+    static constexpr uint64_t kNoByteCounter = UINT64_MAX;
+
     /// Effective parameters after applying the preset.
     struct Params
     {
@@ -68,8 +71,11 @@ class RdmaDcqcn : public RdmaCongestionOps
         double initialAlpha{1.0};
     };
 
-    /// \return the parameters in force (preset + explicit overrides)
-    Params GetParams() const;
+    /**
+     * \return the parameters in force (preset + explicit overrides) on a queue pair of
+     * `lineRate` (the production preset scales its increase steps with it; 0: as at 25G)
+     */
+    Params GetParams(DataRate lineRate = DataRate(0)) const;
 
   private:
     void AlphaTimer();
