@@ -3,12 +3,7 @@
 #include "memory-estimate.h"
 #include "process-util.h"
 #include "runner.h"
-#include "scenario-tuning.h"
 #include "scenario.h"
-#include "simulation-builder.h"
-
-#include "ns3/ai-fabric-module.h"
-#include "ns3/config.h"
 
 #include <array>
 #include <cstdio>
@@ -321,59 +316,6 @@ TEST(RunnerTest, AutoSeesTheScenariosNvlinkAttributes)
     EXPECT_EQ(aifabric::ResolveScenario(j)[0].algorithm, "nvls-tree");
     j["gpu"]["nvls"] = "off";
     EXPECT_EQ(aifabric::ResolveScenario(j)[0].algorithm, "tree");
-}
-
-// With SHARP switches auto weighs CollNet too: on the default cluster at 64 MiB it beats the
-// ring (one network round trip per chunk instead of 254 steps); without SHARP it is no
-// candidate.
-TEST(RunnerTest, SharpSwitchesMakeCollNetACandidate)
-{
-    json j =
-        aifabric::LoadScenarioFile(std::string(AIFABRIC_SOURCE_DIR) + "/scenarios/default.json");
-    j.erase("compare");
-    j["fabric"] = "infiniband";
-    EXPECT_NE(aifabric::ResolveScenario(j)[0].algorithm, "collnet");
-    j["infiniband"]["sharp"] = true;
-    const aifabric::RunConfig r = aifabric::ResolveScenario(j)[0];
-    EXPECT_EQ(r.algorithm, "collnet");
-    EXPECT_EQ(r.protocol, "simple");
-    EXPECT_EQ(aifabric::AggregationLevels(r), 1u) << "16 servers: one leaf per rail";
-    j["topology"]["servers"] = 64;
-    EXPECT_EQ(aifabric::AggregationLevels(aifabric::ResolveScenario(j)[0]), 2u)
-        << "64 servers on 32-down-port leaves: two leaves per rail and a spine";
-}
-
-// What the runner builds for SHARP (an aggregation node and its NIC per switch) and for the
-// production DCQCN preset (the switches' ECN at 100 / 400 KB x 400/25, Pmax 0.2).
-TEST(RunnerTest, SharpAndProductionDcqcnBuildWhatTheySay)
-{
-    json j =
-        aifabric::LoadScenarioFile(std::string(AIFABRIC_SOURCE_DIR) + "/scenarios/default.json");
-    j.erase("compare");
-    j["topology"]["servers"] = 2;
-    j["fabric"] = "infiniband";
-    j["infiniband"]["sharp"] = true;
-    aifabric::Simulation sim = aifabric::BuildSimulation(aifabric::ResolveScenario(j)[0]);
-    EXPECT_EQ(sim.topo->GetNHosts(), 16u);
-    EXPECT_EQ(sim.topo->GetNAggregators(), sim.topo->GetNSwitches());
-    EXPECT_EQ(sim.nics.size(), 16u + sim.topo->GetNSwitches());
-    EXPECT_EQ(sim.job->GetSpec().inNetwork->Aggregators(), sim.topo->GetNSwitches());
-    ns3::Simulator::Destroy();
-    j["fabric"] = "rocev2";
-    j["infiniband"]["sharp"] = false;
-    j["congestion_control"] = "dcqcn-production";
-    sim = aifabric::BuildSimulation(aifabric::ResolveScenario(j)[0]);
-    ns3::UintegerValue kmin;
-    ns3::UintegerValue kmax;
-    ns3::DoubleValue pmax;
-    sim.topo->GetSwitch(0)->GetBufferManager()->GetAttribute("EcnKmin", kmin);
-    sim.topo->GetSwitch(0)->GetBufferManager()->GetAttribute("EcnKmax", kmax);
-    sim.topo->GetSwitch(0)->GetBufferManager()->GetAttribute("EcnPmax", pmax);
-    EXPECT_EQ(kmin.Get(), 1600000u);
-    EXPECT_EQ(kmax.Get(), 6400000u);
-    EXPECT_DOUBLE_EQ(pmax.Get(), 0.2);
-    ns3::Simulator::Destroy();
-    ns3::Config::Reset();
 }
 
 // The memory estimate refuses a 65,536-GPU hierarchical run before building anything (it used
