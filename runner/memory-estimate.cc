@@ -25,6 +25,14 @@ constexpr double kBytesPerTransfer = 66;    //!< schedule + dependency + executo
 /// tree on 16 channels (8,128 connections; 114 MB at 64 MiB, 89 MB at 1 MiB measured).
 constexpr double kBytesPerConnection = 5e3;
 
+/// The algorithms whose chunk counts follow the bytes (PipelinedTransfers counts them).
+bool
+IsPipelined(const std::string& algorithm)
+{
+    return algorithm == "tree" || algorithm == "nvls" || algorithm == "nvls-tree" ||
+           algorithm == "collnet";
+}
+
 /// Network connections (queue-pair pairs or sockets) the collective opens: one per (source,
 /// destination, channel) that crosses servers.
 double
@@ -95,8 +103,7 @@ TransfersPerChannel(const std::string& collective, const std::string& algorithm,
         const double m = n / g;
         return 2 * m * g * (g - 1) + g * 2 * (m - 1) * m;
     }
-    if (algorithm == "tree" || algorithm == "nvls" || algorithm == "nvls-tree" ||
-        algorithm == "collnet")
+    if (IsPipelined(algorithm))
     {
         return 0; // by PipelinedTransfers
     }
@@ -200,10 +207,8 @@ EstimateMemory(const RunConfig& r)
     // A ring runs lazily: per channel and rank its order, NIC and first-step tokens.
     const double ringBytes =
         lazyRing ? double(r.channels) * r.buckets * n * (8.0 + 8.0 * r.chunks) : 0.0;
-    const bool pipelined = (r.algorithm == "tree" || r.algorithm == "nvls" ||
-                            r.algorithm == "nvls-tree" || r.algorithm == "collnet") &&
-                           r.collective != "alltoall" && r.collective != "broadcast" &&
-                           r.collective != "sendrecv";
+    const bool pipelined = IsPipelined(r.algorithm) && r.collective != "alltoall" &&
+                           r.collective != "broadcast" && r.collective != "sendrecv";
     e.transfers = lazyRing    ? 0
                   : pipelined ? static_cast<uint64_t>(PipelinedTransfers(r, n, g))
                               : static_cast<uint64_t>(perChannel * copies);

@@ -258,12 +258,12 @@ FabricTopologyHelper::Build()
     {
         // Fast enough to take every port's traffic at once: it never sets the pace.
         Ptr<FabricSwitch> sw = topo->GetSwitch(j);
+        const uint16_t ports = sw->GetNPorts();
         uint64_t bps = 0;
-        for (uint16_t p = 0; p < sw->GetNPorts(); ++p)
+        for (uint16_t p = 0; p < ports; ++p)
         {
             bps += sw->GetPort(p)->GetDataRate().GetBitRate();
         }
-        const uint16_t ports = sw->GetNPorts();
         Connect(topo, topo->GetAggregatorOf(j), topo->GetNEndpoints() + j, DataRate(bps), 0.0);
         // A port's receive buffer for each port it serves: credits then never hold it back.
         const FabricLinkInfo& link = topo->GetLinks().back();
