@@ -51,10 +51,12 @@ class TestFixedFractionCc : public RdmaCongestionOps
         wire += wireBytes;
     }
 
-    void AckReceived(Ptr<RdmaQueuePair>, uint32_t newlyAcked, Time rtt) override
+    void AckReceived(Ptr<RdmaQueuePair>, const RdmaAck& ack) override
     {
-        acked += newlyAcked;
-        if (rtt.IsStrictlyPositive())
+        acked += ack.newlyAcked;
+        ackedBytes += ack.newlyAckedBytes;
+        ++acks;
+        if (ack.rtt.IsStrictlyPositive())
         {
             ++rttSamples;
         }
@@ -70,12 +72,71 @@ class TestFixedFractionCc : public RdmaCongestionOps
     uint32_t packets{0};
     uint64_t wire{0};
     uint64_t acked{0};
+    uint64_t ackedBytes{0};
+    uint32_t acks{0};
     uint32_t rttSamples{0};
     static uint32_t stops;
 };
 
 uint32_t TestFixedFractionCc::stops = 0;
 NS_OBJECT_ENSURE_REGISTERED(TestFixedFractionCc);
+
+/// A congestion control with a fixed window that asks for telemetry and records what it gets.
+class TestWindowTelemetryCc : public RdmaCongestionOps
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid =
+            TypeId("ns3::TestWindowTelemetryCc")
+                .SetParent<RdmaCongestionOps>()
+                .SetGroupName("AiFabric")
+                .AddConstructor<TestWindowTelemetryCc>()
+                .AddAttribute("Window",
+                              "Window (bytes; 0: none).",
+                              UintegerValue(0),
+                              MakeUintegerAccessor(&TestWindowTelemetryCc::m_window),
+                              MakeUintegerChecker<uint64_t>());
+        return tid;
+    }
+
+    std::string GetName() const override
+    {
+        return "test-window-telemetry";
+    }
+
+    void Init(Ptr<RdmaQueuePair> qp) override
+    {
+        qp->SetRate(qp->GetLineRate());
+        qp->SetWindow(m_window);
+    }
+
+    bool WantsTelemetry() const override
+    {
+        return true;
+    }
+
+    void PacketSent(Ptr<RdmaQueuePair> qp, uint32_t wireBytes) override
+    {
+        maxInFlight = std::max(maxInFlight, qp->GetBytesInFlight());
+        wire = wireBytes;
+    }
+
+    void AckReceived(Ptr<RdmaQueuePair>, const RdmaAck& ack) override
+    {
+        if (ack.telemetry)
+        {
+            hops.push_back(*ack.telemetry);
+        }
+    }
+
+    uint64_t m_window{0};
+    uint64_t maxInFlight{0};
+    uint32_t wire{0};
+    std::vector<FabricIntStack> hops;
+};
+
+NS_OBJECT_ENSURE_REGISTERED(TestWindowTelemetryCc);
 
 /// Loss recovery that ignores NAKs and resends everything from SndUna on a timeout only.
 class TestTimeoutOnlyRecovery : public RdmaLossRecovery
@@ -211,7 +272,8 @@ TEST_F(FabricTest, ACongestionControlDefinedInATestIsSelectedByTypeIdAndPacesThe
     EXPECT_EQ(cc->packets, 256u);
     EXPECT_EQ(cc->wire, 256ULL * (4096 + kRoceOverhead) + kReth);
     EXPECT_EQ(cc->acked, 256u);
-    EXPECT_GE(cc->rttSamples, 1u);
+    EXPECT_EQ(cc->ackedBytes, 1u << 20) << "the payload bytes of the acknowledged packets";
+    EXPECT_EQ(cc->rttSamples, cc->acks) << "every ACK echoes its data packet's send time";
     // At half the line rate the transfer takes one more serialization of the whole message.
     const double ser = (256.0 * (4096 + kRoceOverhead) + kReth) * 8 / 400e9;
     EXPECT_NEAR((half - full).GetSeconds() / ser, 1.0, 0.03)
@@ -340,4 +402,67 @@ TEST_F(FabricTest, GpuTrainingAppStartTimeDelaysTheRankAndStopTimeEndsTheJob)
     EXPECT_EQ(stopped.stoppedRank, 1u);
     ASSERT_EQ(stopped.steps.size(), 1u);
     EXPECT_EQ(stopped.steps[0].barrier, base.steps[0].barrier);
+}
+
+TEST_F(FabricTest, AWindowBoundsTheBytesInFlightAndSlowsTheTransferByWindowPerRtt)
+{
+    RdmaHelper rdma;
+    rdma.SetCongestionControl("ns3::TestWindowTelemetryCc");
+    rdma.SetCongestionControlAttribute("Window", UintegerValue(3 * 4096));
+    rdma.SetNicAttribute("AckInterval", TimeValue(Time(0)));
+    TwoHosts h(rdma);
+    Completions done;
+    h.qa->SetCompletionCallback(done.Cb());
+    h.qa->PostWrite(1 << 20);
+    Simulator::Run();
+    ASSERT_EQ(done.v.size(), 1u);
+    auto cc = DynamicCast<TestWindowTelemetryCc>(h.qa->GetCongestionOps());
+    // Sent while below the window: at most three full packets in flight, and three were.
+    EXPECT_EQ(cc->maxInFlight, 3u * 4096);
+    EXPECT_EQ(h.qa->GetWindow(), 3u * 4096);
+    EXPECT_EQ(h.qa->GetBytesInFlight(), 0u);
+    // Window-bound: three packets per round trip. A packet's round trip on this cable is its
+    // serialization, the ACK's, 3 m of propagation and the NIC's 300 ns receive latency each way.
+    const double dataSer = (4096 + kRoceOverhead + FabricIntStack::kWireBytes) * 8 / 400e9;
+    const double ackSer = (20 + 8 + 12 + 4 + 4 + 22 + 20) * 8 / 400e9;
+    const double rtt = dataSer + ackSer + 2 * (15e-9 + 300e-9);
+    const double fct = (done.v[0].completed - done.v[0].posted).GetSeconds();
+    EXPECT_NEAR(fct / (256.0 / 3 * rtt), 1.0, 0.03) << fct * 1e6 << " us";
+    // No telemetry without a switch on the path: a cable has no egress pipeline.
+    EXPECT_TRUE(cc->hops.empty() || cc->hops.back().GetNHops() == 0);
+}
+
+TEST_F(FabricTest, SwitchesWriteTelemetryThatTheReceiverEchoesAndThatMeasuresTheLinkRate)
+{
+    Ptr<FabricTopology> topo = BuildStar(2);
+    RdmaHelper rdma;
+    rdma.SetCongestionControl("ns3::TestWindowTelemetryCc");
+    rdma.SetNicAttribute("AckInterval", TimeValue(Time(0)));
+    rdma.Install(topo);
+    Completions done;
+    auto [qa, qb] = RdmaHelper::Connect(topo->GetHostNode(1), topo->GetHostNode(0));
+    qa->SetCompletionCallback(done.Cb());
+    qa->PostWrite(1 << 20);
+    Simulator::Run();
+    ASSERT_EQ(done.v.size(), 1u);
+    auto cc = DynamicCast<TestWindowTelemetryCc>(qa->GetCongestionOps());
+    // The INT header's 42 bytes ride on every data packet.
+    EXPECT_EQ(cc->wire, 4096 + kRoceOverhead + FabricIntStack::kWireBytes);
+    ASSERT_GT(cc->hops.size(), 100u) << "one echo per ACK, every packet acknowledged";
+    for (const auto& st : cc->hops)
+    {
+        // One switch between the hosts, and the echo is sealed: the ACK's way back through the
+        // switch added no hop.
+        ASSERT_EQ(st.GetNHops(), 1u);
+        EXPECT_EQ(st.GetHop(0).rateBps, 400000000000ULL);
+    }
+    // Two echoes far apart: the port's byte counter over the time between them is the rate of
+    // one flow at line rate (wire bytes, so exactly the line rate while back to back).
+    const FabricIntHop& a = cc->hops[20].GetHop(0);
+    const FabricIntHop& b = cc->hops[200].GetHop(0);
+    const double rate =
+        (b.txBytes - a.txBytes) * 8.0 / TimeStep(b.timeStep - a.timeStep).GetSeconds();
+    EXPECT_NEAR(rate / 400e9, 1.0, 0.01);
+    // One flow on an uncongested port: at most a packet or two wait behind it.
+    EXPECT_LE(cc->hops[200].GetHop(0).qlenBytes, 2u * (4096 + 200));
 }

@@ -2,6 +2,8 @@
 #ifndef FABRIC_FRAME_H
 #define FABRIC_FRAME_H
 
+#include "fabric-telemetry.h"
+
 #include "ns3/ipv4-address.h"
 #include "ns3/packet.h"
 #include "ns3/ptr.h"
@@ -147,7 +149,9 @@ struct FabricFrame
     };
 
     FabricPacketRef packet;      //!< L3 packet (IPv4 header onwards) or control PDU; may be null
+    FabricIntRef telemetry;      //!< in-band telemetry the packet collects (null: none asked)
     int64_t txTimeStep{0};       //!< creation time at the source, in ns-3 time steps
+    int64_t echoTimeStep{0};     //!< RDMA ACK/NAK: txTimeStep of the data packet it answers
     uint32_t src{0};             //!< IPv4 source address (host order)
     uint32_t dst{0};             //!< IPv4 destination address (host order)
     uint32_t l3Bytes{0};         //!< IPv4 total length (IPv4 header + L4 header + payload)

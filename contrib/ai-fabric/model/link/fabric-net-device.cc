@@ -36,7 +36,7 @@ NS_LOG_COMPONENT_DEFINE("FabricNetDevice");
 NS_OBJECT_ENSURE_REGISTERED(FabricNetDevice);
 
 void
-FabricFrameReceiver::NotifyDequeue(FabricNetDevice*, const FabricFrame&)
+FabricFrameReceiver::NotifyDequeue(FabricNetDevice*, FabricFrame&)
 {
 }
 

@@ -39,8 +39,11 @@ class FabricFrameReceiver
     virtual ~FabricFrameReceiver() = default;
     /// A data frame arrived on `device`.
     virtual void ReceiveFrame(FabricNetDevice* device, FabricFrame& frame) = 0;
-    /// `frame`, previously enqueued on `device`, starts transmission (its buffer is released).
-    virtual void NotifyDequeue(FabricNetDevice* device, const FabricFrame& frame);
+    /**
+     * `frame`, previously enqueued on `device`, starts transmission (its buffer is released).
+     * The receiver may still write the frame's in-band telemetry (a switch's egress pipeline).
+     */
+    virtual void NotifyDequeue(FabricNetDevice* device, FabricFrame& frame);
 };
 
 /**

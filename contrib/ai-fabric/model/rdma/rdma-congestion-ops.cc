@@ -29,8 +29,19 @@ RdmaCongestionOps::PacketSent(Ptr<RdmaQueuePair>, uint32_t)
 {
 }
 
+bool
+RdmaCongestionOps::WantsTelemetry() const
+{
+    return false;
+}
+
 void
-RdmaCongestionOps::AckReceived(Ptr<RdmaQueuePair>, uint32_t, Time)
+RdmaCongestionOps::AckReceived(Ptr<RdmaQueuePair>, const RdmaAck&)
+{
+}
+
+void
+RdmaCongestionOps::Timeout(Ptr<RdmaQueuePair>)
 {
 }
 

@@ -11,13 +11,39 @@ namespace ns3
 {
 
 class RdmaQueuePair;
+class FabricIntStack;
+
+/**
+ * \ingroup ai-fabric
+ * What one ACK or NAK tells a queue pair's congestion control (RdmaCongestionOps::AckReceived).
+ */
+struct RdmaAck
+{
+    uint32_t ackedPsn{0};        //!< every PSN below this is acknowledged (cumulative)
+    uint32_t newlyAcked{0};      //!< packets this ACK newly acknowledged (0: duplicate or NAK)
+    uint64_t newlyAckedBytes{0}; //!< their payload bytes
+    uint64_t bytesInFlight{0};   //!< payload bytes sent and not yet acknowledged, after it
+    /**
+     * Round-trip time: now minus the send time of the data packet whose arrival triggered this
+     * ACK (echoed by the responder, so it includes ACK coalescing and is exact for
+     * retransmissions too).
+     */
+    Time rtt;
+    bool nak{false}; //!< a NAK (sequence error): `ackedPsn` is the PSN the responder expects
+    /**
+     * The in-band telemetry of that data packet, echoed (one entry per switch egress it
+     * crossed, source side first); null unless the algorithm asked (WantsTelemetry) and the
+     * path has switches.
+     */
+    const FabricIntStack* telemetry{nullptr};
+};
 
 /**
  * \ingroup ai-fabric
  * Congestion control of one RDMA queue pair (the TcpCongestionOps pattern): a small object that
- * acts on the queue pair's sending rate. It is a rate controller only: the NIC paces each queue
- * pair at RdmaQueuePair::GetRate() and has no window, so algorithms that gate on bytes in flight
- * or read in-band telemetry (HPCC, Swift) do not fit this seam yet.
+ * sets the queue pair's sending rate (the NIC paces every queue pair at RdmaQueuePair::GetRate())
+ * and, if it wants, a window (RdmaQueuePair::SetWindow: the NIC sends a packet only while the
+ * payload bytes in flight are below it; 0, the default, is no window).
  *
  * How a subclass is used: the NIC creates one instance per queue pair from an ObjectFactory whose
  * TypeId is RdmaNic's CongestionControl attribute (or RdmaHelper::SetCongestionControl, which also
@@ -26,20 +52,24 @@ class RdmaQueuePair;
  * TypeId that has a constructor (AddConstructor) and a parent of RdmaCongestionOps.
  *
  * What it receives, in simulated-time order, on the queue pair it was made for:
- * - Init(qp): once, when the queue pair is created, before any packet is sent. The rate is the
- *   line rate unless Init sets another.
+ * - Init(qp): once, when the queue pair is created, before it is connected and before any
+ *   packet is sent. The rate is the line rate and there is no window unless Init sets them.
+ *   WantsTelemetry() is asked right after.
  * - PacketSent(qp, wireBytes): after every data packet (new or retransmitted) is handed to the
- *   link, with its bytes on the wire (headers included).
- * - AckReceived(qp, newlyAcked, rtt): for every ACK (or NAK) that moves the send window forward,
- *   with the number of packets it newly acknowledged; `rtt` is the round-trip time of the one
- *   packet the NIC times per window, and zero when this ACK does not cover it.
+ *   link, with its bytes on the wire (headers, and telemetry if any, included).
+ * - AckReceived(qp, ack): for every ACK and NAK the queue pair receives while it is not in
+ *   error, duplicates included (RdmaAck: what it acknowledged, bytes in flight, the echoed RTT
+ *   and telemetry). Called after the send window moved and before completions are delivered.
  * - CnpReceived(qp): for every congestion notification packet (RoCEv2 CNP, InfiniBand BECN) for
  *   this queue pair while it is not in error.
+ * - Timeout(qp): for every retransmission timeout, before loss recovery rewinds.
  * - Stop(): once, when the queue pair is closed, in error, or disposed; cancel timers here.
  *
- * What it must do: call qp->SetRate() (clamped by the queue pair to at most GetLineRate()) when
- * its rate changes; never send or drop packets itself. Timers it schedules must be cancelled in
- * Stop().
+ * What it must do: call qp->SetRate() (clamped by the queue pair to 1 bit/s .. GetLineRate())
+ * and qp->SetWindow() when they change; never send or drop packets itself. Timers it schedules
+ * must be cancelled in Stop(). If it returns true from WantsTelemetry(), the queue pair's data
+ * packets carry HPCC's INT header (FabricIntStack::kWireBytes more on the wire, each way, as its
+ * ACKs echo it) and switches fill it at every egress.
  */
 class RdmaCongestionOps : public Object
 {
@@ -48,14 +78,18 @@ class RdmaCongestionOps : public Object
     ~RdmaCongestionOps() override;
 
     virtual std::string GetName() const = 0;
-    /// The queue pair starts; set its initial rate.
+    /// The queue pair starts; set its initial rate (and window).
     virtual void Init(Ptr<RdmaQueuePair> qp);
+    /// \return true if this algorithm reads in-band telemetry (default false)
+    virtual bool WantsTelemetry() const;
     /// A data packet of `wireBytes` left the NIC.
     virtual void PacketSent(Ptr<RdmaQueuePair> qp, uint32_t wireBytes);
-    /// An ACK advanced the send window by `newlyAcked` packets.
-    virtual void AckReceived(Ptr<RdmaQueuePair> qp, uint32_t newlyAcked, Time rtt);
+    /// An ACK or NAK arrived.
+    virtual void AckReceived(Ptr<RdmaQueuePair> qp, const RdmaAck& ack);
     /// A congestion notification packet arrived for this queue pair.
     virtual void CnpReceived(Ptr<RdmaQueuePair> qp);
+    /// The retransmission timer expired.
+    virtual void Timeout(Ptr<RdmaQueuePair> qp);
     /// Cancel timers: the queue pair is closed or in error.
     virtual void Stop();
 };

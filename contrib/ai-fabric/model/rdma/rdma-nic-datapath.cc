@@ -137,6 +137,10 @@ RdmaNic::PullFrame(uint8_t prio, FabricFrame& out)
             earliest = std::min(earliest, qp->m_nextTxStep);
             continue;
         }
+        if (qp->m_window.Get() != 0 && qp->GetBytesInFlight() >= qp->m_window.Get())
+        {
+            continue; // window full: the ACK that opens it activates the queue pair again
+        }
         const RdmaQueuePair::Message* m = nullptr;
         if (!qp->m_recovery->HasQueuedRetransmission())
         {
@@ -188,6 +192,11 @@ RdmaNic::PullFrame(uint8_t prio, FabricFrame& out)
         out.aux[3] = RoceBthHeader::HasReth(op)
                          ? static_cast<uint32_t>(std::min<uint64_t>(m->bytes, UINT32_MAX))
                          : 0;
+        if (qp->m_telemetry)
+        {
+            out.telemetry = FabricIntRef::Create();
+            out.l3Bytes += FabricIntStack::kWireBytes;
+        }
         out.ComputeFlowHash();
 
         const uint32_t wire = m_dev->WireBytes(out);
@@ -197,12 +206,6 @@ RdmaNic::PullFrame(uint8_t prio, FabricFrame& out)
         {
             ++qp->m_stats.retransmittedPackets;
             ++m_counters.retransmittedPackets;
-        }
-        else if (!qp->m_rttProbeActive)
-        {
-            qp->m_rttProbeActive = true;
-            qp->m_rttProbePsn = psn;
-            qp->m_rttProbeStep = now;
         }
         // Pacing at the congestion-controlled rate, with femtosecond carry (no drift).
         const uint64_t rate = qp->m_rateBps.Get();
@@ -322,6 +325,13 @@ RdmaNic::HandleData(RdmaQueuePair* qp, const FabricFrame& f)
     {
         m_latency->Add(Simulator::Now().GetTimeStep() - f.txTimeStep);
     }
+    // What the next ACK or NAK echoes: this packet's send time and telemetry.
+    qp->m_rxEchoStep = f.txTimeStep;
+    if (f.telemetry)
+    {
+        f.telemetry.Seal();
+        qp->m_rxTelemetry = f.telemetry;
+    }
     if (f.ecn == FabricFrame::ECN_CE)
     {
         ++qp->m_stats.ecnMarkedReceived;
@@ -433,6 +443,12 @@ RdmaNic::SendAck(RdmaQueuePair* qp, bool nak, uint32_t psn, uint32_t sack)
     f.aux[2] = nak ? RoceAethHeader::SYNDROME_NAK_PSN : RoceAethHeader::SYNDROME_ACK;
     f.aux[3] = sack;
     f.l3Bytes = NetworkHeaderBytes() + kBth + kAeth + kIcrc;
+    f.echoTimeStep = qp->m_rxEchoStep;
+    if (qp->m_rxTelemetry)
+    {
+        f.telemetry = qp->m_rxTelemetry;
+        f.l3Bytes += FabricIntStack::kWireBytes;
+    }
     f.ComputeFlowHash();
     if (nak)
     {
@@ -476,17 +492,18 @@ RdmaNic::HandleAck(RdmaQueuePair* qp, const FabricFrame& f)
     {
         ++qp->m_stats.nacksReceived;
         const uint32_t epsn = f.seq;
-        if (epsn < qp->m_sndUna)
+        const bool stale = epsn < qp->m_sndUna;
+        AdvanceUna(qp, epsn, f, true);
+        if (stale || qp->m_error)
         {
-            return; // stale
+            return;
         }
-        AdvanceUna(qp, epsn);
         qp->m_recovery->OnNack(*qp, epsn, f.aux[3]);
         Activate(qp);
         return;
     }
     const uint32_t cumulative = f.seq + 1;
-    if (AdvanceUna(qp, cumulative))
+    if (AdvanceUna(qp, cumulative, f, false))
     {
         qp->m_recovery->OnAck(*qp, cumulative);
         if (qp->m_recovery->HasPending(*qp))
@@ -497,22 +514,28 @@ RdmaNic::HandleAck(RdmaQueuePair* qp, const FabricFrame& f)
 }
 
 bool
-RdmaNic::AdvanceUna(RdmaQueuePair* qp, uint32_t cumulative)
+RdmaNic::AdvanceUna(RdmaQueuePair* qp, uint32_t cumulative, const FabricFrame& f, bool nak)
 {
-    if (cumulative <= qp->m_sndUna || cumulative > qp->m_sndMax)
+    const bool moved = cumulative > qp->m_sndUna && cumulative <= qp->m_sndMax;
+    RdmaAck ack;
+    ack.nak = nak;
+    if (moved)
+    {
+        const uint64_t before = qp->StreamOffset(qp->m_sndUna);
+        ack.newlyAcked = cumulative - qp->m_sndUna;
+        qp->m_sndUna = cumulative;
+        qp->m_retries = 0;
+        ack.newlyAckedBytes = qp->StreamOffset(cumulative) - before;
+    }
+    ack.ackedPsn = nak ? cumulative : qp->m_sndUna;
+    ack.bytesInFlight = qp->GetBytesInFlight();
+    ack.rtt = TimeStep(Simulator::Now().GetTimeStep() - f.echoTimeStep);
+    ack.telemetry = f.telemetry.Get();
+    qp->m_cc->AckReceived(qp, ack);
+    if (!moved)
     {
         return false;
     }
-    const uint32_t newly = cumulative - qp->m_sndUna;
-    qp->m_sndUna = cumulative;
-    qp->m_retries = 0;
-    Time rtt(0);
-    if (qp->m_rttProbeActive && qp->m_rttProbePsn < cumulative)
-    {
-        rtt = TimeStep(Simulator::Now().GetTimeStep() - qp->m_rttProbeStep);
-        qp->m_rttProbeActive = false;
-    }
-    qp->m_cc->AckReceived(qp, newly, rtt);
     while (!qp->m_sendQueue.empty() && qp->m_sendQueue.front().lastPsn < cumulative)
     {
         const RdmaQueuePair::Message m = qp->m_sendQueue.front();
@@ -599,7 +622,7 @@ RdmaNic::OnRto(RdmaQueuePair* qp)
     ++qp->m_retries;
     ++qp->m_stats.timeouts;
     ++m_counters.timeouts;
-    qp->m_rttProbeActive = false;
+    qp->m_cc->Timeout(qp);
     qp->m_recovery->OnTimeout(*qp);
     ArmRto(qp, true);
     Activate(qp);

@@ -60,6 +60,11 @@ MaterializeRoce(const FabricFrame& f)
         reth.m_length = f.aux[3];
         p->AddHeader(reth);
     }
+    if (f.telemetry)
+    {
+        // HPCC's INT header: counted on the wire, shown as trailing bytes after the ICRC.
+        p->AddAtEnd(Create<Packet>(FabricIntStack::kWireBytes));
+    }
     RoceBthHeader bth;
     bth.SetOpcode(op);
     bth.SetDestQp(f.aux[1]);
@@ -345,6 +350,7 @@ RdmaNic::CreateQueuePair(Ipv4Address remote, uint8_t dscp)
     qp->m_cc = cc.Create<RdmaCongestionOps>();
     qp->m_recovery = rec.Create<RdmaLossRecovery>();
     qp->m_cc->Init(qp);
+    qp->m_telemetry = qp->m_cc->WantsTelemetry();
     m_qps.push_back(qp);
     if (!((m_prioMask >> qp->m_priority) & 1U))
     {

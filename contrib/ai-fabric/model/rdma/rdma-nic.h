@@ -122,7 +122,7 @@ class RdmaNic : public Object, public FabricFrameSource
     void HandleData(RdmaQueuePair* qp, const FabricFrame& f);
     void HandleAck(RdmaQueuePair* qp, const FabricFrame& f);
     void Consume(RdmaQueuePair* qp, uint32_t payload, uint8_t opcode);
-    bool AdvanceUna(RdmaQueuePair* qp, uint32_t cumulative);
+    bool AdvanceUna(RdmaQueuePair* qp, uint32_t cumulative, const FabricFrame& f, bool nak);
     void SendAck(RdmaQueuePair* qp, bool nak, uint32_t psn, uint32_t sack);
     void SendAckNow(RdmaQueuePair* qp);
     void AckTimer(RdmaQueuePair* qp);

@@ -10,6 +10,8 @@
 #include "ns3/simulator.h"
 #include "ns3/trace-source-accessor.h"
 
+#include <algorithm>
+
 namespace ns3
 {
 
@@ -41,6 +43,10 @@ RdmaQueuePair::GetTypeId()
             .AddTraceSource("Rate",
                             "Sending rate set by congestion control (bit/s).",
                             MakeTraceSourceAccessor(&RdmaQueuePair::m_rateBps),
+                            "ns3::TracedValueCallback::Uint64")
+            .AddTraceSource("Window",
+                            "Window set by congestion control (payload bytes; 0: none).",
+                            MakeTraceSourceAccessor(&RdmaQueuePair::m_window),
                             "ns3::TracedValueCallback::Uint64")
             .AddTraceSource("Completion",
                             "A posted request completed (requester side).",
@@ -98,6 +104,8 @@ RdmaQueuePair::Post(Verb verb, uint64_t bytes)
     const uint64_t mtu = m_nic->GetPathMtu();
     const uint64_t packets = (bytes + mtu - 1) / mtu;
     m.firstPsn = m_psnEnd;
+    m.streamOffset = m_bytesPosted;
+    m_bytesPosted += bytes;
     m.lastPsn = m_psnEnd + static_cast<uint32_t>(packets) - 1;
     m_psnEnd = m.lastPsn + 1;
     m.readyStep = (Simulator::Now() + m_nic->GetRequesterDelay(bytes)).GetTimeStep();
@@ -204,6 +212,72 @@ DataRate
 RdmaQueuePair::GetLineRate() const
 {
     return m_lineRate;
+}
+
+void
+RdmaQueuePair::SetWindow(uint64_t bytes)
+{
+    if (bytes != m_window.Get())
+    {
+        const bool opened = m_window.Get() != 0 && (bytes == 0 || bytes > m_window.Get());
+        m_window = bytes;
+        if (opened && m_nic && !m_error)
+        {
+            m_nic->Activate(this);
+        }
+    }
+}
+
+uint64_t
+RdmaQueuePair::GetWindow() const
+{
+    return m_window.Get();
+}
+
+uint64_t
+RdmaQueuePair::StreamOffset(uint32_t psn) const
+{
+    if (psn >= m_psnEnd || m_sendQueue.empty())
+    {
+        return m_bytesPosted;
+    }
+    // Messages are contiguous in PSN; most lookups hit one of the two ends of the queue.
+    const Message* m = &m_sendQueue.back();
+    if (psn < m->firstPsn)
+    {
+        m = &m_sendQueue.front();
+        if (psn > m->lastPsn)
+        {
+            auto it = std::upper_bound(m_sendQueue.begin(),
+                                       m_sendQueue.end(),
+                                       psn,
+                                       [](uint32_t v, const Message& x) { return v < x.firstPsn; });
+            m = &*(it - 1);
+        }
+        else if (psn < m->firstPsn)
+        {
+            return m->streamOffset;
+        }
+    }
+    return m->streamOffset + uint64_t(psn - m->firstPsn) * m_nic->GetPathMtu();
+}
+
+uint64_t
+RdmaQueuePair::GetBytesInFlight() const
+{
+    return m_sndNxt > m_sndUna ? StreamOffset(m_sndNxt) - StreamOffset(m_sndUna) : 0;
+}
+
+Time
+RdmaQueuePair::GetBaseRtt() const
+{
+    return m_baseRtt;
+}
+
+void
+RdmaQueuePair::SetBaseRtt(Time rtt)
+{
+    m_baseRtt = rtt;
 }
 
 Ptr<RdmaCongestionOps>

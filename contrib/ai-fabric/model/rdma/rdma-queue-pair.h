@@ -5,6 +5,7 @@
 #include "ns3/callback.h"
 #include "ns3/data-rate.h"
 #include "ns3/event-id.h"
+#include "ns3/fabric-telemetry.h"
 #include "ns3/fabric-timer.h"
 #include "ns3/ipv4-address.h"
 #include "ns3/nstime.h"
@@ -95,6 +96,18 @@ class RdmaQueuePair : public Object
     void SetRate(DataRate rate);
     /// The NIC's line rate (the ceiling of SetRate).
     DataRate GetLineRate() const;
+    /**
+     * Window (set by congestion control): the NIC sends a data packet only while the payload
+     * bytes in flight are below it, so it may overshoot by at most one packet; one packet is
+     * always allowed when nothing is in flight. 0: no window (the default).
+     */
+    void SetWindow(uint64_t bytes);
+    uint64_t GetWindow() const;
+    /// Payload bytes sent (up to GetSndNxt()) and not acknowledged.
+    uint64_t GetBytesInFlight() const;
+    /// The path's unloaded round-trip time if the helper that connected the pair set it, else 0.
+    Time GetBaseRtt() const;
+    void SetBaseRtt(Time rtt);
     Ptr<RdmaCongestionOps> GetCongestionOps() const;
     Ptr<RdmaLossRecovery> GetLossRecovery() const;
 
@@ -143,6 +156,7 @@ class RdmaQueuePair : public Object
         Verb verb{WRITE};
         uint32_t firstPsn{0};
         uint32_t lastPsn{0};
+        uint64_t streamOffset{0}; //!< payload bytes posted on this queue pair before it
         Time posted;
         int64_t readyStep{0}; //!< data readable by the NIC (PCIe / host copy done)
     };
@@ -154,6 +168,8 @@ class RdmaQueuePair : public Object
     };
 
     uint64_t Post(Verb verb, uint64_t bytes);
+    /// Payload bytes before `psn` in this queue pair's stream (psn >= the oldest queued one).
+    uint64_t StreamOffset(uint32_t psn) const;
 
     // identity
     RdmaNic* m_nic{nullptr};
@@ -181,10 +197,11 @@ class RdmaQueuePair : public Object
     int64_t m_rtoDeadline{0}; //!< the timer expires at this step (the event re-arms lazily)
     int64_t m_nextTxStep{0};  //!< pacing: earliest next transmission (time step + fs fraction)
     int64_t m_nextTxFs{0};
-    bool m_rttProbeActive{false}; //!< one RTT sample in flight at a time (no per-packet state)
-    uint32_t m_rttProbePsn{0};
-    int64_t m_rttProbeStep{0};
+    uint64_t m_bytesPosted{0};
     TracedValue<uint64_t> m_rateBps;
+    TracedValue<uint64_t> m_window{0};
+    bool m_telemetry{false}; //!< congestion control asked for in-band telemetry
+    Time m_baseRtt;
     DataRate m_lineRate;
     Ptr<RdmaCongestionOps> m_cc;
     Ptr<RdmaLossRecovery> m_recovery;
@@ -201,6 +218,8 @@ class RdmaQueuePair : public Object
     bool m_ackPending{false};
     FabricTimer m_ackTimer;
     int64_t m_lastCnpStep{INT64_MIN / 2};
+    int64_t m_rxEchoStep{0};    //!< send time of the newest data packet (echoed in ACKs)
+    FabricIntRef m_rxTelemetry; //!< its telemetry (echoed in ACKs)
     Callback<void, const RdmaCompletion&> m_receiveCb;
     TracedCallback<const RdmaCompletion&> m_receiveTrace;
 

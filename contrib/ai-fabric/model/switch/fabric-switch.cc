@@ -13,6 +13,7 @@
 #include "ns3/node.h"
 #include "ns3/pfc-flow-control.h"
 #include "ns3/pointer.h"
+#include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
 namespace ns3
@@ -452,8 +453,30 @@ FabricSwitch::ReceiveCredited(FabricNetDevice* outDev,
 }
 
 void
-FabricSwitch::NotifyDequeue(FabricNetDevice* device, const FabricFrame& frame)
+FabricSwitch::PushTelemetry(FabricNetDevice* device, FabricFrame& frame) const
 {
+    // HPCC's INT at dequeue: the port's transmitted bytes with this packet, the bytes still
+    // queued on the port and the time it leaves (the HPCC simulator's SwitchNotifyDequeue).
+    FabricIntHop hop;
+    hop.timeStep = Simulator::Now().GetTimeStep();
+    hop.txBytes = device->GetCounters().txBytes + device->WireBytes(frame);
+    hop.rateBps = device->GetDataRate().GetBitRate();
+    uint32_t queued = 0;
+    for (uint8_t p = 0; p < 8; ++p)
+    {
+        queued += device->GetQueueBytes(p);
+    }
+    hop.qlenBytes = queued;
+    frame.telemetry.Push(hop);
+}
+
+void
+FabricSwitch::NotifyDequeue(FabricNetDevice* device, FabricFrame& frame)
+{
+    if (frame.telemetry && frame.telemetry.Get()->IsCollecting())
+    {
+        PushTelemetry(device, frame);
+    }
     const uint16_t in = frame.ingressPort;
     const uint8_t prio = frame.priority & 7;
     if (m_port[in].ib)

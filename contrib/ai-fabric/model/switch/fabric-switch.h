@@ -100,7 +100,7 @@ class FabricSwitch : public Object, public FabricFrameReceiver
 
     // FabricFrameReceiver
     void ReceiveFrame(FabricNetDevice* device, FabricFrame& frame) override;
-    void NotifyDequeue(FabricNetDevice* device, const FabricFrame& frame) override;
+    void NotifyDequeue(FabricNetDevice* device, FabricFrame& frame) override;
 
     typedef void (*DropTracedCallback)(const FabricFrame& frame, FabricDropReason reason);
     typedef void (*EcnMarkTracedCallback)(const FabricFrame& frame, uint16_t egressPort);
@@ -121,6 +121,7 @@ class FabricSwitch : public Object, public FabricFrameReceiver
     /// PFC headroom of one lossless priority and the lossless mask of every port.
     void GetPortHeadroom(std::vector<uint64_t>& headroom, std::vector<uint8_t>& lossless);
     void ReceiveCredited(FabricNetDevice* outDev, uint16_t in, uint16_t out, FabricFrame& frame);
+    void PushTelemetry(FabricNetDevice* device, FabricFrame& frame) const;
 
     /// What the per-frame path needs of a port, in one record (one cache line holds two).
     struct PortInfo
