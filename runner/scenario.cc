@@ -268,7 +268,14 @@ ToRun(const json& j, size_t index)
     if (r.fabric != "infiniband" && r.congestionControl == "ib-cc")
     {
         throw ScenarioError("congestion_control: 'ib-cc' needs fabric infiniband (allowed on " +
-                            r.fabric + ": auto, dcqcn, dcqcn-nvidia, dcqcn-production, none)");
+                            r.fabric +
+                            ": auto, dcqcn, dcqcn-nvidia, dcqcn-production, hpcc, none)");
+    }
+    if (r.fabric == "infiniband" && r.congestionControl == "hpcc")
+    {
+        throw ScenarioError("congestion_control: 'hpcc' needs fabric rocev2 (its in-band "
+                            "telemetry is an Ethernet switch feature; allowed on infiniband: "
+                            "auto, dcqcn, dcqcn-nvidia, dcqcn-production, ib-cc, none)");
     }
     if (r.fabric == "infiniband")
     {

@@ -36,7 +36,7 @@ struct RunConfig
     std::string fabric{"rocev2"};
     bool pfc{true};
     std::string congestionControl{
-        "dcqcn"}; //!< resolved: dcqcn, dcqcn-nvidia, dcqcn-production, ib-cc, none
+        "dcqcn"}; //!< resolved: dcqcn, dcqcn-nvidia, dcqcn-production, hpcc, ib-cc, none
     std::string lossRecovery{"go-back-n"};
     double dropRate{0};
     uint32_t steps{3};

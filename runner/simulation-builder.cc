@@ -173,6 +173,12 @@ BuildSimulation(const RunConfig& c)
         {
             rdma.SetCongestionControlAttribute("Preset", StringValue("production"));
         }
+        else if (c.congestionControl == "hpcc")
+        {
+            // HPCC reacts per ACK: every packet is acknowledged, as in the HPCC simulator.
+            rdma.SetCongestionControl("ns3::RdmaHpcc");
+            rdma.SetNicAttribute("AckInterval", TimeValue(Time(0)));
+        }
         else if (c.congestionControl == "dcqcn-nvidia")
         {
             rdma.SetCongestionControlAttribute("Preset", StringValue("nvidia"));

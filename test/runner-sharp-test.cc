@@ -64,3 +64,50 @@ TEST(RunnerTest, SharpAndProductionDcqcnBuildWhatTheySay)
     ns3::Simulator::Destroy();
     ns3::Config::Reset();
 }
+
+// congestion_control hpcc: every queue pair runs HPCC with telemetry, every packet acknowledged;
+// a collective completes; InfiniBand refuses it with one line naming the field.
+TEST(RunnerTest, HpccRunsACollectiveWithTelemetryAndIsRefusedOnInfiniBand)
+{
+    json j =
+        aifabric::LoadScenarioFile(std::string(AIFABRIC_SOURCE_DIR) + "/scenarios/default.json");
+    j.erase("compare");
+    j["topology"]["servers"] = 2;
+    j["fabric"] = "rocev2";
+    j["congestion_control"] = "hpcc";
+    j["workload"]["steps"] = 1;
+    j["workload"]["compute_ms"] = 1;
+    j["workload"]["bytes"] = 1 << 20;
+    aifabric::Simulation sim = aifabric::BuildSimulation(aifabric::ResolveScenario(j)[0]);
+    ns3::TimeValue ackInterval;
+    sim.nics[0]->GetAttribute("AckInterval", ackInterval);
+    EXPECT_EQ(ackInterval.Get(), ns3::Time(0));
+    ns3::Simulator::ScheduleNow(&ns3::TrainingJob::Start, sim.job);
+    ns3::Simulator::Stop(ns3::Seconds(0.05));
+    ns3::Simulator::Run();
+    uint64_t hpccQps = 0;
+    uint64_t data = 0;
+    for (const auto& nic : sim.nics)
+    {
+        for (uint32_t q = 1; q <= nic->GetNQueuePairs(); ++q)
+        {
+            hpccQps += nic->GetQueuePair(q)->GetCongestionOps()->GetName() == "hpcc";
+        }
+        data += nic->GetCounters().dataPacketsSent;
+    }
+    EXPECT_GT(hpccQps, 0u);
+    EXPECT_GT(data, 0u);
+    EXPECT_FALSE(sim.job->GetSteps().empty()) << "a training step with its collectives ran";
+    ns3::Simulator::Destroy();
+    j["fabric"] = "infiniband";
+    try
+    {
+        aifabric::ResolveScenario(j);
+        ADD_FAILURE() << "hpcc on infiniband accepted";
+    }
+    catch (const aifabric::ScenarioError& e)
+    {
+        EXPECT_NE(std::string(e.what()).find("congestion_control"), std::string::npos);
+    }
+    ns3::Config::Reset();
+}
