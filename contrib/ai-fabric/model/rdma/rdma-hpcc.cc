@@ -100,6 +100,7 @@ RdmaHpcc::Init(Ptr<RdmaQueuePair> qp)
     m_lineBps = static_cast<double>(qp->GetLineRate().GetBitRate());
     qp->SetRate(qp->GetLineRate());
     m_t = m_baseRttAttr;
+    UpdateAdditiveStep();
     if (m_t.IsStrictlyPositive())
     {
         Apply(qp, m_lineBps / 8 * m_t.GetSeconds());
@@ -160,6 +161,7 @@ RdmaHpcc::AckReceived(Ptr<RdmaQueuePair> qp, const RdmaAck& ack)
         {
             const bool first = !m_t.IsStrictlyPositive();
             m_t = t;
+            UpdateAdditiveStep();
             if (first)
             {
                 m_wc = m_lineBps / 8 * m_t.GetSeconds();
@@ -171,8 +173,6 @@ RdmaHpcc::AckReceived(Ptr<RdmaQueuePair> qp, const RdmaAck& ack)
     {
         return;
     }
-    m_wai = (m_rai.GetBitRate() != 0 ? m_rai.GetBitRate() : 10e6 * m_lineBps / 25e9) / 8 *
-            m_t.GetSeconds();
     double u = 0;
     if (MeasureInflight(*ack.telemetry, u))
     {
@@ -204,6 +204,13 @@ RdmaHpcc::AckReceived(Ptr<RdmaQueuePair> qp, const RdmaAck& ack)
     }
     m_last = *ack.telemetry;
     m_haveLast = true;
+}
+
+void
+RdmaHpcc::UpdateAdditiveStep()
+{
+    m_wai = (m_rai.GetBitRate() != 0 ? m_rai.GetBitRate() : 10e6 * m_lineBps / 25e9) / 8 *
+            m_t.GetSeconds();
 }
 
 void

@@ -54,6 +54,8 @@ class RdmaHpcc : public RdmaCongestionOps
     /// U from this ACK's telemetry against the last one (false: nothing to compare yet).
     bool MeasureInflight(const FabricIntStack& st, double& u) const;
     void Apply(Ptr<RdmaQueuePair> qp, double w);
+    /// W_AI = RateAI x T, recomputed when T changes.
+    void UpdateAdditiveStep();
 
     // configuration
     double m_eta{0.95};
