@@ -78,6 +78,13 @@ PfcFlowControl::CountsTraffic() const
     return false;
 }
 
+Time
+PfcFlowControl::GetPausedTime(uint8_t prio) const
+{
+    const uint8_t p = prio & 7;
+    return m_pausedTotal[p] + (IsPaused(p) ? Simulator::Now() - m_pausedSince[p] : Time(0));
+}
+
 bool
 PfcFlowControl::IsPaused(uint8_t prio) const
 {
@@ -136,6 +143,10 @@ PfcFlowControl::ReceiveControl(const FabricFrame& frame)
             Expire(p);
             continue;
         }
+        if (!IsPaused(p))
+        {
+            m_pausedSince[p] = Simulator::Now();
+        }
         m_pausedMask |= static_cast<uint8_t>(1U << p);
         m_device->SetTxBlocked(p, true);
         Time d = m_device->BitTimes(uint64_t(q) * 512);
@@ -146,6 +157,10 @@ PfcFlowControl::ReceiveControl(const FabricFrame& frame)
 void
 PfcFlowControl::Expire(uint8_t prio)
 {
+    if (IsPaused(prio))
+    {
+        m_pausedTotal[prio & 7] += Simulator::Now() - m_pausedSince[prio & 7];
+    }
     m_pausedMask &= static_cast<uint8_t>(~(1U << prio));
     if (m_device)
     {

@@ -49,6 +49,11 @@ class PfcFlowControl : public FabricFlowControl
     uint64_t GetPauseFramesSent() const;
     uint64_t GetResumeFramesSent() const;
     uint64_t GetPauseFramesReceived() const;
+    /**
+     * Time transmissions of `prio` have been paused by the peer so far (pauses still in force
+     * counted up to now): the same measure as IbCreditFlowControl::GetStallTime.
+     */
+    Time GetPausedTime(uint8_t prio) const;
 
     /**
      * PFC headroom for one port and priority, in bytes (see doc/ai-fabric.rst, from IEEE
@@ -88,8 +93,10 @@ class PfcFlowControl : public FabricFlowControl
     Time m_refreshInterval; //!< zero: half the pause time
     std::array<EventId, 8> m_expire;
     std::array<EventId, 8> m_refresh;
-    uint8_t m_pausedMask{0};  //!< tx side: priorities paused by the peer
-    uint8_t m_holdingMask{0}; //!< rx side: priorities we hold paused upstream
+    uint8_t m_pausedMask{0};           //!< tx side: priorities paused by the peer
+    std::array<Time, 8> m_pausedSince; //!< when each paused priority was paused
+    std::array<Time, 8> m_pausedTotal; //!< paused time of each priority, ended pauses
+    uint8_t m_holdingMask{0};          //!< rx side: priorities we hold paused upstream
     uint64_t m_pauseSent{0};
     uint64_t m_resumeSent{0};
     uint64_t m_pauseReceived{0};

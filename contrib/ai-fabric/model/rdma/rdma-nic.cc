@@ -241,6 +241,52 @@ RdmaNic::GetMaxPacketWireBytes() const
     return m_dev->WireBytes(f);
 }
 
+void
+RdmaNic::StartCongestionControl(Ptr<RdmaQueuePair> qp)
+{
+    ObjectFactory cc = m_ccFactory;
+    if (cc.GetTypeId() == TypeId())
+    {
+        cc.SetTypeId(m_ccType);
+    }
+    qp->m_cc = cc.Create<RdmaCongestionOps>();
+    qp->m_cc->Init(qp);
+    qp->m_telemetry = qp->m_cc->WantsTelemetry();
+}
+
+void
+RdmaNic::RestartCongestionControl(Ptr<RdmaQueuePair> qp)
+{
+    NS_ABORT_MSG_IF(qp->m_nic != this, "RdmaNic: the queue pair belongs to another NIC");
+    NS_ABORT_MSG_IF(!qp->m_sendQueue.empty() || qp->m_sndUna != qp->m_sndNxt,
+                    "RdmaNic: RestartCongestionControl needs an idle queue pair");
+    if (qp->m_cc)
+    {
+        qp->m_cc->Stop();
+    }
+    qp->m_rateBps = qp->m_lineRate.GetBitRate();
+    qp->m_window = 0;
+    StartCongestionControl(qp);
+}
+
+uint32_t
+RdmaNic::GetDataWireBytes(uint32_t payload, bool first, bool telemetry) const
+{
+    FabricFrame f;
+    f.l3Bytes = NetworkHeaderBytes() + kBth + (first ? kReth : 0) + payload + kIcrc +
+                (telemetry ? FabricIntStack::kWireBytes : 0);
+    return m_dev->WireBytes(f);
+}
+
+uint32_t
+RdmaNic::GetAckWireBytes(bool telemetry) const
+{
+    FabricFrame f;
+    f.l3Bytes =
+        NetworkHeaderBytes() + kBth + kAeth + kIcrc + (telemetry ? FabricIntStack::kWireBytes : 0);
+    return m_dev->WireBytes(f);
+}
+
 uint32_t
 RdmaNic::NetworkHeaderBytes() const
 {
@@ -337,20 +383,13 @@ RdmaNic::CreateQueuePair(Ipv4Address remote, uint8_t dscp)
     const uint64_t line = std::min(m_dev->GetDataRate().GetBitRate(), m_pcieBandwidth.GetBitRate());
     qp->m_lineRate = DataRate(line);
     qp->m_rateBps = line;
-    ObjectFactory cc = m_ccFactory;
-    if (cc.GetTypeId() == TypeId())
-    {
-        cc.SetTypeId(m_ccType);
-    }
     ObjectFactory rec = m_recoveryFactory;
     if (rec.GetTypeId() == TypeId())
     {
         rec.SetTypeId(m_recoveryType);
     }
-    qp->m_cc = cc.Create<RdmaCongestionOps>();
     qp->m_recovery = rec.Create<RdmaLossRecovery>();
-    qp->m_cc->Init(qp);
-    qp->m_telemetry = qp->m_cc->WantsTelemetry();
+    StartCongestionControl(qp);
     m_qps.push_back(qp);
     if (!((m_prioMask >> qp->m_priority) & 1U))
     {

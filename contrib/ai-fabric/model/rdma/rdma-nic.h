@@ -96,6 +96,20 @@ class RdmaNic : public Object, public FabricFrameSource
     uint32_t NetworkHeaderBytes() const;
     /// Wire bytes of a full data packet: path MTU payload with every header and link overhead.
     uint32_t GetMaxPacketWireBytes() const;
+    /**
+     * Wire bytes of the data packet of a WRITE that carries `payload` bytes: the first (or
+     * only) packet of a message carries the RETH; `telemetry` adds the in-band telemetry header.
+     */
+    uint32_t GetDataWireBytes(uint32_t payload, bool first, bool telemetry) const;
+    /// Wire bytes of an ACK (with the echoed telemetry header if `telemetry`).
+    uint32_t GetAckWireBytes(bool telemetry) const;
+    /**
+     * Give an idle queue pair (nothing posted or in flight) a fresh congestion-control
+     * instance from the NIC's factory, rate at line rate and no window, as a new queue pair
+     * starts: a new flow reusing a connection starts like a new one. Also what makes a base
+     * RTT set after creation (RdmaQueuePair::SetBaseRtt) reach Init.
+     */
+    void RestartCongestionControl(Ptr<RdmaQueuePair> qp);
     /// Delay from posting `bytes` to the first byte being readable by the NIC.
     Time GetRequesterDelay(uint64_t bytes) const;
     /// Delay from the last byte arriving to the message being in GPU memory.
@@ -132,6 +146,8 @@ class RdmaNic : public Object, public FabricFrameSource
                           uint8_t opcode,
                           uint8_t dscp,
                           uint8_t priority) const;
+    /// A congestion-control instance from the factory for `qp`, initialised.
+    void StartCongestionControl(Ptr<RdmaQueuePair> qp);
     void ArmRto(RdmaQueuePair* qp, bool restart);
     void OnRto(RdmaQueuePair* qp);
     void EnterError(RdmaQueuePair* qp);
