@@ -11,6 +11,55 @@ namespace aifabric
 
 using nlohmann::json;
 
+namespace
+{
+
+/// The rows of flow traffic (a flow workload, or background flows beside a job).
+template <typename Row>
+void
+FlowRows(Row& row)
+{
+    auto has = [](const json& s) { return s.contains("flows"); };
+    row("flows completed / total", [&](const json& s) {
+        return has(s) ? std::to_string(s["flows"]["completed"].get<uint64_t>()) + " / " +
+                            std::to_string(s["flows"]["total"].get<uint64_t>())
+                      : std::string("-");
+    });
+    row("FCT slowdown p50/p95/p99", [&](const json& s) {
+        if (!has(s))
+        {
+            return std::string("-");
+        }
+        const json& q = s["flows"]["slowdown"];
+        return Num(q["p50"].get<double>(), 3) + " / " + Num(q["p95"].get<double>(), 3) + " / " +
+               Num(q["p99"].get<double>(), 3);
+    });
+    // The first bucket (<= 10 KB) and the open one (> 10 MB) frame the HPCC paper's figures.
+    row("  flows <= 10 KB, p95", [&](const json& s) {
+        return has(s) ? Num(s["flows"]["slowdown_by_size"][0]["p95"].get<double>(), 3)
+                      : std::string("-");
+    });
+    row("  flows > 1 MB, p95", [&](const json& s) {
+        if (!has(s))
+        {
+            return std::string("-");
+        }
+        // The two buckets above 1 MB, by their larger p95.
+        const json& b = s["flows"]["slowdown_by_size"];
+        return Num(std::max(b[3]["p95"].get<double>(), b[4]["p95"].get<double>()), 3);
+    });
+    row("switch queue p99", [&](const json& s) {
+        return has(s) ? Num(s["flows"]["queue_p99_bytes"].get<double>() / 1000, 4) + " KB"
+                      : std::string("-");
+    });
+    row("PFC paused / ECN marks", [&](const json& s) {
+        return (has(s) ? Num(s["flows"]["pfc_pause_us"].get<double>(), 4) + " us" : "-") + " / " +
+               std::to_string(s["counters"]["ecn_marks"].get<uint64_t>());
+    });
+}
+
+} // namespace
+
 std::string
 Dashboard(const std::vector<RunOutput>& runs)
 {
@@ -24,6 +73,29 @@ Dashboard(const std::vector<RunOutput>& runs)
         }
         os << "\n";
     };
+    const RunConfig& first = runs.front().config;
+    if (first.workloadKind == "flows")
+    {
+        const FlowsConfig& f = first.flows;
+        os << "\n  FLOW COMPLETION — " << first.Gpus() << " hosts, " << first.topologyKind << ", "
+           << first.linkGbps << " Gb/s per host, " << f.cdf << " at " << Num(f.load * 100, 3)
+           << "% load (" << f.pattern << ") for " << Num(f.durationMs, 4) << " ms";
+        if (f.incastFanin > 0)
+        {
+            os << ", incast " << f.incastFanin << " x " << f.incastBytes << " B every "
+               << Num(f.incastPeriodUs, 4) << " us";
+        }
+        os << "\n\n";
+        row("", [](const json& s) { return s["name"].get<std::string>().substr(0, 24); });
+        row("congestion control",
+            [](const json& s) { return s["congestion_control"].get<std::string>(); });
+        FlowRows(row);
+        row("simulation", [](const json& s) {
+            return Num(s["sim"]["wall_s"].get<double>(), 3) + " s, " +
+                   Num(s["sim"]["events"].get<uint64_t>() / 1e6, 3) + " M ev";
+        });
+        return os.str();
+    }
     os << "\n  CLUSTER SYNC & TAIL LATENCY — " << runs.front().config.Gpus() << " GPUs, "
        << runs.front().config.topologyKind << ", " << runs.front().config.linkGbps
        << " Gb/s per GPU, " << runs.front().config.collective << " of "
@@ -64,6 +136,10 @@ Dashboard(const std::vector<RunOutput>& runs)
         }
         return best;
     });
+    if (first.background)
+    {
+        FlowRows(row);
+    }
     row("simulation", [](const json& s) {
         return Num(s["sim"]["wall_s"].get<double>(), 3) + " s, " +
                Num(s["sim"]["events"].get<uint64_t>() / 1e6, 3) + " M ev";

@@ -44,7 +44,9 @@ WriteResults(ns3::ResultsDirectory& dir,
                                                            "compare.png",
                                                            "summary.json",
                                                            "config.json",
-                                                           "dashboard.txt"});
+                                                           "dashboard.txt",
+                                                           "slowdown.gp",
+                                                           "slowdown.png"});
     for (size_t i = 0; i < runs.size(); ++i)
     {
         const RunOutput& r = runs[i];
@@ -59,6 +61,11 @@ WriteResults(ns3::ResultsDirectory& dir,
         WriteAtomically(d / "latency_cdf.csv", r.latencyCsv);
         WriteAtomically(d / "queue.csv", r.queueCsv);
         WriteAtomically(d / "rate.csv", r.rateCsv);
+        if (!r.flowsCsv.empty())
+        {
+            WriteAtomically(d / "flows.csv", r.flowsCsv);
+            WriteAtomically(d / "slowdown.csv", r.slowdownCsv);
+        }
         ThrowIfInterrupted();
         if (!Plot(d.string(), "plots.gp", RunPlotsScript(r)))
         {
@@ -83,9 +90,20 @@ WriteResults(ns3::ResultsDirectory& dir,
     }
     WriteAtomically(tmp / "compare.csv", cmp.str());
     ThrowIfInterrupted();
-    if (!Plot(tmp.string(), "compare.gp", CompareScript()))
+    const bool flowsOnly = runs.front().config.workloadKind == "flows";
+    if (!flowsOnly && !Plot(tmp.string(), "compare.gp", CompareScript()))
     {
         std::fprintf(stderr, "ai-fabric: gnuplot failed for compare.gp (script kept)\n");
+    }
+    if (std::any_of(runs.begin(),
+                    runs.end(),
+                    [](const RunOutput& r) {
+                        return !r.slowdownCsv.empty() &&
+                               r.slowdownCsv.find('\n') + 1 < r.slowdownCsv.size();
+                    }) &&
+        !Plot(tmp.string(), "slowdown.gp", SlowdownScript(runs, dirs)))
+    {
+        std::fprintf(stderr, "ai-fabric: gnuplot failed for slowdown.gp (script kept)\n");
     }
     WriteAtomically(tmp / "summary.json", summary.dump(2) + "\n");
     WriteAtomically(tmp / "config.json", config.dump(2) + "\n");

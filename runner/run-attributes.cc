@@ -86,8 +86,15 @@ MainAttributes(const Simulation& sim)
     {
         attrs["NvlinkTransport"] = DumpAttributes(sim.nvlink);
     }
-    attrs["GpuTrainingApp(rank 0)"] = DumpAttributes(topo->GetHostNode(0)->GetApplication(0));
-    attrs["TrainingJob"] = DumpAttributes(sim.job);
+    if (sim.job)
+    {
+        attrs["GpuTrainingApp(rank 0)"] = DumpAttributes(topo->GetHostNode(0)->GetApplication(0));
+        attrs["TrainingJob"] = DumpAttributes(sim.job);
+    }
+    if (sim.flows)
+    {
+        attrs["FlowWorkload"] = DumpAttributes(sim.flows);
+    }
     return attrs;
 }
 

@@ -73,4 +73,33 @@ CompareScript()
     return gp.str();
 }
 
+std::string
+SlowdownScript(const std::vector<RunOutput>& runs, const std::vector<std::string>& dirs)
+{
+    std::ostringstream gp;
+    gp << "set terminal pngcairo noenhanced size 1200,500\nset datafile separator ','\n"
+       << "set output 'slowdown.png'\nset multiplot layout 1,2\nset logscale xy\n"
+       << "set xlabel 'flow size (bytes, bucket upper edge)'\nset ylabel 'FCT slowdown'\n"
+       << "set grid\nset key top left\n";
+    for (const char* col : {"p50", "p95"})
+    {
+        gp << "set title " << GnuplotString(std::string("FCT slowdown, ") + col) << "\nplot ";
+        bool first = true;
+        for (size_t i = 0; i < runs.size(); ++i)
+        {
+            if (runs[i].slowdownCsv.empty())
+            {
+                continue;
+            }
+            gp << (first ? "" : ", \\\n     ") << GnuplotString(dirs[i] + "/slowdown.csv")
+               << " every ::1 using 1:" << (std::string(col) == "p50" ? 3 : 4)
+               << " with linespoints lw 2 title " << GnuplotString(runs[i].config.name);
+            first = false;
+        }
+        gp << "\n";
+    }
+    gp << "unset multiplot\n";
+    return gp.str();
+}
+
 } // namespace aifabric

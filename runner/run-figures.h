@@ -5,6 +5,7 @@
 #include "run-output.h"
 
 #include <string>
+#include <vector>
 
 namespace aifabric
 {
@@ -20,6 +21,14 @@ std::string RunPlotsScript(const RunOutput& run);
 
 /// compare.gp: the mean step of every run, compute stacked on waiting for the collective.
 std::string CompareScript();
+
+/**
+ * slowdown.gp: FCT slowdown against flow size (the HPCC paper's figure), one line per run
+ * (its congestion control), median and 95th percentile side by side, from each run's
+ * slowdown.csv in `dirs`.
+ */
+std::string SlowdownScript(const std::vector<RunOutput>& runs,
+                           const std::vector<std::string>& dirs);
 
 } // namespace aifabric
 

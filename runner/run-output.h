@@ -20,6 +20,8 @@ struct RunOutput
     std::string latencyCsv;    //!< latency CDF
     std::string queueCsv;      //!< sampled switch queues and PFC
     std::string rateCsv;       //!< rank 0's queue-pair rates
+    std::string flowsCsv;      //!< one line per flow (flow workloads), else empty
+    std::string slowdownCsv;   //!< slowdown by flow size (flow workloads), else empty
     nlohmann::json attributes; //!< attribute values of the main objects
 };
 

@@ -66,7 +66,7 @@ Sampler::Sample()
         {
             const double wall = std::chrono::duration<double>(now - wall0).count();
             const uint64_t ev = Simulator::GetEventCount();
-            const size_t done = job->GetSteps().empty() ? 0 : job->GetSteps().size() - 1;
+            const size_t done = !job || job->GetSteps().empty() ? 0 : job->GetSteps().size() - 1;
             std::string eta = "?";
             if (done > 0)
             {

@@ -60,12 +60,69 @@ Stats(const std::vector<double>& v)
                 {"max", Quantile(v, 1.0)}};
 }
 
+json
+Quantiles(const FlowSlowdownBucket& b)
+{
+    return json{{"p50", b.p50}, {"p95", b.p95}, {"p99", b.p99}};
+}
+
 } // namespace
+
+json
+FlowsSummary(const FlowWorkload& flows,
+             const LatencyHistogram& queue,
+             Ptr<const FabricTopology> topo)
+{
+    const auto& all = flows.GetFlows();
+    uint64_t incast = 0;
+    for (const FlowRecord& r : all)
+    {
+        incast += r.incast ? 1 : 0;
+    }
+    // Upper edges of the size buckets (bytes, inclusive), then an open bucket.
+    static const std::vector<uint64_t> edges = {10000, 100000, 1000000, 10000000};
+    const FlowSlowdownBucket overall = FlowWorkload::SlowdownBySize(all, {}, false).front();
+    json bySize = json::array();
+    for (const FlowSlowdownBucket& b : FlowWorkload::SlowdownBySize(all, edges, false))
+    {
+        json e = Quantiles(b);
+        e["max_bytes"] = b.maxBytes == UINT64_MAX ? json(nullptr) : json(b.maxBytes);
+        e["count"] = b.count;
+        bySize.push_back(e);
+    }
+    double pausedUs = 0;
+    for (const auto& l : topo->GetLinks())
+    {
+        for (Ptr<FabricNetDevice> d : {l.devA, l.devB})
+        {
+            if (Ptr<PfcFlowControl> pfc = DynamicCast<PfcFlowControl>(d->GetFlowControl()))
+            {
+                for (uint8_t p = 0; p < 8; ++p)
+                {
+                    pausedUs += pfc->GetPausedTime(p).GetSeconds() * 1e6;
+                }
+            }
+        }
+    }
+    return json{{"total", all.size()},
+                {"completed", flows.GetNCompleted()},
+                {"failed", flows.GetNFailed()},
+                {"incast", incast},
+                {"arrivals_per_s_per_host", flows.GetArrivalRate()},
+                {"slowdown", Quantiles(overall)},
+                {"slowdown_by_size", bySize},
+                {"queue_p99_bytes", queue.GetCount() ? queue.Quantile(0.99) : 0.0},
+                {"pfc_pause_us", pausedUs}};
+}
 
 std::vector<TrainingStepRecord>
 CompletedSteps(const Simulation& sim)
 {
     std::vector<TrainingStepRecord> done;
+    if (!sim.job)
+    {
+        return done;
+    }
     for (const auto& r : sim.job->GetSteps())
     {
         if (!r.collectiveEnd.empty())
@@ -95,9 +152,9 @@ Summary(const RunConfig& c, const Simulation& sim, uint64_t events, double wall)
     }
     const double meanStep = stepMs.empty() ? 0 : Stats(stepMs)["mean"].get<double>();
     const double meanColl = collMs.empty() ? 0 : Stats(collMs)["mean"].get<double>();
-    const double computeMs = job->GetMeanComputeTime().GetSeconds() * 1e3;
+    const double computeMs = job ? job->GetMeanComputeTime().GetSeconds() * 1e3 : 0;
     const double busyFraction = meanStep > 0 ? std::min(1.0, computeMs / meanStep) : 0;
-    const CollectiveSpec spec = job->GetSpec();
+    const CollectiveSpec spec = job ? job->GetSpec() : CollectiveSpec();
     const double algbw = meanColl > 0 ? double(c.bytes) / (meanColl * 1e-3) / 1e9 : 0;
 
     uint64_t dataPackets = 0;
@@ -159,8 +216,10 @@ Summary(const RunConfig& c, const Simulation& sim, uint64_t events, double wall)
     s["gpus"] = c.Gpus();
     s["drop_rate"] = c.dropRate;
     s["steps"] = c.steps;
+    s["workload_kind"] = c.workloadKind;
     s["steps_completed"] = done.size();
-    s["completed"] = done.size() == c.steps;
+    s["completed"] =
+        job ? done.size() == c.steps : sim.flows->IsDrained() && sim.flows->GetNFailed() == 0;
     s["compute_ms"] = computeMs;
     s["collective"] = c.collective;
     s["algorithm"] = c.algorithmAuto ? "auto" : c.algorithm;
@@ -181,7 +240,7 @@ Summary(const RunConfig& c, const Simulation& sim, uint64_t events, double wall)
     s["loss_recovery"] = c.lossRecovery;
     s["step_ms"] = Stats(stepMs);
     s["collective_ms"] = Stats(collMs);
-    s["mfu_effective"] = busyFraction * job->GetMfuInsideCompute();
+    s["mfu_effective"] = job ? busyFraction * job->GetMfuInsideCompute() : 0.0;
     s["idle_cost_usd_per_hr"] = double(c.Gpus()) * c.gpuHourUsd * (1.0 - busyFraction);
     s["network_latency_us"] = json{{"p50", latency->Quantile(0.5) / 1000.0},
                                    {"p99", latency->Quantile(0.99) / 1000.0},
@@ -227,6 +286,10 @@ Summary(const RunConfig& c, const Simulation& sim, uint64_t events, double wall)
                             {"cause", r.cause}});
     }
     s["barrier"] = last;
+    if (sim.flows)
+    {
+        s["flows"] = FlowsSummary(*sim.flows, *sim.flowQueue, topo);
+    }
     s["sim"] = json{{"events", events},
                     {"wall_s", wall},
                     {"sim_time_s", stepTimeP},

@@ -24,6 +24,17 @@ std::vector<ns3::TrainingStepRecord> CompletedSteps(const Simulation& sim);
  */
 nlohmann::json Summary(const RunConfig& c, const Simulation& sim, uint64_t events, double wall);
 
+/**
+ * The `flows` entry of a run with flow traffic: flow counts, FCT slowdown quantiles (nearest
+ * rank; the Poisson flows, incast bursts left out) overall and by size (upper edges 10 KB,
+ * 100 KB, 1 MB, 10 MB and an open bucket), the p99 of the egress queue data frames found at
+ * switch ports (`queue`), and the time ports were held paused by PFC (all ports and
+ * priorities, microseconds).
+ */
+nlohmann::json FlowsSummary(const ns3::FlowWorkload& flows,
+                            const ns3::LatencyHistogram& queue,
+                            ns3::Ptr<const ns3::FabricTopology> topo);
+
 } // namespace aifabric
 
 #endif

@@ -3,6 +3,7 @@
 
 #include "text-util.h"
 
+#include <algorithm>
 #include <sstream>
 
 namespace aifabric
@@ -27,6 +28,58 @@ StepsCsv(const std::vector<TrainingStepRecord>& done)
         }
     }
     return steps.str();
+}
+
+std::string
+FlowsCsv(const std::vector<FlowRecord>& flows)
+{
+    std::ostringstream os;
+    os << "flow,src,dst,bytes,start_us,fct_us,ideal_fct_us,slowdown,incast,status\n";
+    for (size_t i = 0; i < flows.size(); ++i)
+    {
+        const FlowRecord& r = flows[i];
+        os << i << "," << r.src << "," << r.dst << "," << r.bytes << ","
+           << Num(r.start.GetSeconds() * 1e6, 12) << ",";
+        if (r.completed)
+        {
+            os << Num((r.end - r.start).GetSeconds() * 1e6, 12) << ","
+               << Num(r.ideal.GetSeconds() * 1e6, 12) << "," << Num(r.Slowdown(), 8);
+        }
+        else
+        {
+            os << ",," << Num(r.ideal.GetSeconds() * 1e6, 12) << ",";
+        }
+        os << "," << (r.incast ? 1 : 0) << ","
+           << (r.completed ? "completed"
+               : r.failed  ? "failed"
+                           : "running")
+           << "\n";
+    }
+    return os.str();
+}
+
+std::string
+SlowdownCsv(const std::vector<FlowRecord>& flows)
+{
+    static const std::vector<uint64_t> edges =
+        {1000, 3000, 10000, 30000, 100000, 300000, 1000000, 3000000, 10000000};
+    uint64_t largest = 0;
+    for (const FlowRecord& r : flows)
+    {
+        largest = std::max(largest, r.bytes);
+    }
+    std::ostringstream os;
+    os << "max_bytes,count,p50,p95,p99\n";
+    for (const FlowSlowdownBucket& b : FlowWorkload::SlowdownBySize(flows, edges, false))
+    {
+        if (b.count == 0)
+        {
+            continue;
+        }
+        os << (b.maxBytes == UINT64_MAX ? largest : b.maxBytes) << "," << b.count << ","
+           << Num(b.p50, 8) << "," << Num(b.p95, 8) << "," << Num(b.p99, 8) << "\n";
+    }
+    return os.str();
 }
 
 std::string

@@ -2,6 +2,7 @@
 #ifndef AI_FABRIC_RUN_TRACES_H
 #define AI_FABRIC_RUN_TRACES_H
 
+#include "ns3/flow-workload.h"
 #include "ns3/latency-histogram.h"
 #include "ns3/training-job.h"
 
@@ -19,6 +20,16 @@ std::string StepsSummaryCsv(const std::vector<ns3::TrainingStepRecord>& done);
 
 /// latency_cdf.csv: the latency at 1,001 quantiles (only the header without samples).
 std::string LatencyCsv(const ns3::LatencyHistogram& latency);
+
+/// One line per flow: src, dst, bytes, start, FCT, ideal FCT, slowdown, incast, status.
+std::string FlowsCsv(const std::vector<ns3::FlowRecord>& flows);
+
+/**
+ * FCT slowdown by flow size for figures: one line per size bucket (upper edges 1, 3, 10, 30,
+ * ... KB up to 10 MB, then an open bucket plotted at the largest flow), with the bucket's
+ * count and p50/p95/p99; Poisson flows only. Empty buckets are left out.
+ */
+std::string SlowdownCsv(const std::vector<ns3::FlowRecord>& flows);
 
 } // namespace aifabric
 

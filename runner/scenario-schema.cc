@@ -53,6 +53,48 @@ FormatNumber(double v)
 
 } // namespace
 
+/// The keys of a flow-traffic object (workload.flows, workload.background).
+#define FLOW_KEYS(prefix, what)                                                                    \
+    {prefix, Kind::OBJ, 0, 0, false, false, {}, what},                                             \
+        {prefix ".cdf",                                                                            \
+         Kind::STR,                                                                                \
+         0,                                                                                        \
+         4096,                                                                                     \
+         false,                                                                                    \
+         false,                                                                                    \
+         {},                                                                                       \
+         "flow sizes: websearch, fb-hadoop, or a file of 'bytes cumulative-percent' lines"},       \
+        {prefix ".load",                                                                           \
+         Kind::NUM,                                                                                \
+         0,                                                                                        \
+         1,                                                                                        \
+         true,                                                                                     \
+         false,                                                                                    \
+         {},                                                                                       \
+         "offered load per host, fraction of its line rate (Poisson arrivals)"},                   \
+        {prefix ".pattern",                                                                        \
+         Kind::ENUM,                                                                               \
+         0,                                                                                        \
+         0,                                                                                        \
+         false,                                                                                    \
+         false,                                                                                    \
+         {"uniform", "permutation"},                                                               \
+         "destinations: uniformly random, or a random permutation"},                               \
+        {prefix ".incast", Kind::OBJ, 0, 0, false, false, {}, "periodic N-to-1 bursts"},           \
+        {prefix ".incast.fanin",                                                                   \
+         Kind::INT,                                                                                \
+         0,                                                                                        \
+         65535,                                                                                    \
+         false,                                                                                    \
+         false,                                                                                    \
+         {},                                                                                       \
+         "senders per burst (0: no incast; below the number of hosts)"},                           \
+        {prefix ".incast.bytes", Kind::INT, 1, 1e12, false, false, {}, "bytes per sender"},        \
+    {                                                                                              \
+        prefix ".incast.period_us", Kind::NUM, 0, 1e9, false, false, {},                           \
+            "time between bursts, us (0: no incast)"                                               \
+    }
+
 const std::vector<KeySpec>&
 Schema()
 {
@@ -126,6 +168,15 @@ Schema()
          {},
          "probability a frame a host NIC receives is lost (data, ACKs, CNPs, TCP; not PFC)"},
         {"workload", Kind::OBJ, 0, 0, false, false, {}, "the training job"},
+        {"workload.kind",
+         Kind::ENUM,
+         0,
+         0,
+         false,
+         false,
+         {"collective", "flows"},
+         "collective: training steps of compute and a collective; flows: flow traffic "
+         "(workload.flows) with FCT slowdown, no GPUs' steps (RDMA fabrics)"},
         {"workload.steps", Kind::INT, 1, 100000, false, false, {}, "training steps"},
         {"workload.compute_ms", Kind::NUM, 0, 1e7, false, false, {}, "compute per step, ms"},
         {"workload.collective",
@@ -178,6 +229,18 @@ Schema()
          false,
          {},
          "gradient buckets overlapped with backward"},
+        FLOW_KEYS("workload.flows", "flow traffic, with workload.kind flows"),
+        {"workload.flows.duration_ms",
+         Kind::NUM,
+         0,
+         1e6,
+         true,
+         false,
+         {},
+         "flows arrive for this long, ms (the run ends when every flow has completed)"},
+        FLOW_KEYS("workload.background",
+                  "flow traffic beside the training job (workload.kind collective), for the "
+                  "whole run"),
         {"gpu", Kind::OBJ, 0, 0, false, false, {}, "the GPUs"},
         {"gpu.model",
          Kind::ENUM,
@@ -364,6 +427,20 @@ ClosestKey(const std::string& key, const std::vector<std::string>& candidates, s
 }
 
 json
+FlowsDefaults(bool withDuration)
+{
+    json j = {{"cdf", "websearch"},
+              {"load", 0.3},
+              {"pattern", "uniform"},
+              {"incast", {{"fanin", 0}, {"bytes", 500000}, {"period_us", 0}}}};
+    if (withDuration)
+    {
+        j["duration_ms"] = 10;
+    }
+    return j;
+}
+
+json
 DefaultScenario()
 {
     return json{
@@ -384,7 +461,9 @@ DefaultScenario()
         {"loss_recovery", "go-back-n"},
         {"faults", {{"drop_rate", 0.0}}},
         {"workload",
-         {{"steps", 3},
+         {{"kind", "collective"},
+          {"flows", FlowsDefaults(true)},
+          {"steps", 3},
           {"compute_ms", 82},
           {"collective", "allreduce"},
           {"algorithm", "auto"},

@@ -47,6 +47,9 @@ std::string Suggest(const std::string& path);
 /// ">= min and <= max" (or "> min", ...) of a numeric key.
 std::string Range(const KeySpec& k);
 
+/// The default keys of a flow-traffic object (workload.flows: with duration_ms).
+nlohmann::json FlowsDefaults(bool withDuration);
+
 /// "a, b, c"
 std::string Join(const std::vector<std::string>& v);
 

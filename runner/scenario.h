@@ -2,6 +2,8 @@
 #ifndef AI_FABRIC_SCENARIO_H
 #define AI_FABRIC_SCENARIO_H
 
+#include "ns3/flow-size-distribution.h"
+
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
@@ -18,6 +20,18 @@ class ScenarioError : public std::runtime_error
         : std::runtime_error(msg)
     {
     }
+};
+
+/// Flow traffic (workload.flows, or workload.background beside a training job).
+struct FlowsConfig
+{
+    std::string cdf{"websearch"}; //!< websearch, fb-hadoop, or a file of `bytes percent` lines
+    double load{0.3};             //!< fraction of each host's line rate
+    double durationMs{10};        //!< arrivals last this long (flows; background: the whole job)
+    std::string pattern{"uniform"};
+    uint32_t incastFanin{0};
+    uint64_t incastBytes{500000};
+    double incastPeriodUs{0};
 };
 
 /// One fully resolved run of a scenario (defaults + file + --set + one compare entry).
@@ -56,6 +70,10 @@ struct RunConfig
     double ibRxBufferKib{128};
     double ibFecnThresholdKib{16};
     bool sharp{false}; //!< infiniband.sharp: SHARP aggregation nodes in the switches
+    std::string workloadKind{"collective"}; //!< collective (a training job) or flows
+    FlowsConfig flows;                      //!< workload.flows (kind flows)
+    bool background{false};                 //!< workload.background is set (kind collective)
+    FlowsConfig backgroundFlows;            //!< workload.background
     std::vector<std::pair<std::string, std::string>> attributes;
     nlohmann::json resolved; //!< the run's full configuration as JSON
 
@@ -73,6 +91,12 @@ struct RunConfig
         return servers * gpusPerServer;
     }
 };
+
+/**
+ * The flow-size distribution a scenario's `cdf` names: a built-in one (websearch, fb-hadoop)
+ * or a file of `bytes cumulative-percent` lines. Throws ns3::FlowSizeDistribution::Error.
+ */
+ns3::FlowSizeDistribution LoadFlowSizes(const std::string& cdf);
 
 /// The JSON of every default value (what a scenario file overrides).
 nlohmann::json DefaultScenario();

@@ -24,6 +24,54 @@ StopWhenDone(uint32_t steps, const TrainingStepRecord& r)
     }
 }
 
+void
+StopNow()
+{
+    Simulator::Stop();
+}
+
+/// Record the egress queue (bytes, on its priority) each data frame finds at a switch port.
+void
+QueueFound(LatencyHistogram* hist, FabricNetDevice* port, const FabricFrame& f)
+{
+    if (f.kind == FabricFrame::DATA)
+    {
+        hist->Add(port->GetQueueBytes(f.priority));
+    }
+}
+
+void
+WatchSwitchQueues(Ptr<FabricTopology> topo, Ptr<LatencyHistogram> hist)
+{
+    for (uint32_t j = 0; j < topo->GetNSwitches(); ++j)
+    {
+        Ptr<FabricSwitch> sw = topo->GetSwitch(j);
+        for (uint16_t p = 0; p < sw->GetNPorts(); ++p)
+        {
+            Ptr<FabricNetDevice> d = sw->GetPort(p);
+            d->TraceConnectWithoutContext(
+                "Enqueue",
+                MakeBoundCallback(&QueueFound, PeekPointer(hist), PeekPointer(d)));
+        }
+    }
+}
+
+Ptr<FlowWorkload>
+BuildFlows(const FlowsConfig& f, Time duration, Ptr<FabricTopology> topo)
+{
+    Ptr<FlowWorkload> w = CreateObject<FlowWorkload>();
+    w->SetDistribution(LoadFlowSizes(f.cdf));
+    w->SetAttribute("Load", DoubleValue(f.load));
+    w->SetAttribute("Duration", TimeValue(duration));
+    w->SetAttribute("Pattern", StringValue(f.pattern == "permutation" ? "Permutation" : "Uniform"));
+    w->SetAttribute("IncastFanin", UintegerValue(f.incastFanin));
+    w->SetAttribute("IncastBytes", UintegerValue(f.incastBytes));
+    w->SetAttribute("IncastPeriod", TimeValue(NanoSeconds(int64_t(f.incastPeriodUs * 1e3))));
+    w->Install(topo);
+    w->AssignStreams(500000);
+    return w;
+}
+
 } // namespace
 
 Simulation
@@ -202,6 +250,26 @@ BuildSimulation(const RunConfig& c)
         r->SetRanks(topo->GetEndpoints());
         network = r;
     }
+    Simulation sim;
+    sim.topo = topo;
+    sim.nics = nics;
+    sim.network = network;
+    sim.latency = latency;
+    if (c.workloadKind == "flows" || c.background)
+    {
+        sim.flows =
+            BuildFlows(c.workloadKind == "flows" ? c.flows : c.backgroundFlows,
+                       c.workloadKind == "flows" ? NanoSeconds(int64_t(c.flows.durationMs * 1e6))
+                                                 : Seconds(c.maxSimSeconds),
+                       topo);
+        sim.flowQueue = Create<LatencyHistogram>();
+        WatchSwitchQueues(topo, sim.flowQueue);
+    }
+    if (c.workloadKind == "flows")
+    {
+        sim.flows->TraceConnectWithoutContext("Drained", MakeCallback(&StopNow));
+        return sim;
+    }
     Ptr<NvlinkTransport> nvlink;
     if (c.gpusPerServer > 1)
     {
@@ -241,13 +309,8 @@ BuildSimulation(const RunConfig& c)
     }
     job->Setup(topo->GetHosts(), c.gpusPerServer, network, nvlink);
     job->TraceConnectWithoutContext("StepDone", MakeBoundCallback(&StopWhenDone, c.steps));
-    Simulation sim;
-    sim.topo = topo;
-    sim.nics = nics;
-    sim.network = network;
     sim.nvlink = nvlink;
     sim.job = job;
-    sim.latency = latency;
     return sim;
 }
 

@@ -6,6 +6,7 @@
 
 #include "ns3/collective-transport.h"
 #include "ns3/fabric-topology.h"
+#include "ns3/flow-workload.h"
 #include "ns3/latency-histogram.h"
 #include "ns3/nvlink-transport.h"
 #include "ns3/rdma-nic.h"
@@ -23,15 +24,20 @@ struct Simulation
     std::vector<ns3::Ptr<ns3::RdmaNic>>
         nics; //!< one per GPU, then per aggregation node; none on TCP
     ns3::Ptr<ns3::CollectiveTransport> network;
-    ns3::Ptr<ns3::NvlinkTransport> nvlink; //!< null with one GPU per server
-    ns3::Ptr<ns3::TrainingJob> job;
-    ns3::Ptr<ns3::LatencyHistogram> latency; //!< one-way latency of data packets
+    ns3::Ptr<ns3::NvlinkTransport> nvlink;     //!< null with one GPU per server
+    ns3::Ptr<ns3::TrainingJob> job;            //!< null with workload.kind flows
+    ns3::Ptr<ns3::FlowWorkload> flows;         //!< workload.flows or workload.background, or null
+    ns3::Ptr<ns3::LatencyHistogram> flowQueue; //!< with flows: the switch egress queue (bytes)
+                                               //!< each data frame found on arrival
+    ns3::Ptr<ns3::LatencyHistogram> latency;   //!< one-way latency of data packets
 };
 
 /**
  * Set up one run from its configuration: ns-3 attribute defaults, seed and scheduler, then the
  * topology, the transport (RDMA NICs or kernel TCP with host costs), NVLink, the GPUs and the
- * training job, which stops the simulator after its last step. Throws ScenarioError on an
+ * training job, which stops the simulator after its last step; or, with workload.kind flows,
+ * the flow workload, which stops it once every flow has completed (workload.background adds
+ * one beside the job). Throws ScenarioError on an
  * invalid attribute value.
  */
 Simulation BuildSimulation(const RunConfig& c);

@@ -27,8 +27,8 @@ TEST(FlowSizeDistributionTest, SamplesInvertThePiecewiseLinearCdf)
     const FlowSizeDistribution ws = FlowSizeDistribution::Named("websearch");
     // Points of the CDF come back exactly; between two points sizes are interpolated.
     EXPECT_EQ(ws.Sample(0.15), 10000u);
-    EXPECT_EQ(ws.Sample(0.175), 15000u);  // half-way from (10 KB, 15%) to (20 KB, 20%)
-    EXPECT_EQ(ws.Sample(0.0), 1u);        // the first segment starts at 0 bytes: at least 1
+    EXPECT_EQ(ws.Sample(0.175), 15000u);    // half-way from (10 KB, 15%) to (20 KB, 20%)
+    EXPECT_EQ(ws.Sample(0.0), 1u);          // the first segment starts at 0 bytes: at least 1
     EXPECT_EQ(ws.Sample(0.985), 20000000u); // (10 MB, 97%) .. (30 MB, 100%)
     // The mean of the piecewise-linear distribution: each segment's midpoint, weighted.
     double mean = 0;
@@ -118,6 +118,7 @@ TEST_F(FabricTest, AFlowAloneTakesItsIdealFct)
         double fabricGbps;
         std::string cc;
     };
+
     for (const Case& k : {Case{100, 400, "ns3::RdmaNoCc"},
                           Case{100, 400, "ns3::RdmaDcqcn"},
                           Case{400, 400, "ns3::RdmaHpcc"},
@@ -155,18 +156,18 @@ TEST_F(FabricTest, AFlowAloneTakesItsIdealFct)
                 continue;
             }
             EXPECT_NEAR(double(fct), double(r.ideal.GetNanoSeconds()), double(hops))
-                << k.cc << ", hosts " << k.hostGbps << "G, fabric " << k.fabricGbps << "G: "
-                << r.bytes << " B to host " << r.dst;
+                << k.cc << ", hosts " << k.hostGbps << "G, fabric " << k.fabricGbps
+                << "G: " << r.bytes << " B to host " << r.dst;
         }
         // First principles for the big flow: beyond a 1-byte flow's fixed latencies, the
         // bottleneck's rate x payload / (payload + overhead).
         const FlowRecord& big = w->GetFlows()[flows[11]]; // 10 MB across the spines
-        const FlowRecord& tiny = w->GetFlows()[flows[1]];  // 1 B across the spines
+        const FlowRecord& tiny = w->GetFlows()[flows[1]]; // 1 B across the spines
         const double bps = std::min(k.hostGbps, k.fabricGbps) * 1e9;
-        const uint32_t wire = topo->GetHostNode(0)->GetObject<RdmaNic>()->GetDataWireBytes(
-            4096,
-            false,
-            k.cc == "ns3::RdmaHpcc");
+        const uint32_t wire =
+            topo->GetHostNode(0)->GetObject<RdmaNic>()->GetDataWireBytes(4096,
+                                                                         false,
+                                                                         k.cc == "ns3::RdmaHpcc");
         const double expected = 1e7 * 8 / bps * wire / 4096;
         EXPECT_NEAR((big.ideal - tiny.ideal).GetSeconds(), expected, expected * 2e-3);
         Simulator::Destroy();

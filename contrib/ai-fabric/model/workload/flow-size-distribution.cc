@@ -32,10 +32,10 @@ const std::vector<std::pair<double, double>> kWebSearch = {
 /// Facebook's Hadoop cluster (Roy et al., SIGCOMM 2015), as in the HPCC simulator's traffic
 /// generator (data/fb-hadoop.txt).
 const std::vector<std::pair<double, double>> kFbHadoop = {
-    {0, 0},          {100, 1},       {200, 2},        {300, 5},        {350, 15},
-    {400, 20},       {500, 30},      {600, 40},       {700, 50},       {1000, 60},
-    {2000, 67},      {7000, 70},     {30000, 72},     {50000, 82},     {80000, 87},
-    {120000, 90},    {300000, 95},   {1000000, 97.5}, {2000000, 99},   {10000000, 100},
+    {0, 0},       {100, 1},     {200, 2},        {300, 5},      {350, 15},
+    {400, 20},    {500, 30},    {600, 40},       {700, 50},     {1000, 60},
+    {2000, 67},   {7000, 70},   {30000, 72},     {50000, 82},   {80000, 87},
+    {120000, 90}, {300000, 95}, {1000000, 97.5}, {2000000, 99}, {10000000, 100},
 };
 
 std::string
@@ -58,8 +58,8 @@ FlowSizeDistribution::FlowSizeDistribution(std::vector<std::pair<double, double>
     for (size_t i = 0; i < m_points.size(); ++i)
     {
         const auto& [bytes, pct] = m_points[i];
-        const std::string where = "point " + std::to_string(i + 1) + " (" + Num(bytes) + " " +
-                                  Num(pct) + "): ";
+        const std::string where =
+            "point " + std::to_string(i + 1) + " (" + Num(bytes) + " " + Num(pct) + "): ";
         if (!std::isfinite(bytes) || !std::isfinite(pct) || bytes < 0 || pct < 0 || pct > 100)
         {
             throw Error(where + "bytes must be >= 0 and the percent in [0, 100]");
@@ -160,20 +160,19 @@ FlowSizeDistribution::Sample(double u) const
 {
     const double pct = std::clamp(u, 0.0, 1.0) * 100;
     // The first point whose percent is above pct ends the segment pct falls in.
-    auto it = std::upper_bound(m_points.begin(),
-                               m_points.end(),
-                               pct,
-                               [](double p, const std::pair<double, double>& pt) {
-                                   return p < pt.second;
-                               });
+    auto it = std::upper_bound(
+        m_points.begin(),
+        m_points.end(),
+        pct,
+        [](double p, const std::pair<double, double>& pt) { return p < pt.second; });
     if (it == m_points.end())
     {
         return static_cast<uint64_t>(std::max(1.0, std::round(m_points.back().first)));
     }
     const auto& hi = *it;
     const auto& lo = *(it - 1);
-    const double bytes = lo.first + (hi.first - lo.first) * (pct - lo.second) /
-                                        (hi.second - lo.second);
+    const double bytes =
+        lo.first + (hi.first - lo.first) * (pct - lo.second) / (hi.second - lo.second);
     return static_cast<uint64_t>(std::max(1.0, std::round(bytes)));
 }
 

@@ -309,8 +309,7 @@ FlowWorkload::Ideal(const Connection& c, uint64_t bytes) const
     const uint64_t packets = std::max<uint64_t>(1, (bytes + mtu - 1) / mtu);
     const uint32_t lastPayload = static_cast<uint32_t>(bytes - (packets - 1) * mtu);
     // The first packet carries the RETH; the middle ones are full; the last holds the rest.
-    const uint32_t first =
-        a->GetDataWireBytes(packets == 1 ? lastPayload : mtu, true, telemetry);
+    const uint32_t first = a->GetDataWireBytes(packets == 1 ? lastPayload : mtu, true, telemetry);
     uint64_t train = first;
     uint32_t last = first;
     if (packets > 1)

@@ -28,10 +28,10 @@ struct FlowRecord
     uint32_t src{0};
     uint32_t dst{0};
     uint64_t bytes{0};
-    Time start;          //!< posted at the sender
-    Time end;            //!< acknowledged in full at the sender (valid when `completed`)
-    Time ideal;          //!< the same flow alone on the idle fabric (FlowWorkload::IdealFct)
-    bool incast{false};  //!< part of a periodic incast burst (not a Poisson arrival)
+    Time start;         //!< posted at the sender
+    Time end;           //!< acknowledged in full at the sender (valid when `completed`)
+    Time ideal;         //!< the same flow alone on the idle fabric (FlowWorkload::IdealFct)
+    bool incast{false}; //!< part of a periodic incast burst (not a Poisson arrival)
     bool completed{false};
     bool failed{false}; //!< its queue pair exhausted its retries
 
