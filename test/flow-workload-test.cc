@@ -307,3 +307,72 @@ TEST(FlowWorkloadTest, SlowdownQuantilesBySizeAreNearestRank)
     ASSERT_EQ(all.size(), 1u);
     EXPECT_EQ(all[0].count, 102u);
 }
+
+namespace
+{
+
+/// Last FCT of a permutation of 32 MiB flows on the 128-host 3-tier fat-tree (k = 8) at 400G,
+/// every host starting at once, with `cc` (and `preset` for DCQCN).
+Time
+PermutationLastFct(const std::string& cc, const std::string& preset)
+{
+    if (preset == "production")
+    {
+        // The HPCC simulator's production marking, as the runner sets it (100 / 400 KB x
+        // 400/25, Pmax 0.2).
+        Config::SetDefault("ns3::SwitchBufferManager::EcnKmin", UintegerValue(1600000));
+        Config::SetDefault("ns3::SwitchBufferManager::EcnKmax", UintegerValue(6400000));
+        Config::SetDefault("ns3::SwitchBufferManager::EcnPmax", DoubleValue(0.2));
+    }
+    Ptr<FatTreeHelper> ft = CreateObject<FatTreeHelper>();
+    ft->SetAttribute("Tiers", UintegerValue(3));
+    ft->SetAttribute("K", UintegerValue(8));
+    ft->SetAttribute("Servers", UintegerValue(128));
+    ft->SetAttribute("GpusPerServer", UintegerValue(1));
+    ft->SetAttribute("LinkRate", DataRateValue(DataRate("400Gbps")));
+    Ptr<FabricTopology> topo = ft->Build();
+    RdmaHelper rdma;
+    rdma.SetCongestionControl(cc);
+    if (!preset.empty())
+    {
+        rdma.SetCongestionControlAttribute("Preset", StringValue(preset));
+    }
+    rdma.Install(topo);
+    Ptr<FlowWorkload> w = CreateObject<FlowWorkload>();
+    w->Install(topo);
+    // The derangement host i -> (i + 64) mod 128: every flow crosses the core.
+    for (uint32_t i = 0; i < 128; ++i)
+    {
+        w->StartFlow(i, (i + 64) % 128, 32 << 20);
+    }
+    Simulator::Run();
+    EXPECT_EQ(w->GetNCompleted(), 128u) << cc << " " << preset;
+    Time last(0);
+    for (const FlowRecord& r : w->GetFlows())
+    {
+        last = std::max(last, r.end);
+    }
+    Simulator::Destroy();
+    Config::Reset();
+    Config::SetDefault("ns3::TrainingJob::ProtocolLatency", BooleanValue(false));
+    return last;
+}
+
+} // namespace
+
+// The production DCQCN preset at 400G: a permutation's last flow within 1.5x of no congestion
+// control (ECMP collisions make both longer than the 0.69 ms a flow alone takes: 32 MiB at
+// 400G x 4096/4178), where the paper preset's 5 KB / 200 KB marking and 55 us timers slow it
+// down far more.
+TEST_F(FabricTest, ProductionDcqcnKeepsThePermutationNearNoCc)
+{
+    const Time none = PermutationLastFct("ns3::RdmaNoCc", "");
+    const Time production = PermutationLastFct("ns3::RdmaDcqcn", "production");
+    const Time paper = PermutationLastFct("ns3::RdmaDcqcn", "paper");
+    std::cout << "128-host permutation, 32 MiB at 400G, last flow: no CC " << none.GetMicroSeconds()
+              << " us, DCQCN production " << production.GetMicroSeconds() << " us, DCQCN paper "
+              << paper.GetMicroSeconds() << " us\n";
+    EXPECT_GT(none.GetSeconds(), 32.0 * 1048576 * 8 / 400e9 * 4178 / 4096);
+    EXPECT_LE(production.GetSeconds(), 1.5 * none.GetSeconds());
+    EXPECT_GT(paper.GetSeconds(), production.GetSeconds());
+}

@@ -248,6 +248,55 @@ TEST_F(FabricTest, DcqcnReactionPointArithmetic)
     pr->Stop();
 }
 
+// The production preset keeps the target rate through one congestion episode (the HPCC
+// simulator's CLAMP_TARGET_RATE 0): cuts with no increase in between leave it; a cut after an
+// increase sets it to the current rate. The paper preset clamps on every cut.
+TEST_F(FabricTest, ProductionDcqcnClampsItsTargetOnlyAfterAnIncrease)
+{
+    RdmaHelper rdma;
+    rdma.SetCongestionControl("ns3::RdmaNoCc");
+    TwoHosts h(rdma);
+    Ptr<RdmaDcqcn> pr = CreateObject<RdmaDcqcn>();
+    pr->SetAttribute("Preset", StringValue("production"));
+    pr->Init(h.qa);
+    h.qa->PostWrite(1ULL << 30);
+    const uint64_t line = 400000000000ULL;
+    pr->CnpReceived(h.qa); // alpha 1: 200G, the target stays at the line rate
+    EXPECT_EQ(h.qa->GetRate().GetBitRate(), line / 2);
+    EXPECT_EQ(pr->GetTargetRate().GetBitRate(), line);
+    uint64_t rate5 = 0;
+    uint64_t target5 = 0;
+    uint64_t before306 = 0;
+    uint64_t target306 = 0;
+    // 5 us: past the 4 us decrease monitor, no increase since: the rate is cut again, the
+    // target stays.
+    Simulator::Schedule(MicroSeconds(5), [&] {
+        pr->CnpReceived(h.qa);
+        rate5 = h.qa->GetRate().GetBitRate();
+        target5 = pr->GetTargetRate().GetBitRate();
+    });
+    // 305 us: the increase timer (restarted at 5 us) moves the rate; 306 us: a cut after that
+    // increase takes the target to the rate it cuts from.
+    Simulator::Schedule(MicroSeconds(306), [&] {
+        before306 = h.qa->GetRate().GetBitRate();
+        pr->CnpReceived(h.qa);
+        target306 = pr->GetTargetRate().GetBitRate();
+    });
+    Simulator::Stop(MicroSeconds(307));
+    Simulator::Run();
+    EXPECT_LT(rate5, line / 2);
+    EXPECT_EQ(target5, line);
+    EXPECT_GT(before306, rate5);
+    EXPECT_EQ(target306, before306);
+    pr->Stop();
+    // The paper preset clamps on every cut.
+    Ptr<RdmaDcqcn> paper = CreateObject<RdmaDcqcn>();
+    EXPECT_TRUE(paper->GetParams().clampTargetAlways);
+    EXPECT_FALSE(pr->GetParams().clampTargetAlways);
+    paper->SetAttribute("ClampTargetRate", UintegerValue(2));
+    EXPECT_FALSE(paper->GetParams().clampTargetAlways) << "explicit values override presets";
+}
+
 class LossyRecoveryTest : public FabricTest
 {
   protected:

@@ -82,14 +82,14 @@ TEST(RunnerFlowsTest, BackgroundFlowsRunBesideTheTrainingJob)
 {
     const fs::path dir = ScratchDir("aif-background");
     const fs::path out = dir / "out";
-    const Result r = Runner(
-        WriteFile(dir / "s.json",
-                  R"({"topology": {"kind": "star", "servers": 4, "gpus_per_server": 2},
+    const Result r =
+        Runner(WriteFile(dir / "s.json",
+                         R"({"topology": {"kind": "star", "servers": 4, "gpus_per_server": 2},
                       "workload": {"steps": 2, "compute_ms": 0.2, "bytes": 1048576,
                                    "algorithm": "ring",
                                    "background": {"cdf": "websearch", "load": 0.2}}})")
-                .string() +
-        " --out " + out.string());
+                   .string() +
+               " --out " + out.string());
     ASSERT_EQ(r.status, 0) << r.err;
     const json s = json::parse(ReadFile(out / "summary.json"))["runs"][0];
     EXPECT_EQ(s["steps_completed"], 2);
@@ -140,10 +140,10 @@ INSTANTIATE_TEST_SUITE_P(
         BadFlows{"unknownCdf",
                  "--set workload.flows.cdf=webserch",
                  "workload.flows.cdf: 'webserch' is neither websearch, fb-hadoop nor a file"},
-        BadFlows{"badCdfFile",
-                 "--set workload.flows.cdf={dir}/bad.txt",
-                 "bytes must not decrease"},
-        BadFlows{"load", "--set workload.flows.load=0", "workload.flows.load: must be a number > 0"},
+        BadFlows{"badCdfFile", "--set workload.flows.cdf={dir}/bad.txt", "bytes must not decrease"},
+        BadFlows{"load",
+                 "--set workload.flows.load=0",
+                 "workload.flows.load: must be a number > 0"},
         BadFlows{"tcp", "--set fabric=tcp", "workload.kind: flow traffic runs on RDMA"},
         BadFlows{"fanin",
                  "--set workload.flows.incast.fanin=8",
@@ -151,7 +151,9 @@ INSTANTIATE_TEST_SUITE_P(
         BadFlows{"incastHalf",
                  "--set workload.flows.incast.period_us=0",
                  "workload.flows.incast: fanin and period_us must both be > 0"},
-        BadFlows{"pattern", "--set workload.flows.pattern=all", "workload.flows.pattern: must be one of"},
+        BadFlows{"pattern",
+                 "--set workload.flows.pattern=all",
+                 "workload.flows.pattern: must be one of"},
         BadFlows{"backgroundWithFlows",
                  "--set workload.background.load=0.1",
                  "workload.background: flow traffic beside a training job needs workload.kind "

@@ -36,6 +36,14 @@ RdmaDcqcn::GetTypeId()
                           StringValue("paper"),
                           MakeStringAccessor(&RdmaDcqcn::m_preset),
                           MakeStringChecker())
+            .AddAttribute("ClampTargetRate",
+                          "On a rate cut, the target rate takes the current rate: 0 = preset "
+                          "(paper, nvidia: always; production: only after an increase since "
+                          "the last cut, the HPCC simulator's CLAMP_TARGET_RATE 0), 1 = always, "
+                          "2 = only after an increase.",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&RdmaDcqcn::m_clampTarget),
+                          MakeUintegerChecker<uint32_t>(0, 2))
             .AddAttribute("G",
                           "Alpha gain g (0 = preset: 1/256 paper, 1019/1024-complement nvidia).",
                           DoubleValue(0),
@@ -147,6 +155,7 @@ RdmaDcqcn::GetParams(DataRate lineRate) const
         p.minRate = DataRate("100Mbps");
         p.maxDecrease = 1.0;
         p.initialAlpha = 1.0;
+        p.clampTargetAlways = false;
     }
     else
     {
@@ -208,6 +217,10 @@ RdmaDcqcn::GetParams(DataRate lineRate) const
     if (m_initialAlpha > 0)
     {
         p.initialAlpha = m_initialAlpha;
+    }
+    if (m_clampTarget > 0)
+    {
+        p.clampTargetAlways = m_clampTarget == 1;
     }
     return p;
 }
@@ -281,7 +294,10 @@ RdmaDcqcn::CnpReceived(Ptr<RdmaQueuePair> qp)
     m_lastDecreaseStep = now;
     const double rc = double(qp->GetRate().GetBitRate());
     const double cut = std::min(m_alpha.Get() / 2.0, m_p.maxDecrease);
-    m_targetBps = static_cast<uint64_t>(rc);
+    if (m_p.clampTargetAlways || m_timerStage != 0 || m_byteStage != 0)
+    {
+        m_targetBps = static_cast<uint64_t>(rc);
+    }
     const double next = std::max(rc * (1.0 - cut), double(m_p.minRate.GetBitRate()));
     qp->SetRate(DataRate(static_cast<uint64_t>(next)));
     m_timerStage = 0;
@@ -369,6 +385,14 @@ RdmaDcqcn::PacketSent(Ptr<RdmaQueuePair> qp, uint32_t wireBytes)
     }
 }
 
+uint32_t
+RdmaDcqcn::LowStage() const
+{
+    // Without a byte counter (the production preset) the timer alone moves the stages, as in
+    // the HPCC simulator: fast recovery, then additive, then hyper increase.
+    return m_p.byteCounter == kNoByteCounter ? m_timerStage : std::min(m_timerStage, m_byteStage);
+}
+
 void
 RdmaDcqcn::Increase()
 {
@@ -377,7 +401,7 @@ RdmaDcqcn::Increase()
     const double rc = double(m_qp->GetRate().GetBitRate());
     const uint32_t f = m_p.fastRecoverySteps;
     const uint32_t hi = std::max(m_timerStage, m_byteStage);
-    const uint32_t lo = std::min(m_timerStage, m_byteStage);
+    const uint32_t lo = LowStage();
     if (hi < f)
     {
         // fast recovery: move halfway back to the target

@@ -69,6 +69,10 @@ class RdmaDcqcn : public RdmaCongestionOps
         DataRate minRate;
         double maxDecrease{1.0};
         double initialAlpha{1.0};
+        /// On a cut, set the target rate to the current rate always (the DCQCN paper), or only
+        /// if the rate increased since the last cut (the HPCC simulator's CLAMP_TARGET_RATE 0:
+        /// within one congestion episode the target remembers the rate before it).
+        bool clampTargetAlways{true};
     };
 
     /**
@@ -78,6 +82,9 @@ class RdmaDcqcn : public RdmaCongestionOps
     Params GetParams(DataRate lineRate = DataRate(0)) const;
 
   private:
+    /// The increase stage of a step: the smaller of the timer's and the byte counter's
+    /// stages, or the timer's alone when there is no byte counter.
+    uint32_t LowStage() const;
     void AlphaTimer();
     void IncreaseTimer();
     void Increase();
@@ -95,6 +102,7 @@ class RdmaDcqcn : public RdmaCongestionOps
     DataRate m_rai{0};
     DataRate m_rhai{0};
     DataRate m_minRate{0};
+    uint32_t m_clampTarget{0};
     double m_maxDecrease{0};
     double m_initialAlpha{0};
 
