@@ -5,7 +5,8 @@
 // time, CPU time, delivered data packets, packets/s, events/s, events per delivered packet,
 // CPU ns per packet-hop and peak RSS. Events are scheduled by ns3::TimingWheelScheduler.
 //
-// Usage: rdma-bench [--mib=N] (MiB per sender, default 16)
+// Usage: rdma-bench [--mib=N] (MiB per sender, default 16) [--cc=dcqcn|hpcc|none]
+// (hpcc: in-band telemetry on every data packet and an ACK per packet, as the runner sets it)
 #include "bench-util.h"
 
 #include "ns3/ai-fabric-module.h"
@@ -86,12 +87,26 @@ Report(const char* name,
                 (unsigned long long)retx);
 }
 
+std::string g_cc = "dcqcn";
+
 RdmaHelper
 Rdma()
 {
     RdmaHelper rdma;
-    rdma.SetCongestionControlAttribute("Preset", StringValue("paper"));
-    rdma.SetNicAttribute("CnpInterval", TimeValue(MicroSeconds(50)));
+    if (g_cc == "hpcc")
+    {
+        rdma.SetCongestionControl("ns3::RdmaHpcc");
+        rdma.SetNicAttribute("AckInterval", TimeValue(Time(0)));
+    }
+    else if (g_cc == "none")
+    {
+        rdma.SetCongestionControl("ns3::RdmaNoCc");
+    }
+    else
+    {
+        rdma.SetCongestionControlAttribute("Preset", StringValue("paper"));
+        rdma.SetNicAttribute("CnpInterval", TimeValue(MicroSeconds(50)));
+    }
     return rdma;
 }
 
@@ -103,11 +118,21 @@ main(int argc, char** argv)
     uint32_t mib = 16;
     CommandLine cmd(__FILE__);
     cmd.AddValue("mib", "MiB per sender", mib);
+    cmd.AddValue("cc", "congestion control: dcqcn (paper preset), hpcc (telemetry), none", g_cc);
     cmd.Parse(argc, argv);
+    if (g_cc != "dcqcn" && g_cc != "hpcc" && g_cc != "none")
+    {
+        std::fprintf(stderr,
+                     "rdma-bench: --cc must be dcqcn, hpcc or none (got %s)\n",
+                     g_cc.c_str());
+        return 2;
+    }
     ObjectFactory sched;
     sched.SetTypeId("ns3::TimingWheelScheduler");
-    std::printf("RoCEv2 at 400 Gb/s, path MTU 4096, PFC + DCQCN (paper preset, CNP every 50 us), "
-                "%u MiB per sender\n",
+    std::printf("RoCEv2 at 400 Gb/s, path MTU 4096, PFC + %s, %u MiB per sender\n",
+                g_cc == "hpcc"   ? "HPCC (in-band telemetry, an ACK per packet)"
+                : g_cc == "none" ? "no congestion control"
+                                 : "DCQCN (paper preset, CNP every 50 us)",
                 mib);
     {
         Simulator::SetScheduler(sched);
