@@ -3,6 +3,7 @@
 #define FLOW_SIZE_DISTRIBUTION_H
 
 #include <cstdint>
+#include <exception>
 #include <string>
 #include <utility>
 #include <vector>
