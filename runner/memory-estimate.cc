@@ -205,14 +205,40 @@ EstimateMemory(const RunConfig& r)
         r.algorithm == "ring" && (r.collective == "allreduce" || r.collective == "reducescatter" ||
                                   r.collective == "allgather");
     // A ring runs lazily: per channel and rank its order, NIC and first-step tokens.
-    const double ringBytes =
-        lazyRing ? double(r.channels) * r.buckets * n * (8.0 + 8.0 * r.chunks) : 0.0;
+    double ringBytes = lazyRing ? double(r.channels) * r.buckets * n * (8.0 + 8.0 * r.chunks) : 0.0;
     const bool pipelined = IsPipelined(r.algorithm) && r.collective != "alltoall" &&
                            r.collective != "broadcast" && r.collective != "sendrecv";
     e.transfers = lazyRing    ? 0
                   : pipelined ? static_cast<uint64_t>(PipelinedTransfers(r, n, g))
                               : static_cast<uint64_t>(perChannel * copies);
     e.connections = static_cast<uint64_t>(Connections(r, n, g));
+    if (r.workloadKind == "flows")
+    {
+        e.transfers = 0; // no training job
+        e.connections = 0;
+        ringBytes = 0;
+    }
+    // Flow traffic: a connection (two queue pairs) per flow running at once on a pair of
+    // hosts, at most one per flow and per ordered pair; the expected number of flows is the
+    // Poisson rate x hosts x duration, plus the incast bursts'. Background flows last as long
+    // as the job, taken as twice its compute time (the run's time cap at most).
+    const double jobSeconds = std::min(r.maxSimSeconds, 2e-3 * r.steps * r.computeMs + 0.01);
+    for (const auto& [on, f, seconds] :
+         {std::make_tuple(r.workloadKind == "flows", r.flows, r.flows.durationMs / 1e3),
+          std::make_tuple(r.background, r.backgroundFlows, jobSeconds)})
+    {
+        if (!on)
+        {
+            continue;
+        }
+        const double mean = LoadFlowSizes(f.cdf).GetMean();
+        double flows = f.load * r.linkGbps * 1e9 / (8 * mean) * n * seconds;
+        if (f.incastPeriodUs > 0)
+        {
+            flows += seconds / (f.incastPeriodUs * 1e-6) * f.incastFanin;
+        }
+        e.connections += static_cast<uint64_t>(std::min(flows, n * (n - 1)));
+    }
     e.bytes = kBaseBytes + kBytesPerHost * double(e.hosts) +
               kBytesPerConnection * double(e.connections) +
               kBytesPerSwitchPort * double(e.switchPorts) + kBytesPerRoute * double(e.routes) +

@@ -72,6 +72,23 @@ Sampler::Sample()
             {
                 eta = Num(wall / double(done) * double(steps - done), 3) + " s";
             }
+            if (!job && flows)
+            {
+                std::fprintf(stderr,
+                             "\r[%zu/%zu %s] sim %.3f ms | flows %llu of %zu done | %.2f M "
+                             "events/s   ",
+                             index + 1,
+                             total,
+                             name.c_str(),
+                             Simulator::Now().GetSeconds() * 1e3,
+                             static_cast<unsigned long long>(flows->GetNCompleted()),
+                             flows->GetFlows().size(),
+                             double(ev - lastEvents) / since / 1e6);
+                lastEvents = ev;
+                lastPrint = now;
+                Simulator::Schedule(period, &Sampler::Sample, this);
+                return;
+            }
             std::fprintf(stderr,
                          "\r[%zu/%zu %s] sim %.3f ms | step %zu/%u | %.2f M events/s | ETA %s   ",
                          index + 1,

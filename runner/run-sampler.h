@@ -3,6 +3,7 @@
 #define AI_FABRIC_RUN_SAMPLER_H
 
 #include "ns3/fabric-topology.h"
+#include "ns3/flow-workload.h"
 #include "ns3/nstime.h"
 #include "ns3/rdma-nic.h"
 #include "ns3/training-job.h"
@@ -34,6 +35,7 @@ struct Sampler
     size_t index{0};
     size_t total{1};
     std::string name;
+    ns3::Ptr<ns3::FlowWorkload> flows; //!< with a flow workload (progress shows its flows)
     ns3::Ptr<ns3::TrainingJob> job;
     uint32_t steps{1};
     std::chrono::steady_clock::time_point wall0;

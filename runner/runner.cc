@@ -35,6 +35,7 @@ ExecuteRun(const RunConfig& c, bool progress, size_t index, size_t total)
     sampler.total = total;
     sampler.name = c.name;
     sampler.job = job;
+    sampler.flows = sim.flows;
     sampler.steps = c.steps;
     sampler.queue << "time_us,max_port_queue_bytes,total_queue_bytes,pfc_frames_in_interval\n";
     sampler.rate << "time_us,qpn,rate_gbps\n";
