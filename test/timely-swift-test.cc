@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
-// TIMELY (RdmaTimely): its control law against updates computed by hand, and its behaviour at
-// packet level (flows sharing a 400G bottleneck, 16->1 incast).
+// TIMELY (RdmaTimely) and Swift (RdmaSwift): their control laws against updates computed by
+// hand, and their behaviour at packet level (two flows sharing a 400G bottleneck, 16->1 incast,
+// Swift's sub-packet window).
 #include "test-util.h"
 
 #include <algorithm>
@@ -23,6 +24,14 @@ Ack(double rttUs, uint32_t packets = 1, uint8_t hops = 0)
     a.rtt = NanoSeconds(static_cast<int64_t>(std::llround(rttUs * 1000)));
     a.hops = hops;
     return a;
+}
+
+/// Advance the simulator clock to `t` (the hand-driven queue pairs send nothing).
+void
+RunUntil(Time t)
+{
+    Simulator::Stop(t - Simulator::Now());
+    Simulator::Run();
 }
 
 } // namespace
@@ -119,6 +128,95 @@ TEST_F(FabricTest, TimelyUpdatesOncePerSegmentWhenAsked)
     EXPECT_NEAR(cc->GetRateBps(), 240e9, 1.0);
 }
 
+TEST_F(FabricTest, SwiftControlLawMatchesUpdatesComputedByHand)
+{
+    RdmaHelper rdma;
+    rdma.SetCongestionControl("ns3::RdmaNoCc");
+    TwoHosts h(rdma); // a 400 Gb/s queue pair, PathMtu 4096, driven by hand
+    Ptr<RdmaSwift> cc = CreateObject<RdmaSwift>();
+    // Target = 10 us + hops x 1 us + fs; FsRange 9 us over [1, 100] packets:
+    // a = 9 / (1/1 - 1/10) = 10 us, b = -a / 10 = -1 us, fs(cwnd) = 10 us / sqrt(cwnd) - 1 us.
+    cc->SetAttribute("BaseTarget", TimeValue(MicroSeconds(10)));
+    cc->SetAttribute("PerHopTarget", TimeValue(MicroSeconds(1)));
+    cc->SetAttribute("FsRange", TimeValue(MicroSeconds(9)));
+    cc->SetAttribute("FsMinCwnd", DoubleValue(1));
+    cc->SetAttribute("FsMaxCwnd", DoubleValue(100));
+    cc->SetAttribute("InitialCwnd", DoubleValue(16));
+    cc->SetAttribute("MaxCwnd", DoubleValue(50));
+    cc->Init(h.qa);
+    const uint64_t line = 400000000000ULL;
+    const double wire = h.qa->GetNic()->GetMaxPacketWireBytes(); // 4198 B
+    EXPECT_EQ(h.qa->GetWindow(), 16u * 4096);
+    EXPECT_EQ(h.qa->GetRate().GetBitRate(), line);
+    // 1 (t = 0): an ACK of 144 packets, RTT 10 us, 2 switches: target = 10 + 2 + (10/4 - 1) =
+    // 13.5 us > 10: additive increase above one packet, cwnd = 16 + 1 x 144 / 16 = 25.
+    cc->AckReceived(h.qa, Ack(10, 144, 2));
+    EXPECT_EQ(cc->GetTargetDelay(), NanoSeconds(13500));
+    EXPECT_DOUBLE_EQ(cc->GetCwnd(), 25);
+    EXPECT_EQ(h.qa->GetWindow(), 25u * 4096);
+    // 2 (t = 1 us): RTT 26 us, target = 12 + (10/5 - 1) = 13 us: multiplicative decrease by
+    // max(1 - 0.8 x (26 - 13) / 26, 1 - 0.5) = max(0.6, 0.5): cwnd = 25 x 0.6 = 15.
+    RunUntil(MicroSeconds(1));
+    cc->AckReceived(h.qa, Ack(26, 1, 2));
+    EXPECT_EQ(cc->GetTargetDelay(), NanoSeconds(13000));
+    EXPECT_DOUBLE_EQ(cc->GetCwnd(), 15);
+    EXPECT_EQ(h.qa->GetWindow(), 15u * 4096);
+    // 3 (t = 10 us): RTT 100 us above target, but the last decrease was 9 us < 100 us ago:
+    // at most once per round trip, no change.
+    RunUntil(MicroSeconds(10));
+    cc->AckReceived(h.qa, Ack(100, 1, 2));
+    EXPECT_DOUBLE_EQ(cc->GetCwnd(), 15);
+    // 4 (t = 200 us): 199 us later: decrease 1 - 0.8 x (100 - 13.58) / 100 = 0.309 is capped
+    // by MaxMdf: x 0.5, cwnd = 7.5.
+    RunUntil(MicroSeconds(200));
+    cc->AckReceived(h.qa, Ack(100, 1, 2));
+    EXPECT_NEAR(cc->GetTargetDelay().GetSeconds(), 12e-6 + 10e-6 / std::sqrt(15) - 1e-6, 0.5e-9)
+        << "targets are Times, rounded to the nanosecond";
+    EXPECT_DOUBLE_EQ(cc->GetCwnd(), 7.5);
+    EXPECT_EQ(h.qa->GetWindow(), 30720u);
+    // 5 (t = 400 us): a NAK (loss: fast recovery), one round trip (100 us) after the last
+    // decrease: x (1 - MaxMdf), cwnd = 3.75.
+    RunUntil(MicroSeconds(400));
+    RdmaAck nak;
+    nak.nak = true;
+    nak.ackedPsn = 1;
+    cc->AckReceived(h.qa, nak);
+    EXPECT_DOUBLE_EQ(cc->GetCwnd(), 3.75);
+    // 6, 7 (t = 600, 800 us): retransmission timeouts 1 and 2: x 0.5 each -> 0.9375, below one
+    // packet: window 1 byte (one packet in flight) and the rate paces one full packet per
+    // RTT / cwnd: 0.9375 x 4198 B x 8 / 100 us = 314.85 Mb/s.
+    RunUntil(MicroSeconds(600));
+    cc->Timeout(h.qa);
+    EXPECT_DOUBLE_EQ(cc->GetCwnd(), 1.875);
+    RunUntil(MicroSeconds(800));
+    cc->Timeout(h.qa);
+    EXPECT_DOUBLE_EQ(cc->GetCwnd(), 0.9375);
+    EXPECT_EQ(h.qa->GetWindow(), 1u);
+    EXPECT_EQ(h.qa->GetRate().GetBitRate(), static_cast<uint64_t>(0.9375 * wire * 8 / 100e-6));
+    // 8 (t = 810 us): an ACK of one packet, RTT 10 us < target 12 + 9 (fs clamped at FsRange):
+    // additive increase below one packet, cwnd = 0.9375 + 1 x 1 = 1.9375 (not + 1/cwnd): window
+    // mode again at line rate, window 1.9375 x 4096 = 7936 B. The ACK resets the timeout count.
+    RunUntil(MicroSeconds(810));
+    cc->AckReceived(h.qa, Ack(10, 1, 2));
+    EXPECT_EQ(cc->GetTargetDelay(), MicroSeconds(21));
+    EXPECT_DOUBLE_EQ(cc->GetCwnd(), 1.9375);
+    EXPECT_EQ(h.qa->GetWindow(), 7936u);
+    EXPECT_EQ(h.qa->GetRate().GetBitRate(), line);
+    // 9..13: five timeouts in a row: at 1000 and 1010 us (>= one 10 us RTT apart) x 0.5 each;
+    // at 1015 us only 5 us after the last decrease: no change; at 1030 us x 0.5 = 0.2421875;
+    // the fifth (RetxResetThreshold) sets MinCwnd 0.001: one packet per 10 us / 0.001 = 10 ms.
+    for (double t : {1000.0, 1010.0, 1015.0, 1030.0})
+    {
+        RunUntil(NanoSeconds(static_cast<int64_t>(t * 1000)));
+        cc->Timeout(h.qa);
+    }
+    EXPECT_DOUBLE_EQ(cc->GetCwnd(), 0.2421875);
+    RunUntil(MicroSeconds(1040));
+    cc->Timeout(h.qa);
+    EXPECT_DOUBLE_EQ(cc->GetCwnd(), 0.001);
+    EXPECT_EQ(h.qa->GetRate().GetBitRate(), static_cast<uint64_t>(0.001 * wire * 8 / 10e-6));
+}
+
 namespace
 {
 
@@ -159,10 +257,12 @@ struct Window
 {
     Time from;
     Time to;
-    std::vector<double> goodputBps; //!< per flow that started before `from`
-    uint64_t pauses{0};             //!< PFC frames sent by the switch in the window
-    std::vector<double> queueBytes; //!< the bottleneck queue, sampled every 200 ns
-    double maxRateBps{0};           //!< the largest rate of those flows at the end
+    std::vector<double> goodputBps;     //!< per flow that started before `from`
+    uint64_t pauses{0};                 //!< PFC frames sent by the switch in the window
+    std::vector<double> queueBytes;     //!< the bottleneck queue, sampled every 200 ns
+    std::vector<double> delayPerTarget; //!< Swift: every RTT sample / its target delay
+    std::vector<double> targets;        //!< Swift: the target delays (s)
+    double maxRateBps{0};               //!< the largest rate of those flows at the end
 
     double Sum() const
     {
@@ -202,6 +302,24 @@ RunFlows(RdmaHelper& rdma,
         }
         return p;
     };
+    for (auto& f : flows)
+    {
+        if (Ptr<RdmaSwift> s = DynamicCast<RdmaSwift>(f.first->GetCongestionOps()))
+        {
+            s->TraceConnectWithoutContext(
+                "Delay",
+                MakeCallback(+[](std::vector<Window>* o, Time d, Time t) {
+                    for (Window& w : *o)
+                    {
+                        if (Simulator::Now() >= w.from && Simulator::Now() < w.to)
+                        {
+                            w.delayPerTarget.push_back(d.GetSeconds() / t.GetSeconds());
+                            w.targets.push_back(t.GetSeconds());
+                        }
+                    }
+                }).Bind(&out));
+        }
+    }
     // Snapshots (bytes received per flow, pause count) at each window's edges.
     std::vector<std::vector<uint64_t>> rx0(windows.size());
     std::vector<uint64_t> p0(windows.size());
@@ -254,6 +372,11 @@ operator<<(std::ostream& os, const Window& w)
     }
     os << " Gb/s, Jain " << Jain(w.goodputBps) << ", queue p50 " << Quantile(w.queueBytes, 0.5)
        << " B p99 " << Quantile(w.queueBytes, 0.99) << " B, pauses " << w.pauses;
+    if (!w.delayPerTarget.empty())
+    {
+        os << ", delay/target p10 " << Quantile(w.delayPerTarget, 0.1) << " p50 "
+           << Quantile(w.delayPerTarget, 0.5) << " p90 " << Quantile(w.delayPerTarget, 0.9);
+    }
     return os;
 }
 
@@ -307,34 +430,137 @@ TEST_F(FabricTest, TimelyAtItsPublishedThresholdsLeavesA400GBottleneckToPfc)
     EXPECT_GT(m.Sum(), 0.9 * kGoodputBps);
 }
 
-// 16 -> 1 incast of 4 MiB WRITEs on a 400G star: every flow completes, nothing is lost.
-TEST_F(FabricTest, TimelyCompletesA16To1Incast)
+TEST_F(FabricTest, SwiftFlowsConvergeAndHoldTheDelayTarget)
 {
-    Ptr<FabricTopology> topo = BuildStar(17);
-    topo->AssignStreams(1);
     RdmaHelper rdma;
-    rdma.SetCongestionControl("ns3::RdmaTimely");
+    rdma.SetCongestionControl("ns3::RdmaSwift");
+    const std::vector<Window> w = RunFlows(rdma, 256 << 20, kStarts, kWindows);
+    for (const Window& m : w)
+    {
+        std::cout << "Swift " << m << "\n";
+        EXPECT_GE(Jain(m.goodputBps), 0.95) << m;
+        EXPECT_GT(m.Sum(), 0.9 * kGoodputBps) << "bottleneck used: " << m;
+        EXPECT_EQ(m.pauses, 0u) << m;
+        // AIMD around the target (2 + 1 x 1.5 us + fs, fs < 0.2 us at these windows): each
+        // round trip every window grows by Ai = 1 packet and a decrease follows at most a
+        // round trip later, so the queue swings by a few packets (84 ns each at 400G) around
+        // the target, and the one-packet overshoot of each window adds one more per flow:
+        // within 20% of 3.6 us.
+        ASSERT_GT(m.delayPerTarget.size(), 1000u);
+        // The targets count the one switch on the path (from the ACKs' TTL): 2 + 1.5 us, plus
+        // flow scaling fs = a/sqrt(cwnd) + b, a = 5 us / (1/sqrt(0.1) - 1/sqrt(100)) = 1.633 us,
+        // b = -0.163 us: 0.08..0.31 us for windows of 44 (line rate at the target) down to 12
+        // packets (a third of it, after a decrease).
+        EXPECT_GE(Quantile(m.targets, 0), 3.5e-6 + 0.08e-6) << m;
+        EXPECT_LE(Quantile(m.targets, 1), 3.5e-6 + 0.31e-6) << m;
+        EXPECT_GT(Quantile(m.delayPerTarget, 0.1), 0.8) << m;
+        EXPECT_LT(Quantile(m.delayPerTarget, 0.9), 1.2) << m;
+        EXPECT_NEAR(Quantile(m.delayPerTarget, 0.5), 1.0, 0.2) << m;
+    }
+}
+
+// 16 -> 1 incast of 4 MiB WRITEs on a 400G star: every flow completes, nothing is lost.
+TEST_F(FabricTest, TimelyAndSwiftCompleteA16To1Incast)
+{
+    for (const char* cc : {"ns3::RdmaTimely", "ns3::RdmaSwift"})
+    {
+        Ptr<FabricTopology> topo = BuildStar(17);
+        topo->AssignStreams(1);
+        RdmaHelper rdma;
+        rdma.SetCongestionControl(cc);
+        rdma.SetNicAttribute("AckInterval", TimeValue(Time(0)));
+        rdma.Install(topo);
+        DropCounter drops;
+        drops.ConnectAll();
+        Completions done;
+        const std::vector<Ptr<RdmaQueuePair>> senders = PostIncast(topo, 16, 4 << 20, done);
+        // Swift: how far each RTT sample is above its target delay, once every flow has had a
+        // few round trips (from 100 us on).
+        std::vector<double> excess;
+        for (auto& qp : senders)
+        {
+            if (Ptr<RdmaSwift> s = DynamicCast<RdmaSwift>(qp->GetCongestionOps()))
+            {
+                s->TraceConnectWithoutContext(
+                    "Delay",
+                    MakeCallback(+[](std::vector<double>* v, Time d, Time t) {
+                        if (Simulator::Now() > MicroSeconds(100))
+                        {
+                            v->push_back((d - t).GetSeconds());
+                        }
+                    }).Bind(&excess));
+            }
+        }
+        Simulator::Run();
+        Time last;
+        for (const auto& c : done.v)
+        {
+            EXPECT_EQ(c.status, RdmaCompletion::SUCCESS) << cc;
+            last = std::max(last, c.completed);
+        }
+        // The wire-time ideal: 16 x 4 MiB in 4182-byte packets at 400 Gb/s.
+        const double ideal = 16.0 * (4 << 20) / 4096 * kPacketWire * 8 / 400e9;
+        std::cout << cc << ": last completion " << last.GetMicroSeconds() << " us (ideal "
+                  << ideal * 1e6 << ")";
+        if (!excess.empty())
+        {
+            std::cout << ", delay above target p50 " << Quantile(excess, 0.5) * 1e9 << " ns p99 "
+                      << Quantile(excess, 0.99) * 1e9 << " ns";
+        }
+        std::cout << "\n";
+        EXPECT_EQ(done.v.size(), 16u) << cc;
+        EXPECT_EQ(drops.Total(), 0u) << cc;
+        for (auto& qp : senders)
+        {
+            EXPECT_EQ(qp->GetStats().retransmittedPackets, 0u) << cc;
+        }
+        if (!excess.empty())
+        {
+            // Swift keeps a queue at its target, so the link never idles: the last WRITE ends
+            // within 5% of the ideal (plus 10 us for the first round trips). Each of the 16
+            // windows may overshoot by one packet (83.6 ns at 400G), so the delay stays within
+            // 16 packets of the target.
+            EXPECT_LT(last.GetSeconds(), 1.05 * ideal + 10e-6) << cc;
+            EXPECT_LT(Quantile(excess, 0.5), 16 * kPacketWire * 8 / 400e9) << cc;
+        }
+        Simulator::Destroy();
+    }
+}
+
+// Below one packet Swift's window is a rate: cwnd x packet / RTT. With cwnd held at 1/4 packet
+// on an unloaded 400G cable, a packet leaves every 4 RTTs: 4096 B per 4 x 0.715 us = 11.5 Gb/s,
+// a quarter of what a one-packet window would allow and 3% of the line rate.
+TEST_F(FabricTest, SwiftSubPacketWindowLimitsThroughputByPacing)
+{
+    RdmaHelper rdma;
+    rdma.SetCongestionControl("ns3::RdmaSwift");
+    rdma.SetCongestionControlAttribute("MinCwnd", DoubleValue(0.25));
+    rdma.SetCongestionControlAttribute("MaxCwnd", DoubleValue(0.25));
     rdma.SetNicAttribute("AckInterval", TimeValue(Time(0)));
-    rdma.Install(topo);
-    DropCounter drops;
-    drops.ConnectAll();
-    Completions done;
-    const std::vector<Ptr<RdmaQueuePair>> senders = PostIncast(topo, 16, 4 << 20, done);
+    TwoHosts h(rdma); // one 3 m cable, no switch
+    Completions req;
+    h.qa->SetCompletionCallback(req.Cb());
+    const uint64_t bytes = 1 << 20; // 256 packets
+    h.qa->PostWrite(bytes);
     Simulator::Run();
-    Time last;
-    for (const auto& c : done.v)
-    {
-        EXPECT_EQ(c.status, RdmaCompletion::SUCCESS);
-        last = std::max(last, c.completed);
-    }
-    // The wire-time ideal: 16 x 4 MiB in 4182-byte packets at 400 Gb/s.
-    const double ideal = 16.0 * (4 << 20) / 4096 * kPacketWire * 8 / 400e9;
-    std::cout << "TIMELY: last completion " << last.GetMicroSeconds() << " us (ideal "
-              << ideal * 1e6 << ")\n";
-    EXPECT_EQ(done.v.size(), 16u);
-    EXPECT_EQ(drops.Total(), 0u);
-    for (auto& qp : senders)
-    {
-        EXPECT_EQ(qp->GetStats().retransmittedPackets, 0u);
-    }
+    ASSERT_EQ(req.v.size(), 1u);
+    Ptr<RdmaSwift> cc = DynamicCast<RdmaSwift>(h.qa->GetCongestionOps());
+    ASSERT_TRUE(cc);
+    // The unloaded RTT: data 4198 B (with RETH; 4182 B without) at 400G, 15 ns of cable and
+    // 300 ns NIC receive latency each way, the 90-byte ACK: 83.6 + 15 + 300 + 1.8 + 15 + 300 ns.
+    const double rtt = kPacketWire * 8 / 400e9 + 15e-9 + 300e-9 + 90 * 8 / 400e9 + 15e-9 + 300e-9;
+    EXPECT_NEAR(cc->GetLastDelay().GetSeconds(), rtt, 1e-9);
+    EXPECT_EQ(h.qa->GetWindow(), 1u);
+    // The first packet leaves 550 ns after the post (NIC + PCIe latency) before any RTT sample,
+    // the second when its ACK arrives, the other 254 one per RTT / cwnd: the rate is set for a
+    // full packet's 4198 wire bytes, so a 4182-byte one takes 4 x 4182/4198 RTT. The last one's
+    // ACK completes the WRITE a round trip later.
+    const double gap = (rtt / 0.25) * kPacketWire / 4198;
+    const double expected = 550e-9 + rtt + 254 * gap + rtt;
+    const double elapsed = (req.v[0].completed - req.v[0].posted).GetSeconds();
+    const double goodput = bytes * 8 / elapsed;
+    std::cout << "Swift at cwnd 0.25: " << goodput / 1e9 << " Gb/s in " << elapsed * 1e6
+              << " us (expected " << expected * 1e6 << " us)\n";
+    EXPECT_NEAR(elapsed, expected, 0.01 * expected);
+    EXPECT_LT(goodput, 0.3 * 4096 * 8 / rtt) << "below a one-packet window's rate";
 }
