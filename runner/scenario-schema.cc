@@ -146,10 +146,19 @@ Schema()
          0,
          false,
          false,
-         {"auto", "dcqcn", "dcqcn-nvidia", "dcqcn-production", "hpcc", "ib-cc", "none"},
+         {"auto",
+          "dcqcn",
+          "dcqcn-nvidia",
+          "dcqcn-production",
+          "hpcc",
+          "ib-cc",
+          "none",
+          "swift",
+          "timely"},
          "RDMA CC (auto: dcqcn on rocev2, ib-cc on infiniband; dcqcn-production also sets the "
          "switches' ECN to 100/400 KB x link/25G, Pmax 0.2; hpcc: in-band telemetry, rocev2, "
-         "every packet acknowledged)"},
+         "every packet acknowledged; timely, swift: RTT-based, no switch support, every packet "
+         "acknowledged)"},
         {"loss_recovery",
          Kind::ENUM,
          0,

@@ -325,13 +325,15 @@ ToRun(const json& j, size_t index)
     {
         throw ScenarioError("congestion_control: 'ib-cc' needs fabric infiniband (allowed on " +
                             r.fabric +
-                            ": auto, dcqcn, dcqcn-nvidia, dcqcn-production, hpcc, none)");
+                            ": auto, dcqcn, dcqcn-nvidia, dcqcn-production, hpcc, none, swift, "
+                            "timely)");
     }
     if (r.fabric == "infiniband" && r.congestionControl == "hpcc")
     {
         throw ScenarioError("congestion_control: 'hpcc' needs fabric rocev2 (its in-band "
                             "telemetry is an Ethernet switch feature; allowed on infiniband: "
-                            "auto, dcqcn, dcqcn-nvidia, dcqcn-production, ib-cc, none)");
+                            "auto, dcqcn, dcqcn-nvidia, dcqcn-production, ib-cc, none, swift, "
+                            "timely)");
     }
     if (r.fabric == "infiniband")
     {

@@ -49,8 +49,8 @@ struct RunConfig
     double fabricCableM{50};
     std::string fabric{"rocev2"};
     bool pfc{true};
-    std::string congestionControl{
-        "dcqcn"}; //!< resolved: dcqcn, dcqcn-nvidia, dcqcn-production, hpcc, ib-cc, none
+    //! resolved: dcqcn, dcqcn-nvidia, dcqcn-production, hpcc, ib-cc, none, swift, timely
+    std::string congestionControl{"dcqcn"};
     std::string lossRecovery{"go-back-n"};
     double dropRate{0};
     uint32_t steps{3};

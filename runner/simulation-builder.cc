@@ -227,6 +227,15 @@ BuildSimulation(const RunConfig& c)
             rdma.SetCongestionControl("ns3::RdmaHpcc");
             rdma.SetNicAttribute("AckInterval", TimeValue(Time(0)));
         }
+        else if (c.congestionControl == "timely" || c.congestionControl == "swift")
+        {
+            // RTT-based: every packet acknowledged, so that no ACK-coalescing wait (2 us by
+            // default, comparable to a 400G fabric's whole delay target) enters the RTT samples;
+            // the HPCC simulator acks every packet for TIMELY too.
+            rdma.SetCongestionControl(c.congestionControl == "timely" ? "ns3::RdmaTimely"
+                                                                      : "ns3::RdmaSwift");
+            rdma.SetNicAttribute("AckInterval", TimeValue(Time(0)));
+        }
         else if (c.congestionControl == "dcqcn-nvidia")
         {
             rdma.SetCongestionControlAttribute("Preset", StringValue("nvidia"));

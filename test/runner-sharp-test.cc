@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
-// The runner's SHARP and DCQCN-production keys: what auto chooses with SHARP switches and what
-// the simulation builder builds for each.
+// The runner's SHARP, DCQCN-production, HPCC, TIMELY and Swift keys: what auto chooses with SHARP
+// switches and what the simulation builder builds for each.
 #include "scenario-tuning.h"
 #include "scenario.h"
 #include "simulation-builder.h"
@@ -108,6 +108,68 @@ TEST(RunnerTest, HpccRunsACollectiveWithTelemetryAndIsRefusedOnInfiniBand)
     catch (const aifabric::ScenarioError& e)
     {
         EXPECT_NE(std::string(e.what()).find("congestion_control"), std::string::npos);
+    }
+    ns3::Config::Reset();
+}
+
+// congestion_control timely and swift: RTT-based, they need no switch support, so they run on
+// RoCEv2 and on InfiniBand; every queue pair runs the algorithm, every packet is acknowledged
+// (no coalescing wait in the RTT samples) and a collective completes.
+TEST(RunnerTest, TimelyAndSwiftRunACollectiveOnRoceAndInfiniBand)
+{
+    json j =
+        aifabric::LoadScenarioFile(std::string(AIFABRIC_SOURCE_DIR) + "/scenarios/default.json");
+    j.erase("compare");
+    j["topology"]["servers"] = 2;
+    j["workload"]["steps"] = 1;
+    j["workload"]["compute_ms"] = 1;
+    j["workload"]["bytes"] = 1 << 20;
+    for (const char* cc : {"timely", "swift"})
+    {
+        for (const char* fabric : {"rocev2", "infiniband"})
+        {
+            j["fabric"] = fabric;
+            j["congestion_control"] = cc;
+            const aifabric::RunConfig r = aifabric::ResolveScenario(j)[0];
+            EXPECT_EQ(r.congestionControl, cc);
+            aifabric::Simulation sim = aifabric::BuildSimulation(r);
+            ns3::TimeValue ackInterval;
+            sim.nics[0]->GetAttribute("AckInterval", ackInterval);
+            EXPECT_EQ(ackInterval.Get(), ns3::Time(0)) << cc << " on " << fabric;
+            ns3::Simulator::ScheduleNow(&ns3::TrainingJob::Start, sim.job);
+            ns3::Simulator::Stop(ns3::Seconds(0.05));
+            ns3::Simulator::Run();
+            uint64_t qps = 0;
+            uint64_t others = 0;
+            uint64_t data = 0;
+            for (const auto& nic : sim.nics)
+            {
+                for (uint32_t q = 1; q <= nic->GetNQueuePairs(); ++q)
+                {
+                    const bool mine = nic->GetQueuePair(q)->GetCongestionOps()->GetName() == cc;
+                    qps += mine;
+                    others += !mine;
+                }
+                data += nic->GetCounters().dataPacketsSent;
+            }
+            EXPECT_GT(qps, 0u) << cc << " on " << fabric;
+            EXPECT_EQ(others, 0u) << cc << " on " << fabric;
+            EXPECT_GT(data, 0u) << cc << " on " << fabric;
+            EXPECT_FALSE(sim.job->GetSteps().empty())
+                << cc << " on " << fabric << ": a training step with its collectives ran";
+            ns3::Simulator::Destroy();
+        }
+    }
+    // The refusals name them among the algorithms allowed on each fabric.
+    j["congestion_control"] = "hpcc";
+    try
+    {
+        aifabric::ResolveScenario(j);
+        ADD_FAILURE() << "hpcc on infiniband accepted";
+    }
+    catch (const aifabric::ScenarioError& e)
+    {
+        EXPECT_NE(std::string(e.what()).find("none, swift, timely"), std::string::npos) << e.what();
     }
     ns3::Config::Reset();
 }

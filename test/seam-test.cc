@@ -128,9 +128,13 @@ class TestWindowTelemetryCc : public RdmaCongestionOps
         {
             hops.push_back(*ack.telemetry);
         }
+        ttlHopsMin = std::min<uint32_t>(ttlHopsMin, ack.hops);
+        ttlHopsMax = std::max<uint32_t>(ttlHopsMax, ack.hops);
     }
 
     uint64_t m_window{0};
+    uint32_t ttlHopsMin{UINT32_MAX}; //!< RdmaAck::hops, the switches counted by the ACK's TTL
+    uint32_t ttlHopsMax{0};
     uint64_t maxInFlight{0};
     uint32_t wire{0};
     std::vector<FabricIntStack> hops;
@@ -430,6 +434,9 @@ TEST_F(FabricTest, AWindowBoundsTheBytesInFlightAndSlowsTheTransferByWindowPerRt
     EXPECT_NEAR(fct / (256.0 / 3 * rtt), 1.0, 0.03) << fct * 1e6 << " us";
     // No telemetry without a switch on the path: a cable has no egress pipeline.
     EXPECT_TRUE(cc->hops.empty() || cc->hops.back().GetNHops() == 0);
+    // Nor a hop in the ACKs' TTL.
+    EXPECT_EQ(cc->ttlHopsMin, 0u);
+    EXPECT_EQ(cc->ttlHopsMax, 0u);
 }
 
 TEST_F(FabricTest, SwitchesWriteTelemetryThatTheReceiverEchoesAndThatMeasuresTheLinkRate)
@@ -456,6 +463,9 @@ TEST_F(FabricTest, SwitchesWriteTelemetryThatTheReceiverEchoesAndThatMeasuresThe
         ASSERT_EQ(st.GetNHops(), 1u);
         EXPECT_EQ(st.GetHop(0).rateBps, 400000000000ULL);
     }
+    // Every ACK crossed the one switch too: its TTL says so (RdmaAck::hops).
+    EXPECT_EQ(cc->ttlHopsMin, 1u);
+    EXPECT_EQ(cc->ttlHopsMax, 1u);
     // Two echoes far apart: the port's byte counter over the time between them is the rate of
     // one flow at line rate (wire bytes, so exactly the line rate while back to back).
     const FabricIntHop& a = cc->hops[20].GetHop(0);
@@ -465,4 +475,40 @@ TEST_F(FabricTest, SwitchesWriteTelemetryThatTheReceiverEchoesAndThatMeasuresThe
     EXPECT_NEAR(rate / 400e9, 1.0, 0.01);
     // One flow on an uncongested port: at most a packet or two wait behind it.
     EXPECT_LE(cc->hops[200].GetHop(0).qlenBytes, 2u * (4096 + 200));
+}
+
+// RdmaQueuePair::RestartPacing (for congestion control leaving a slow paced regime, as Swift
+// does when its window grows back to a packet) lets the next packet leave at once instead of
+// after the gap the slow rate left: 1 Mb/s spaces 4198-byte packets by 33.6 ms.
+TEST_F(FabricTest, RestartPacingLetsTheNextPacketLeaveAtOnce)
+{
+    for (bool restart : {false, true})
+    {
+        RdmaHelper rdma;
+        rdma.SetCongestionControl("ns3::RdmaNoCc");
+        TwoHosts h(rdma);
+        h.qa->SetRate(DataRate("1Mbps"));
+        Completions req;
+        h.qa->SetCompletionCallback(req.Cb());
+        h.qa->PostWrite(2 * 4096);
+        Simulator::Schedule(MicroSeconds(5), [&h, restart] {
+            h.qa->SetRate(h.qa->GetLineRate());
+            if (restart)
+            {
+                h.qa->RestartPacing();
+            }
+        });
+        Simulator::Run();
+        ASSERT_EQ(req.v.size(), 1u);
+        const Time done = req.v[0].completed;
+        if (restart)
+        {
+            EXPECT_LT(done, MicroSeconds(10)) << "the second packet left at 5 us";
+        }
+        else
+        {
+            EXPECT_GT(done, MilliSeconds(33)) << "the second packet waited for the old gap";
+        }
+        Simulator::Destroy();
+    }
 }

@@ -31,6 +31,11 @@ struct RdmaAck
     Time rtt;
     bool nak{false}; //!< a NAK (sequence error): `ackedPsn` is the PSN the responder expects
     /**
+     * Switches this ACK crossed (64 minus its IPv4 TTL); on the symmetric paths of a Clos
+     * fabric, also the data packet's (Swift's hop count).
+     */
+    uint8_t hops{0};
+    /**
      * The in-band telemetry of that data packet, echoed (one entry per switch egress it
      * crossed, source side first); null unless the algorithm asked (WantsTelemetry) and the
      * path has switches.
@@ -66,7 +71,9 @@ struct RdmaAck
  * - Stop(): once, when the queue pair is closed, in error, or disposed; cancel timers here.
  *
  * What it must do: call qp->SetRate() (clamped by the queue pair to 1 bit/s .. GetLineRate())
- * and qp->SetWindow() when they change; never send or drop packets itself. Timers it schedules
+ * and qp->SetWindow() when they change; never send or drop packets itself. A new rate applies
+ * from the next packet on: the gap the last packet left at the old rate stands unless the
+ * algorithm calls qp->RestartPacing() (when it leaves a slow, paced regime). Timers it schedules
  * must be cancelled in Stop(). If it returns true from WantsTelemetry(), the queue pair's data
  * packets carry HPCC's INT header (FabricIntStack::kWireBytes more on the wire, each way, as its
  * ACKs echo it) and switches fill it at every egress.

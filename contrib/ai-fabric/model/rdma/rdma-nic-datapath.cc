@@ -530,6 +530,7 @@ RdmaNic::AdvanceUna(RdmaQueuePair* qp, uint32_t cumulative, const FabricFrame& f
     ack.ackedPsn = nak ? cumulative : qp->m_sndUna;
     ack.bytesInFlight = qp->GetBytesInFlight();
     ack.rtt = TimeStep(Simulator::Now().GetTimeStep() - f.echoTimeStep);
+    ack.hops = static_cast<uint8_t>(kInitialTtl - f.ttl);
     ack.telemetry = f.telemetry.Get();
     qp->m_cc->AckReceived(qp, ack);
     if (!moved)

@@ -234,6 +234,21 @@ RdmaQueuePair::GetWindow() const
     return m_window.Get();
 }
 
+void
+RdmaQueuePair::RestartPacing()
+{
+    const int64_t now = Simulator::Now().GetTimeStep();
+    if (m_nextTxStep > now)
+    {
+        m_nextTxStep = now;
+        m_nextTxFs = 0;
+        if (m_nic && !m_error)
+        {
+            m_nic->Activate(this);
+        }
+    }
+}
+
 uint64_t
 RdmaQueuePair::StreamOffset(uint32_t psn) const
 {

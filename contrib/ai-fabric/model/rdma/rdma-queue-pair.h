@@ -103,6 +103,12 @@ class RdmaQueuePair : public Object
      */
     void SetWindow(uint64_t bytes);
     uint64_t GetWindow() const;
+    /**
+     * Drop the pacing gap the last packet left at the old rate: the next packet may leave now
+     * (at the current rate from then on). For congestion control leaving a slow paced regime
+     * (a sub-packet window that grew back to a packet); the NIC never calls it by itself.
+     */
+    void RestartPacing();
     /// Payload bytes sent (up to GetSndNxt()) and not acknowledged.
     uint64_t GetBytesInFlight() const;
     /// The path's unloaded round-trip time if the helper that connected the pair set it, else 0.

@@ -18,6 +18,8 @@ constexpr uint32_t kAeth = 4;
 constexpr uint32_t kIcrc = 4;
 constexpr uint32_t kCnpPad = 16;
 constexpr uint32_t kAckReqFlag = 1;
+/// IPv4 TTL of every frame the NIC sends (FabricFrame's default); switches decrement it.
+constexpr uint8_t kInitialTtl = 64;
 
 } // namespace rdmawire
 } // namespace ns3
