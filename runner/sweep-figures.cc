@@ -35,6 +35,10 @@ FigureMetrics()
         {"mfu_effective", "mfu", "effective MFU (%)", 100.0},
         {"busbw_gbytes_per_s", "busbw", "bus bandwidth (GB/s)", 1.0},
         {"collective_ms.mean", "collective-time", "mean collective time (ms)", 1.0},
+        // Flow workloads (workload.kind flows, or workload.background).
+        {"flows.slowdown.p50", "slowdown-p50", "FCT slowdown, median", 1.0},
+        {"flows.slowdown.p95", "slowdown-p95", "FCT slowdown, 95th percentile", 1.0},
+        {"flows.queue_p99_bytes", "queue-p99", "switch queue p99 (KB)", 1e-3},
     };
     return m;
 }
@@ -164,7 +168,15 @@ Figures(const Collected& c)
                 }
                 series[l][r.values.at(x).get<double>()].push_back(v->get<double>() * m.scale);
             }
-            if (series.empty())
+            // A metric that is zero at every point says nothing (a flow workload's step time).
+            const bool allZero = std::all_of(series.begin(), series.end(), [](const auto& line) {
+                return std::all_of(line.second.begin(), line.second.end(), [](const auto& p) {
+                    return std::all_of(p.second.begin(), p.second.end(), [](double y) {
+                        return y == 0;
+                    });
+                });
+            });
+            if (series.empty() || allZero)
             {
                 continue;
             }
