@@ -322,22 +322,6 @@ FlowWorkload::Ideal(const Connection& c, uint64_t bytes) const
            c.backward.TrainDelay(ack, ack, ack);
 }
 
-Time
-FlowWorkload::IdealFct(uint32_t src, uint32_t dst, uint64_t bytes) const
-{
-    // Any connection between the two has the same timing on a symmetric fabric; use one if
-    // there is one, else a path traced for a representative frame.
-    for (const Connection& c : m_conns)
-    {
-        if (c.src == src && c.dst == dst)
-        {
-            return Ideal(c, bytes);
-        }
-    }
-    NS_ABORT_MSG("FlowWorkload::IdealFct: no flow from " << src << " to " << dst << " yet");
-    return Time(0);
-}
-
 uint32_t
 FlowWorkload::StartFlow(uint32_t src, uint32_t dst, uint64_t bytes, bool incast)
 {

@@ -30,7 +30,7 @@ struct FlowRecord
     uint64_t bytes{0};
     Time start;         //!< posted at the sender
     Time end;           //!< acknowledged in full at the sender (valid when `completed`)
-    Time ideal;         //!< the same flow alone on the idle fabric (FlowWorkload::IdealFct)
+    Time ideal;         //!< the same flow alone on the idle fabric (see the class comment)
     bool incast{false}; //!< part of a periodic incast burst (not a Poisson arrival)
     bool completed{false};
     bool failed{false}; //!< its queue pair exhausted its retries
@@ -115,11 +115,6 @@ class FlowWorkload : public Object
     double GetArrivalRate() const;
 
     /**
-     * The FCT of `bytes` from `src` to `dst` alone on the idle fabric (see the class comment).
-     */
-    Time IdealFct(uint32_t src, uint32_t dst, uint64_t bytes) const;
-
-    /**
      * Slowdown quantiles (nearest rank) of the completed flows by size: one bucket per upper
      * edge of `edges` (increasing, inclusive; a bucket holds the sizes above the previous
      * edge), then one open bucket (maxBytes UINT64_MAX). Incast flows are left out unless
@@ -152,6 +147,7 @@ class FlowWorkload : public Object
     uint32_t Acquire(uint32_t src, uint32_t dst);
     void Completed(uint32_t connection, const RdmaCompletion& c);
     void CheckDrained();
+    /// The ideal FCT of `bytes` on connection `c` (see the class comment).
     Time Ideal(const Connection& c, uint64_t bytes) const;
 
     // attributes
