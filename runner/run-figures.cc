@@ -77,10 +77,11 @@ std::string
 SlowdownScript(const std::vector<RunOutput>& runs, const std::vector<std::string>& dirs)
 {
     std::ostringstream gp;
-    gp << "set terminal pngcairo noenhanced size 1200,500\nset datafile separator ','\n"
+    // The key goes below each panel: inside, it would cover some run's curve.
+    gp << "set terminal pngcairo noenhanced size 1200,600\nset datafile separator ','\n"
        << "set output 'slowdown.png'\nset multiplot layout 1,2\nset logscale xy\n"
        << "set xlabel 'flow size (bytes, bucket upper edge)'\nset ylabel 'FCT slowdown'\n"
-       << "set grid\nset key top left\n";
+       << "set grid\nset key outside below horizontal maxcols 2\n";
     for (const char* col : {"p50", "p95"})
     {
         gp << "set title " << GnuplotString(std::string("FCT slowdown, ") + col) << "\nplot ";
