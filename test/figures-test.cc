@@ -152,6 +152,36 @@ TEST_P(FigureNameTest, RunnerPlotsQuoteTheRunName)
     fs::remove_all(d);
 }
 
+// The flow workload's slowdown figure: run names enter as escaped titles, data files by the
+// runs' safe directory names, and the key sits below the panels (inside, it covered a curve).
+TEST_P(FigureNameTest, SlowdownFigureQuotesTheRunName)
+{
+    const NameCase& c = GetParam();
+    const fs::path d = Fresh(std::string("slowdown-") + c.label);
+    ASSERT_FALSE(d.empty());
+    nlohmann::json j = nlohmann::json::parse(
+        R"({"topology": {"kind": "star", "servers": 4, "gpus_per_server": 1},
+            "workload": {"kind": "flows",
+                         "flows": {"cdf": "fb-hadoop", "load": 0.3, "duration_ms": 0.5}}})");
+    j["name"] = c.name;
+    std::ofstream(d / "scenario.json") << j.dump();
+    const fs::path out = d / "out";
+    const Result r = RunCommand(std::string(AIFABRIC_RUNNER) + " --quiet " +
+                                    (d / "scenario.json").string() + " --out " + out.string(),
+                                "figures-slowdown");
+    ASSERT_EQ(r.status, 0) << r.err;
+    const std::string gp = ReadText(out / "slowdown.gp");
+    EXPECT_NE(gp.find("set terminal pngcairo noenhanced"), std::string::npos) << gp;
+    EXPECT_NE(gp.find(std::string("title ") + c.quoted + "'"), std::string::npos) << gp;
+    EXPECT_NE(gp.find("set key outside below"), std::string::npos) << gp;
+    EXPECT_FALSE(Touched(d)) << "a command in the run name was executed";
+    if (HaveGnuplot())
+    {
+        EXPECT_TRUE(fs::exists(out / "slowdown.png")) << "gnuplot parsed slowdown.gp";
+    }
+    fs::remove_all(d);
+}
+
 INSTANTIATE_TEST_SUITE_P(Names,
                          FigureNameTest,
                          ::testing::ValuesIn(kNames),
