@@ -486,7 +486,9 @@ TEST_F(FabricTest, TimelyAndSwiftCompleteA16To1Incast)
                     MakeCallback(+[](std::vector<double>* v, Time d, Time t) {
                         if (Simulator::Now() > MicroSeconds(100))
                         {
-                            v->push_back((d - t).GetSeconds());
+                            v->push_back(
+                                d.GetSeconds() -
+                                t.GetSeconds()); // a negative Time's GetSeconds is UB in ns-3.37
                         }
                     }).Bind(&excess));
             }

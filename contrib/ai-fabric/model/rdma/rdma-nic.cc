@@ -266,6 +266,9 @@ RdmaNic::RestartCongestionControl(Ptr<RdmaQueuePair> qp)
     }
     qp->m_rateBps = qp->m_lineRate.GetBitRate();
     qp->m_window = 0;
+    // No gap left by the last packet at the old rate: the next message starts at once.
+    qp->m_nextTxStep = Simulator::Now().GetTimeStep();
+    qp->m_nextTxFs = 0;
     StartCongestionControl(qp);
 }
 

@@ -105,8 +105,9 @@ class RdmaNic : public Object, public FabricFrameSource
     uint32_t GetAckWireBytes(bool telemetry) const;
     /**
      * Give an idle queue pair (nothing posted or in flight) a fresh congestion-control
-     * instance from the NIC's factory, rate at line rate and no window, as a new queue pair
-     * starts: a new flow reusing a connection starts like a new one. Also what makes a base
+     * instance from the NIC's factory, rate at line rate, no window and no pacing gap left
+     * from the last packet, as a new queue pair starts: a new flow reusing a connection starts
+     * like a new one. Also what makes a base
      * RTT set after creation (RdmaQueuePair::SetBaseRtt) reach Init.
      */
     void RestartCongestionControl(Ptr<RdmaQueuePair> qp);
