@@ -379,14 +379,15 @@ FlowWorkload::IsDrained() const
     {
         return false;
     }
+    // IsExpired: in every ns-3 from 3.37 on (IsRunning is gone from 3.46, IsPending new in 3.42).
     for (const EventId& e : m_next)
     {
-        if (e.IsRunning())
+        if (!e.IsExpired())
         {
             return false;
         }
     }
-    return !m_incastEvent.IsRunning();
+    return m_incastEvent.IsExpired();
 }
 
 const std::vector<FlowRecord>&
