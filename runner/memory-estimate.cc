@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "memory-estimate.h"
 
+#include "scenario-flows.h"
+
 #include "ns3/collnet-collective.h"
 #include "ns3/double-binary-tree-collective.h"
 #include "ns3/nvls-collective.h"

@@ -2,8 +2,6 @@
 #ifndef AI_FABRIC_SCENARIO_H
 #define AI_FABRIC_SCENARIO_H
 
-#include "ns3/flow-size-distribution.h"
-
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
@@ -91,12 +89,6 @@ struct RunConfig
         return servers * gpusPerServer;
     }
 };
-
-/**
- * The flow-size distribution a scenario's `cdf` names: a built-in one (websearch, fb-hadoop)
- * or a file of `bytes cumulative-percent` lines. Throws ns3::FlowSizeDistribution::Error.
- */
-ns3::FlowSizeDistribution LoadFlowSizes(const std::string& cdf);
 
 /// The JSON of every default value (what a scenario file overrides).
 nlohmann::json DefaultScenario();

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "simulation-builder.h"
 
+#include "scenario-flows.h"
 #include "scenario-tuning.h"
 
 #include "ns3/ai-fabric-module.h"
