@@ -24,23 +24,30 @@ LoadFlowSizes(const std::string& cdf)
             return ns3::FlowSizeDistribution::Named(name);
         }
     }
-    if (std::filesystem::is_directory(cdf))
+    // The error_code forms throughout: a path the system refuses (too long, no permission)
+    // is bad input too, never an exception of its own.
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const fs::file_status st = fs::status(cdf, ec);
+    if (st.type() == fs::file_type::directory)
     {
         throw ns3::FlowSizeDistribution::Error("'" + EchoText(cdf) +
                                                "' is a directory (built in: websearch, "
                                                "fb-hadoop; or a file of 'bytes "
                                                "cumulative-percent' lines)");
     }
-    if (!std::filesystem::exists(cdf))
+    if (st.type() == fs::file_type::not_found || st.type() == fs::file_type::none)
     {
         throw ns3::FlowSizeDistribution::Error("'" + EchoText(cdf) +
                                                "' is neither websearch, fb-hadoop nor a file");
     }
-    std::error_code ec;
-    if (!std::filesystem::is_regular_file(cdf) || std::filesystem::file_size(cdf, ec) > (1 << 20))
+    // A regular, non-empty file of at most 1 MiB: procfs files (size 0) can block on read.
+    const uintmax_t size = st.type() == fs::file_type::regular ? fs::file_size(cdf, ec) : 0;
+    if (ec || size == 0 || size > (1 << 20))
     {
         throw ns3::FlowSizeDistribution::Error("'" + EchoText(cdf) +
-                                               "' must be a regular file of at most 1 MiB");
+                                               "' must be a non-empty regular file of at most "
+                                               "1 MiB");
     }
     // The path is the user's (cut when echoed); the reason after it is ours and short.
     std::ifstream in(cdf);
