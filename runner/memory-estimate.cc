@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "memory-estimate.h"
 
-#include "scenario-flows.h"
-
 #include "ns3/collnet-collective.h"
 #include "ns3/double-binary-tree-collective.h"
 #include "ns3/nvls-collective.h"
@@ -233,7 +231,7 @@ EstimateMemory(const RunConfig& r)
         {
             continue;
         }
-        const double mean = LoadFlowSizes(f.cdf).GetMean();
+        const double mean = f.sizes.GetMean();
         double flows = f.load * r.linkGbps * 1e9 / (8 * mean) * n * seconds;
         if (f.incastPeriodUs > 0)
         {

@@ -69,7 +69,7 @@ ToFlows(const json& f, const std::string& key)
     c.incastPeriodUs = f["incast"]["period_us"];
     try
     {
-        LoadFlowSizes(c.cdf);
+        c.sizes = LoadFlowSizes(c.cdf);
     }
     catch (const ns3::FlowSizeDistribution::Error& e)
     {

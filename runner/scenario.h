@@ -2,6 +2,8 @@
 #ifndef AI_FABRIC_SCENARIO_H
 #define AI_FABRIC_SCENARIO_H
 
+#include "ns3/flow-size-distribution.h"
+
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
@@ -27,6 +29,7 @@ struct FlowsConfig
     double load{0.3};             //!< fraction of each host's line rate
     double durationMs{10};        //!< arrivals last this long (flows; background: the whole job)
     std::string pattern{"uniform"};
+    ns3::FlowSizeDistribution sizes; //!< `cdf`, read once when the scenario is resolved
     uint32_t incastFanin{0};
     uint64_t incastBytes{500000};
     double incastPeriodUs{0};

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "simulation-builder.h"
 
-#include "scenario-flows.h"
 #include "scenario-tuning.h"
 
 #include "ns3/ai-fabric-module.h"
@@ -61,7 +60,7 @@ Ptr<FlowWorkload>
 BuildFlows(const FlowsConfig& f, Time duration, Ptr<FabricTopology> topo)
 {
     Ptr<FlowWorkload> w = CreateObject<FlowWorkload>();
-    w->SetDistribution(LoadFlowSizes(f.cdf));
+    w->SetDistribution(f.sizes);
     w->SetAttribute("Load", DoubleValue(f.load));
     w->SetAttribute("Duration", TimeValue(duration));
     w->SetAttribute("Pattern", StringValue(f.pattern == "permutation" ? "Permutation" : "Uniform"));
