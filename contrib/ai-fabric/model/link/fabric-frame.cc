@@ -159,7 +159,7 @@ FabricFrame::ToL3Packet() const
         udp.SetDestinationPort(dstPort);
         p->AddHeader(udp);
     }
-    else if (protocol == 6)
+    else if (protocol == 6 && l4Format != L4_TCP)
     {
         TcpHeader tcp;
         tcp.SetSourcePort(srcPort);

@@ -145,6 +145,7 @@ struct FabricFrame
         L4_RAW = 0,   //!< UDP header + opaque payload of payloadBytes
         L4_PROBE = 1, //!< UDP header + FabricProbeHeader (flow id, seq, timestamp) + padding
         L4_ROCE = 2,  //!< UDP header + RoCEv2 BTH (+RETH/AETH/CNP padding) + payload + ICRC
+        L4_TCP = 3,   //!< TCP header with options + payload (LinuxTcpStack; see LinuxTcpRxSegment)
         L4_MAX = 16
     };
 

@@ -385,6 +385,11 @@ FabricNetDevice::DeliverLocal(FabricFrame& frame)
             }
         }
     }
+    if (frame.protocol == 6 && !m_tcpHandler.IsNull())
+    {
+        m_tcpHandler(this, frame);
+        return;
+    }
     if (!m_rxCallback.IsNull() && m_hostStack)
     {
         m_hostStack->ReceiveIpPacket(frame.ToL3Packet());

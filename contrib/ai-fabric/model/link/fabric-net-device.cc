@@ -275,6 +275,7 @@ FabricNetDevice::DoDispose()
     m_peer = nullptr;
     m_receiver = nullptr;
     m_udpHandlers.clear();
+    m_tcpHandler = Callback<void, FabricNetDevice*, const FabricFrame&>();
     m_rxFilter = Callback<bool, const FabricFrame&>();
     m_hostStack = nullptr;
     m_rxCallback = NetDevice::ReceiveCallback();
@@ -407,6 +408,12 @@ FabricNetDevice::RegisterUdpHandler(uint16_t port,
         }
     }
     m_udpHandlers.emplace_back(port, cb);
+}
+
+void
+FabricNetDevice::SetTcpHandler(Callback<void, FabricNetDevice*, const FabricFrame&> cb)
+{
+    m_tcpHandler = cb;
 }
 
 void

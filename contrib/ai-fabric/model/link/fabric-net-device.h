@@ -136,6 +136,9 @@ class alignas(64) FabricNetDevice : public NetDevice // per-frame state in the f
 
     /// Host side: deliver UDP frames with destination port `port` to `cb` (fast path).
     void RegisterUdpHandler(uint16_t port, Callback<void, FabricNetDevice*, const FabricFrame&> cb);
+    /// Deliver every TCP frame (protocol 6) for this host to `cb` instead of ns-3's IPv4 stack
+    /// (LinuxTcpStack); a null callback restores the IPv4 path.
+    void SetTcpHandler(Callback<void, FabricNetDevice*, const FabricFrame&> cb);
 
     /// Index of this device on its switch (set by FabricSwitch::AddPort).
     void SetPortIndex(uint16_t index);
@@ -391,6 +394,7 @@ class alignas(64) FabricNetDevice : public NetDevice // per-frame state in the f
     int64_t m_rxLatencySteps{0};
     std::vector<std::pair<uint16_t, Callback<void, FabricNetDevice*, const FabricFrame&>>>
         m_udpHandlers;
+    Callback<void, FabricNetDevice*, const FabricFrame&> m_tcpHandler;
     NetDevice::ReceiveCallback m_rxCallback;
     NetDevice::PromiscReceiveCallback m_promiscCallback;
     std::vector<Callback<void>> m_linkChangeCallbacks;

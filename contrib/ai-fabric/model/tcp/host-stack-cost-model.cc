@@ -197,6 +197,30 @@ HostStackCostModel::GetInterrupts() const
 }
 
 Time
+HostStackCostModel::GetRxUsecs() const
+{
+    return m_rxUsecs;
+}
+
+uint32_t
+HostStackCostModel::GetRxFrames() const
+{
+    return m_rxFrames;
+}
+
+Time
+HostStackCostModel::InterruptWork(uint32_t frames) const
+{
+    return m_interruptCost + m_perPacketRx * double(frames);
+}
+
+void
+HostStackCostModel::CountInterrupt()
+{
+    ++m_interrupts;
+}
+
+Time
 HostStackCostModel::GetCoreBusyTime() const
 {
     return TimeStep(m_busy);

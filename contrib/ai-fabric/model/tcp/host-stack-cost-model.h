@@ -83,6 +83,13 @@ class HostStackCostModel : public Object
     void ReceiveIpPacket(Ptr<Packet> packet);
 
     uint64_t GetInterrupts() const;
+    /// Interrupt moderation as set on the NIC (rx-usecs, rx-frames).
+    Time GetRxUsecs() const;
+    uint32_t GetRxFrames() const;
+    /// CPU time of one receive interrupt that processes `frames` frames.
+    Time InterruptWork(uint32_t frames) const;
+    /// Count an interrupt taken by another receive path (LinuxTcpStack).
+    void CountInterrupt();
     /// Total busy time of all cores so far.
     Time GetCoreBusyTime() const;
 
