@@ -111,11 +111,11 @@ TEST_F(FabricTest, LinuxTcpTlpRepairsATailLossWithSeveralPacketsOutAfterTwoSrttP
         d.seqs = {Seg(8), Seg(9)}; // the last two of ten segments
         DropSeqs(n, 1, &d);
         Time probe;
-        n.stacks[0]->TraceConnectWithoutContext("LossProbe",
-                                                MakeBoundCallback(+[](Time* t, uint32_t) {
-                                                    *t = Simulator::Now();
-                                                },
-                                                                  &probe));
+        n.stacks[0]->TraceConnectWithoutContext(
+            "LossProbe",
+            MakeBoundCallback(
+                +[](Time* t, uint32_t) { *t = Simulator::Now(); },
+                &probe));
         Arrivals a;
         n.tcp->Send(0, 1, 10 * MSS, &a, 1);
         Simulator::Run();
@@ -258,8 +258,8 @@ TEST_F(FabricTest, LinuxTcpNcclSocketsSplitMessagesIntoTasks)
     n.tcp->SetAttribute("SocketsPerThread", UintegerValue(2));
     n.tcp->SetAttribute("Threads", UintegerValue(2));
     Arrivals a;
-    n.tcp->Send(0, 1, 1 << 20, &a, 1);       // 4 tasks of 256 KiB, sockets 0-3
-    n.tcp->Send(0, 1, 100 * 1024, &a, 2);    // 64 KiB + 36 KiB, sockets 0-1
+    n.tcp->Send(0, 1, 1 << 20, &a, 1);    // 4 tasks of 256 KiB, sockets 0-3
+    n.tcp->Send(0, 1, 100 * 1024, &a, 2); // 64 KiB + 36 KiB, sockets 0-1
     Simulator::Run();
     ASSERT_EQ(a.v.size(), 2u);
     EXPECT_EQ(n.tcp->GetNSockets(), 4u);

@@ -53,8 +53,7 @@ LinuxTcpCollectiveTransport::GetTypeId()
                           MakeUintegerChecker<uint16_t>(1))
             .AddTraceSource("MessageBreakdown",
                             "A message arrived: where its time went.",
-                            MakeTraceSourceAccessor(
-                                &LinuxTcpCollectiveTransport::m_breakdownTrace),
+                            MakeTraceSourceAccessor(&LinuxTcpCollectiveTransport::m_breakdownTrace),
                             "ns3::LinuxTcpCollectiveTransport::BreakdownTracedCallback");
     return tid;
 }
@@ -100,6 +99,9 @@ LinuxTcpCollectiveTransport::SetRanks(NodeContainer nodes)
         s->TraceConnectWithoutContext(
             "Timeout",
             MakeCallback(&LinuxTcpCollectiveTransport::TimedOut, this).Bind(r));
+        s->TraceConnectWithoutContext(
+            "LossProbe",
+            MakeCallback(&LinuxTcpCollectiveTransport::Probed, this).Bind(r));
     }
 }
 
@@ -250,7 +252,8 @@ LinuxTcpCollectiveTransport::Write(uint32_t thread)
             {
                 continue;
             }
-            uint64_t len = std::min(to - from, m_stacks[src]->GetSender(s.conn.sender).GetSendSpace());
+            uint64_t len =
+                std::min(to - from, m_stacks[src]->GetSender(s.conn.sender).GetSendSpace());
             if (cost)
             {
                 len = std::min<uint64_t>(len, cost->GetSendChunk());
@@ -342,8 +345,9 @@ LinuxTcpCollectiveTransport::ReadSome(uint32_t thread)
                 continue;
             }
             const Task& t = s.rx.front();
-            const uint64_t len = std::min(t.bytes - t.done,
-                                          m_stacks[dst]->GetReceiver(s.conn.receiver).GetReadable());
+            const uint64_t len =
+                std::min(t.bytes - t.done,
+                         m_stacks[dst]->GetReceiver(s.conn.receiver).GetReadable());
             if (len == 0)
             {
                 continue;
@@ -466,6 +470,29 @@ LinuxTcpCollectiveTransport::TimedOut(uint32_t rank, uint32_t sender)
     {
         m_lastTimeoutReceiver = static_cast<int32_t>(m_socks[it->second].dst);
     }
+}
+
+void
+LinuxTcpCollectiveTransport::Probed(uint32_t rank, uint32_t sender)
+{
+    ++m_probes;
+    auto it = m_senderSock[rank].find(sender);
+    if (it != m_senderSock[rank].end())
+    {
+        m_lastProbeReceiver = static_cast<int32_t>(m_socks[it->second].dst);
+    }
+}
+
+uint64_t
+LinuxTcpCollectiveTransport::GetLossProbes() const
+{
+    return m_probes;
+}
+
+int32_t
+LinuxTcpCollectiveTransport::GetLastLossProbeReceiver() const
+{
+    return m_lastProbeReceiver;
 }
 
 LinuxTcpStackCounters

@@ -51,6 +51,8 @@ class LinuxTcpCollectiveTransport : public CollectiveTransport, public LinuxTcpL
     uint64_t GetRetransmissions() const override;
     uint64_t GetTimeouts() const override;
     int32_t GetLastTimeoutReceiver() const override;
+    uint64_t GetLossProbes() const override;
+    int32_t GetLastLossProbeReceiver() const override;
     bool ModelsHostSoftware() const override;
 
     /// Sums over every rank's stack.
@@ -72,8 +74,8 @@ class LinuxTcpCollectiveTransport : public CollectiveTransport, public LinuxTcpL
         CollectiveTransportListener* listener{nullptr};
         uint64_t token{0};
         uint64_t bytes{0};
-        uint64_t copied{0};     //!< bytes in host memory at the sender
-        uint32_t tasksLeft{0};  //!< tasks not yet in GPU memory at the receiver
+        uint64_t copied{0};    //!< bytes in host memory at the sender
+        uint32_t tasksLeft{0}; //!< tasks not yet in GPU memory at the receiver
         uint32_t src{0};
         uint32_t dst{0};
         uint32_t conn{0};
@@ -129,6 +131,7 @@ class LinuxTcpCollectiveTransport : public CollectiveTransport, public LinuxTcpL
     HostStackCostModel* Cost(uint32_t rank) const;
     void Prune();
     void TimedOut(uint32_t rank, uint32_t sender);
+    void Probed(uint32_t rank, uint32_t sender);
 
     NodeContainer m_nodes;
     std::vector<Ptr<LinuxTcpStack>> m_stacks;
@@ -138,10 +141,12 @@ class LinuxTcpCollectiveTransport : public CollectiveTransport, public LinuxTcpL
     std::vector<Sock> m_socks;
     std::vector<Thread> m_txThreads;
     std::vector<Thread> m_rxThreads;
-    std::deque<Msg> m_msgs;   //!< messages in flight; index = id - m_msgBase
+    std::deque<Msg> m_msgs; //!< messages in flight; index = id - m_msgBase
     uint64_t m_msgBase{0};
     std::vector<std::unordered_map<uint32_t, uint32_t>> m_senderSock; //!< per rank: sender -> sock
     int32_t m_lastTimeoutReceiver{-1};
+    int32_t m_lastProbeReceiver{-1};
+    uint64_t m_probes{0};
     uint32_t m_socketsPerThread{1};
     uint32_t m_threads{1};
     uint32_t m_minTask{65536};

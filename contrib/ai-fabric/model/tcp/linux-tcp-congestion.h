@@ -12,16 +12,16 @@ namespace ns3
 /// What a congestion-control module sees of its connection (Linux's tcp_sock fields).
 struct LinuxTcpCcState
 {
-    uint32_t cwnd{10};                //!< snd_cwnd, segments (TCP_INIT_CWND)
-    uint32_t cwndCnt{0};              //!< snd_cwnd_cnt: ACKed segments towards the next +1
-    uint32_t ssthresh{0x7fffffff};    //!< snd_ssthresh (TCP_INFINITE_SSTHRESH)
-    uint32_t mss{1448};               //!< bytes per segment
-    int64_t srttNs{0};                //!< smoothed RTT (0: no sample yet)
-    uint64_t delivered{0};            //!< segments delivered (tp->delivered)
-    uint64_t deliveredCe{0};          //!< of which acknowledged with ECE (tp->delivered_ce)
-    uint64_t sndUna{0};               //!< snd_una, bytes
-    uint64_t sndNxt{0};               //!< snd_nxt, bytes
-    int64_t nowNs{0};                 //!< the time of the call
+    uint32_t cwnd{10};             //!< snd_cwnd, segments (TCP_INIT_CWND)
+    uint32_t cwndCnt{0};           //!< snd_cwnd_cnt: ACKed segments towards the next +1
+    uint32_t ssthresh{0x7fffffff}; //!< snd_ssthresh (TCP_INFINITE_SSTHRESH)
+    uint32_t mss{1448};            //!< bytes per segment
+    int64_t srttNs{0};             //!< smoothed RTT (0: no sample yet)
+    uint64_t delivered{0};         //!< segments delivered (tp->delivered)
+    uint64_t deliveredCe{0};       //!< of which acknowledged with ECE (tp->delivered_ce)
+    uint64_t sndUna{0};            //!< snd_una, bytes
+    uint64_t sndNxt{0};            //!< snd_nxt, bytes
+    int64_t nowNs{0};              //!< the time of the call
 
     bool InSlowStart() const
     {

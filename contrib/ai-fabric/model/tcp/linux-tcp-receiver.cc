@@ -84,6 +84,10 @@ LinuxTcpReceiver::ReceiveData(const LinuxTcpRxSegment& seg)
     }
     const uint64_t start = seg.seq;
     const uint64_t end = seg.seq + seg.len;
+    if (seg.len % m_mss != 0)
+    {
+        m_pushed = true; // a short segment (ICSK_ACK_PUSHED)
+    }
     bool readable = false;
     if (end <= m_rcvNxt)
     {
@@ -118,9 +122,10 @@ LinuxTcpReceiver::ReceiveData(const LinuxTcpRxSegment& seg)
     {
         // Out of order: keep it as a block (tcp_data_queue_ofo).
         m_stats.outOfOrder += seg.segs;
-        auto it = std::lower_bound(m_ofo.begin(), m_ofo.end(), start, [](const Block& b, uint64_t v) {
-            return b.end < v;
-        });
+        auto it =
+            std::lower_bound(m_ofo.begin(), m_ofo.end(), start, [](const Block& b, uint64_t v) {
+                return b.end < v;
+            });
         if (it != m_ofo.end() && it->start <= start && it->end >= end)
         {
             m_dsack = Block{start, end};
@@ -252,6 +257,7 @@ LinuxTcpReceiver::SendAck(bool)
     m_rcvWup = m_rcvNxt;
     m_lastWindow = window;
     m_ackPending = false;
+    m_pushed = false;
     ++m_stats.acksSent;
     m_stack->SendAckFrame(std::move(f));
 }
@@ -266,7 +272,15 @@ void
 LinuxTcpReceiver::Read(uint64_t bytes)
 {
     m_read += std::min(bytes, m_rcvNxt - m_read);
-    // tcp_cleanup_rbuf: advertise at once a window at least twice what the sender has left.
+    // tcp_cleanup_rbuf: a delayed ACK goes now if more than one segment is unacknowledged, or
+    // if this read emptied the buffer after a short segment (ICSK_ACK_PUSHED).
+    if (m_ackPending && bytes > 0 &&
+        (m_rcvNxt - m_rcvWup > m_mss || (m_pushed && m_read == m_rcvNxt)))
+    {
+        SendAck(false);
+        return;
+    }
+    // ... and advertise at once a window at least twice what the sender has left.
     const uint64_t used = m_rcvNxt - m_rcvWup;
     const uint64_t left = used >= m_lastWindow ? 0 : m_lastWindow - used;
     const uint32_t now = GetWindow();

@@ -17,12 +17,12 @@ class LinuxTcpStack;
 /// Receiver counters.
 struct LinuxTcpReceiverStats
 {
-    uint64_t segments{0};      //!< data frames received (after GRO: their segs)
+    uint64_t segments{0}; //!< data frames received (after GRO: their segs)
     uint64_t acksSent{0};
-    uint64_t delayedAcks{0};   //!< ACKs sent by the delayed-ACK timer
+    uint64_t delayedAcks{0}; //!< ACKs sent by the delayed-ACK timer
     uint64_t dsacksSent{0};
-    uint64_t outOfOrder{0};    //!< segments that arrived above a hole
-    uint64_t duplicates{0};    //!< segments that carried only data already received
+    uint64_t outOfOrder{0}; //!< segments that arrived above a hole
+    uint64_t duplicates{0}; //!< segments that carried only data already received
     uint64_t ceSegments{0};
 };
 
@@ -94,12 +94,13 @@ class LinuxTcpReceiver
     Block m_lastSack{0, 0};   //!< the block with the most recent segment
     Block m_dsack{0, 0};      //!< a duplicate to report (end > start)
     int64_t m_tsRecent{0};
-    uint32_t m_quick{16};     //!< quick ACKs left
+    uint32_t m_quick{16}; //!< quick ACKs left
     bool m_ceState{false};
     bool m_ackPending{false};
+    bool m_pushed{false}; //!< a short segment arrived since the last ACK
     EventId m_delAck;
-    int64_t m_delAckAt{-1};       //!< when the scheduled event runs (-1: none)
-    int64_t m_delAckDeadline{0};  //!< when the pending delayed ACK is due
+    int64_t m_delAckAt{-1};      //!< when the scheduled event runs (-1: none)
+    int64_t m_delAckDeadline{0}; //!< when the pending delayed ACK is due
 };
 
 } // namespace ns3

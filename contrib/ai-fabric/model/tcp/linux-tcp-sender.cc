@@ -246,8 +246,7 @@ LinuxTcpSender::NextFrame(FabricFrame& out, bool& burstDone)
             m_burstLeft = 0;
             return false;
         }
-        if (m_rtx.empty() && c.slowStartAfterIdle && m_lastSendNs > 0 &&
-            now - m_lastSendNs > m_rto)
+        if (m_rtx.empty() && c.slowStartAfterIdle && m_lastSendNs > 0 && now - m_lastSendNs > m_rto)
         {
             // tcp_cwnd_restart: halve per RTO idle, down to the initial window.
             const bool reducing =
@@ -301,8 +300,7 @@ LinuxTcpSender::OnSent(uint32_t n, bool)
     // tcp_cwnd_validate
     const bool limited = InFlight() >= m_cc.cwnd;
     const uint32_t packetsOut = static_cast<uint32_t>(m_rtx.size());
-    if (m_sndUna >= m_cwndUsageSeq || limited ||
-        (!m_isCwndLimited && packetsOut > m_maxPacketsOut))
+    if (m_sndUna >= m_cwndUsageSeq || limited || (!m_isCwndLimited && packetsOut > m_maxPacketsOut))
     {
         m_isCwndLimited = limited;
         m_maxPacketsOut = packetsOut;
@@ -412,8 +410,7 @@ LinuxTcpSender::ReceiveAck(const LinuxTcpRxSegment& a)
             setXmitTimer = false;
         }
     }
-    else if (dubious && m_rtx.empty() && m_state != LinuxTcpCaState::OPEN &&
-             m_sndUna >= m_highSeq)
+    else if (dubious && m_rtx.empty() && m_state != LinuxTcpCaState::OPEN && m_sndUna >= m_highSeq)
     {
         if (m_state == LinuxTcpCaState::RECOVERY || m_state == LinuxTcpCaState::CWR)
         {
@@ -504,7 +501,7 @@ LinuxTcpSender::FastRetransAlert(bool snduAdvanced,
     if (m_state != LinuxTcpCaState::CWR)
     {
         m_state = (m_sackedOut + m_lostOut + m_retransOut) > 0 ? LinuxTcpCaState::DISORDER
-                                                              : LinuxTcpCaState::OPEN;
+                                                               : LinuxTcpCaState::OPEN;
         m_highSeq = m_sndNxt;
     }
 }
@@ -611,7 +608,7 @@ LinuxTcpSender::ProcessTlpAck(uint64_t ack, bool snduAdvanced, bool dsack, bool 
         m_state = LinuxTcpCaState::CWR;
         EndCwndReduction();
         m_state = (m_sackedOut + m_lostOut + m_retransOut) > 0 ? LinuxTcpCaState::DISORDER
-                                                              : LinuxTcpCaState::OPEN;
+                                                               : LinuxTcpCaState::OPEN;
         ++m_stats.tlpRecoveries;
     }
     else if (!snduAdvanced && !sackedData)

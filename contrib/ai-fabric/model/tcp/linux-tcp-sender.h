@@ -31,16 +31,16 @@ enum class LinuxTcpCaState : uint8_t
 struct LinuxTcpSenderStats
 {
     uint64_t segmentsSent{0};
-    uint64_t retransmits{0};        //!< TCPRetransSegs
-    uint64_t timeouts{0};           //!< TCPTimeouts
-    uint64_t tlpProbes{0};          //!< TCPLossProbes
-    uint64_t tlpRecoveries{0};      //!< TCPLossProbeRecovery
-    uint64_t rackLosses{0};         //!< segments RACK marked lost
-    uint64_t lostRetransmits{0};    //!< TCPLostRetransmit (a retransmission marked lost again)
-    uint64_t fastRetransmits{0};    //!< entries into Recovery (TCPSackRecovery)
-    uint64_t dsacksReceived{0};     //!< TCPDSACKRecv
+    uint64_t retransmits{0};         //!< TCPRetransSegs
+    uint64_t timeouts{0};            //!< TCPTimeouts
+    uint64_t tlpProbes{0};           //!< TCPLossProbes
+    uint64_t tlpRecoveries{0};       //!< TCPLossProbeRecovery
+    uint64_t rackLosses{0};          //!< segments RACK marked lost
+    uint64_t lostRetransmits{0};     //!< TCPLostRetransmit (a retransmission marked lost again)
+    uint64_t fastRetransmits{0};     //!< entries into Recovery (TCPSackRecovery)
+    uint64_t dsacksReceived{0};      //!< TCPDSACKRecv
     uint64_t spuriousRetransmits{0}; //!< retransmissions a D-SACK proved unnecessary
-    uint64_t ecnReductions{0};      //!< entries into CWR on ECE
+    uint64_t ecnReductions{0};       //!< entries into CWR on ECE
 };
 
 /**
@@ -107,7 +107,7 @@ class LinuxTcpSender
 
     static constexpr uint8_t SACKED = 1;
     static constexpr uint8_t LOST = 2;
-    static constexpr uint8_t RETRANS = 4;     //!< a retransmission is in flight
+    static constexpr uint8_t RETRANS = 4;      //!< a retransmission is in flight
     static constexpr uint8_t EVER_RETRANS = 8; //!< retransmitted at least once
 
     enum class Timer : uint8_t
@@ -129,9 +129,16 @@ class LinuxTcpSender
     bool NextLost(size_t& idx) const;
     void OnSent(uint32_t n, bool newData);
 
-    void CleanRtxQueue(uint64_t ack, int64_t now, uint32_t& newlyAcked, int64_t& firstAckt,
-                       int64_t& lastAckt, bool& retransAcked);
-    void SackTag(uint64_t start, uint64_t end, int64_t now, uint32_t& newlySacked,
+    void CleanRtxQueue(uint64_t ack,
+                       int64_t now,
+                       uint32_t& newlyAcked,
+                       int64_t& firstAckt,
+                       int64_t& lastAckt,
+                       bool& retransAcked);
+    void SackTag(uint64_t start,
+                 uint64_t end,
+                 int64_t now,
+                 uint32_t& newlySacked,
                  int64_t& firstSackt);
     void RackAdvance(const Seg& s, int64_t now);
     uint32_t RackReoWnd() const;
@@ -141,8 +148,12 @@ class LinuxTcpSender
     void UpdateRtt(int64_t seqRtt);
     void SetRto();
 
-    void FastRetransAlert(bool snduAdvanced, uint32_t newlyAckedSacked, uint32_t& newlyLost,
-                          bool ece, bool dubious, int64_t now);
+    void FastRetransAlert(bool snduAdvanced,
+                          uint32_t newlyAckedSacked,
+                          uint32_t& newlyLost,
+                          bool ece,
+                          bool dubious,
+                          int64_t now);
     void EnterRecovery();
     void EnterCwr();
     void InitCwndReduction();
@@ -181,17 +192,17 @@ class LinuxTcpSender
     uint64_t m_highSeq{0};
     uint64_t m_tlpHighSeq{0};
     bool m_tlpRetrans{false};
-    bool m_tlpForce{false};     //!< the probe must go out whatever cwnd says
-    int64_t m_tlpProbeIdx{-1};  //!< segment to retransmit as the probe (-1: new data)
-    std::deque<Seg> m_rtx;      //!< [snd_una, snd_nxt)
-    size_t m_lostHint{0};       //!< no LOST && !RETRANS segment before this index
+    bool m_tlpForce{false};    //!< the probe must go out whatever cwnd says
+    int64_t m_tlpProbeIdx{-1}; //!< segment to retransmit as the probe (-1: new data)
+    std::deque<Seg> m_rtx;     //!< [snd_una, snd_nxt)
+    size_t m_lostHint{0};      //!< no LOST && !RETRANS segment before this index
 
     // scoreboard counts (segments)
     uint32_t m_sackedOut{0};
     uint32_t m_lostOut{0};
     uint32_t m_retransOut{0};
     uint32_t m_lostPending{0}; //!< LOST segments neither SACKed nor being retransmitted
-    uint64_t m_highSacked{0}; //!< highest SACKed end (fack)
+    uint64_t m_highSacked{0};  //!< highest SACKed end (fack)
 
     // congestion state
     LinuxTcpCaState m_state{LinuxTcpCaState::OPEN};
@@ -212,7 +223,7 @@ class LinuxTcpSender
     int64_t m_rttvar{0};
     uint64_t m_rttSeq{0};
     int64_t m_minRtt{0};
-    int64_t m_rto{0};     //!< icsk_rto, ns (jiffies-rounded)
+    int64_t m_rto{0}; //!< icsk_rto, ns (jiffies-rounded)
     uint32_t m_backoff{0};
     Timer m_timer{Timer::NONE};
     int64_t m_timerExpiry{0};

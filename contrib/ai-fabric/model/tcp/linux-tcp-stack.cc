@@ -76,7 +76,8 @@ MaterializeTcp(const FabricFrame& f)
     if (f.aux[0] & LinuxTcpRxSegment::AUX_SACK)
     {
         Ptr<TcpOptionSack> sack = CreateObject<TcpOptionSack>();
-        sack->AddSackBlock({SequenceNumber32(f.seq + f.aux[2]), SequenceNumber32(f.seq + f.aux[3])});
+        sack->AddSackBlock(
+            {SequenceNumber32(f.seq + f.aux[2]), SequenceNumber32(f.seq + f.aux[3])});
         h.AppendOption(sack);
     }
     p->AddHeader(h);
@@ -185,6 +186,12 @@ LinuxTcpStack::GetTypeId()
                           UintegerValue(0),
                           MakeUintegerAccessor(&LinuxTcpStack::m_priority),
                           MakeUintegerChecker<uint8_t>(0, 7))
+            .AddAttribute("FirstPort",
+                          "The first local port connections use, then the next ones in turn "
+                          "(Linux draws from ip_local_port_range 32768-60999).",
+                          UintegerValue(32768),
+                          MakeUintegerAccessor(&LinuxTcpStack::m_nextPort),
+                          MakeUintegerChecker<uint16_t>(1024))
             .AddAttribute("CongestionControl",
                           "A LinuxTcpCongestionOps TypeId (Linux's default: CUBIC).",
                           TypeIdValue(LinuxTcpCubic::GetTypeId()),
@@ -320,7 +327,8 @@ LinuxTcpStack::Connect(Ptr<LinuxTcpStack> peer,
     const uint32_t mss = std::min(GetMss(), peer->GetMss());
     const uint32_t local = m_dev->GetIpv4Address().Get();
     const uint32_t remote = peer->m_dev->GetIpv4Address().Get();
-    peer->m_receivers.back()->SetPeer(remote, local, dstPort, srcPort, c.sender, mss, cc->NeedsEcn());
+    peer->m_receivers.back()
+        ->SetPeer(remote, local, dstPort, srcPort, c.sender, mss, cc->NeedsEcn());
     m_senders.back()->SetPeer(local,
                               remote,
                               srcPort,
@@ -561,8 +569,7 @@ LinuxTcpStack::Interrupt()
         {
             LinuxTcpRxSegment& last = m_processing.back();
             if (last.len > 0 && last.endpoint == s.endpoint && last.seq + last.len == s.seq &&
-                last.ecn == s.ecn && last.len + s.len <= m_cfg.groMaxBytes &&
-                m_batchOpen > 0)
+                last.ecn == s.ecn && last.len + s.len <= m_cfg.groMaxBytes && m_batchOpen > 0)
             {
                 last.len += s.len;
                 last.segs = static_cast<uint16_t>(last.segs + s.segs);

@@ -23,19 +23,19 @@ class HostStackCostModel;
 /// The TCP settings every connection of a stack uses (LinuxTcpStack's attributes).
 struct LinuxTcpConfig
 {
-    int64_t rtoMinNs{200000000};   //!< TCP_RTO_MIN (HZ / 5)
-    int64_t rtoInitNs{1000000000}; //!< TCP_TIMEOUT_INIT (1 s)
+    int64_t rtoMinNs{200000000};    //!< TCP_RTO_MIN (HZ / 5)
+    int64_t rtoInitNs{1000000000};  //!< TCP_TIMEOUT_INIT (1 s)
     int64_t rtoMaxNs{120000000000}; //!< TCP_RTO_MAX (120 s)
-    int64_t delAckNs{40000000};    //!< TCP_DELACK_MIN (HZ / 25)
-    int64_t jiffyNs{1000000};      //!< 1 / HZ (HZ = 1000)
-    int64_t tlpMinNs{2000000};     //!< TCP_TIMEOUT_MIN_US (2 ms)
-    uint32_t initCwnd{10};         //!< TCP_INIT_CWND
-    uint32_t reordering{3};        //!< sysctl tcp_reordering
-    uint32_t tsoMaxBytes{65536};   //!< GSO_LEGACY_MAX_SIZE
-    uint32_t groMaxBytes{65536};   //!< GRO_LEGACY_MAX_SIZE
-    uint32_t bufferBytes{4194304}; //!< send and receive buffer
-    uint32_t quickAcks{16};        //!< TCP_MAX_QUICKACKS
-    uint8_t wscale{7};             //!< window scale fitting bufferBytes
+    int64_t delAckNs{40000000};     //!< TCP_DELACK_MIN (HZ / 25)
+    int64_t jiffyNs{1000000};       //!< 1 / HZ (HZ = 1000)
+    int64_t tlpMinNs{2000000};      //!< TCP_TIMEOUT_MIN_US (2 ms)
+    uint32_t initCwnd{10};          //!< TCP_INIT_CWND
+    uint32_t reordering{3};         //!< sysctl tcp_reordering
+    uint32_t tsoMaxBytes{65536};    //!< GSO_LEGACY_MAX_SIZE
+    uint32_t groMaxBytes{65536};    //!< GRO_LEGACY_MAX_SIZE
+    uint32_t bufferBytes{4194304};  //!< send and receive buffer
+    uint32_t quickAcks{16};         //!< TCP_MAX_QUICKACKS
+    uint8_t wscale{7};              //!< window scale fitting bufferBytes
     uint8_t priority{0};
     uint8_t dscp{0};
     bool tlp{true};                //!< tcp_early_retrans = 3
@@ -69,8 +69,8 @@ struct LinuxTcpStackCounters
     uint64_t dsacksReceived{0};
     uint64_t ecnReductions{0};
     uint64_t acksSent{0};
-    uint64_t groUnits{0};  //!< GRO units handed to TCP (data and ACKs)
-    uint64_t rxFrames{0};  //!< TCP frames received
+    uint64_t groUnits{0}; //!< GRO units handed to TCP (data and ACKs)
+    uint64_t rxFrames{0}; //!< TCP frames received
     uint64_t interrupts{0};
 };
 
@@ -187,7 +187,7 @@ class LinuxTcpStack : public Object, public FabricFrameSource
     uint16_t m_nextPort{32768};
 
     // receive path with interrupt moderation and GRO
-    std::vector<LinuxTcpRxSegment> m_ring;     //!< waiting for an interrupt
+    std::vector<LinuxTcpRxSegment> m_ring;      //!< waiting for an interrupt
     std::deque<LinuxTcpRxSegment> m_processing; //!< being processed by an interrupt
     std::deque<uint32_t> m_batches;             //!< GRO units per interrupt in m_processing
     uint32_t m_batchOpen{0};                    //!< units of the batch being built
