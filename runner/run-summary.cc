@@ -265,16 +265,58 @@ Summary(const RunConfig& c, const Simulation& sim, uint64_t events, double wall)
                                          {"network", 0.0},
                                          {"recv_cpu", 0.0},
                                          {"host_to_gpu", 0.0}};
+    // Same keys in every run: RDMA runs report zeros. ns-3's TCP counts no probes or RACK.
+    json tcpCounters = json{{"stack", tcp ? c.tcpStack : ""},
+                            {"segments_sent", 0},
+                            {"retransmitted_segments", 0},
+                            {"timeouts", 0},
+                            {"tlp_probes", 0},
+                            {"tlp_recoveries", 0},
+                            {"rack_losses", 0},
+                            {"lost_retransmits", 0},
+                            {"fast_retransmits", 0},
+                            {"spurious_retransmits", 0},
+                            {"acks_sent", 0},
+                            {"gro_units", 0},
+                            {"interrupts", 0}};
+    const HostStackBreakdown* b = nullptr;
+    uint64_t messages = 0;
     if (Ptr<TcpCollectiveTransport> t = DynamicCast<TcpCollectiveTransport>(network))
     {
-        const HostStackBreakdown& b = t->GetBreakdownTotals();
-        const double n = std::max<double>(1.0, double(t->GetMessagesArrived()));
-        s["tcp_message_breakdown_us"] = json{{"messages", t->GetMessagesArrived()},
-                                             {"gpu_to_host", b.pcieTx.GetSeconds() * 1e6 / n},
-                                             {"send_cpu", b.cpuTx.GetSeconds() * 1e6 / n},
-                                             {"network", b.network.GetSeconds() * 1e6 / n},
-                                             {"recv_cpu", b.cpuRx.GetSeconds() * 1e6 / n},
-                                             {"host_to_gpu", b.pcieRx.GetSeconds() * 1e6 / n}};
+        b = &t->GetBreakdownTotals();
+        messages = t->GetMessagesArrived();
+        tcpCounters["retransmitted_segments"] = t->GetRetransmissions();
+        tcpCounters["timeouts"] = t->GetTimeouts();
+        tcpCounters["fast_retransmits"] = t->GetFastRecoveries();
+    }
+    else if (Ptr<LinuxTcpCollectiveTransport> l = DynamicCast<LinuxTcpCollectiveTransport>(network))
+    {
+        b = &l->GetBreakdownTotals();
+        messages = l->GetMessagesArrived();
+        const LinuxTcpStackCounters k = l->GetCounters();
+        tcpCounters["segments_sent"] = k.segmentsSent;
+        tcpCounters["retransmitted_segments"] = k.retransmits;
+        tcpCounters["timeouts"] = k.timeouts;
+        tcpCounters["tlp_probes"] = k.tlpProbes;
+        tcpCounters["tlp_recoveries"] = k.tlpRecoveries;
+        tcpCounters["rack_losses"] = k.rackLosses;
+        tcpCounters["lost_retransmits"] = k.lostRetransmits;
+        tcpCounters["fast_retransmits"] = k.fastRetransmits;
+        tcpCounters["spurious_retransmits"] = k.spuriousRetransmits;
+        tcpCounters["acks_sent"] = k.acksSent;
+        tcpCounters["gro_units"] = k.groUnits;
+        tcpCounters["interrupts"] = k.interrupts;
+    }
+    s["tcp"] = tcpCounters;
+    if (b)
+    {
+        const double n = std::max<double>(1.0, double(messages));
+        s["tcp_message_breakdown_us"] = json{{"messages", messages},
+                                             {"gpu_to_host", b->pcieTx.GetSeconds() * 1e6 / n},
+                                             {"send_cpu", b->cpuTx.GetSeconds() * 1e6 / n},
+                                             {"network", b->network.GetSeconds() * 1e6 / n},
+                                             {"recv_cpu", b->cpuRx.GetSeconds() * 1e6 / n},
+                                             {"host_to_gpu", b->pcieRx.GetSeconds() * 1e6 / n}};
     }
     json last = json::array();
     for (const auto& r : done)

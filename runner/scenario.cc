@@ -5,6 +5,7 @@
 #include "memory-estimate.h"
 #include "scenario-flows.h"
 #include "scenario-schema.h"
+#include "scenario-tcp.h"
 #include "scenario-tuning.h"
 #include "scenario-validation.h"
 
@@ -40,31 +41,6 @@ IsBuiltForEveryAlgorithm(const std::string& collective)
  * The TCP algorithm an attribute selects, as the scenario's attributes or ns-3's default set it,
  * in the runner's spelling: "ns3::TcpCubic" -> "cubic", "ns3::TcpPrrRecovery" -> "prr".
  */
-std::string
-TcpAlgorithmName(const std::vector<std::pair<std::string, std::string>>& attributes,
-                 const std::string& typeId,
-                 const std::string& attribute,
-                 const std::string& suffix)
-{
-    std::string name = AttributeText(attributes, typeId, attribute);
-    for (const std::string prefix : {"ns3::", "Tcp"})
-    {
-        if (name.rfind(prefix, 0) == 0)
-        {
-            name.erase(0, prefix.size());
-        }
-    }
-    if (!suffix.empty() && name.size() > suffix.size() &&
-        name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
-    {
-        name.erase(name.size() - suffix.size());
-    }
-    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char ch) {
-        return static_cast<char>(std::tolower(ch));
-    });
-    return name;
-}
-
 void
 Merge(json& base, const json& over)
 {
@@ -176,16 +152,7 @@ ToRun(const json& j, size_t index)
         r.resolved["congestion_control"] = r.congestionControl;
     }
     r.lossRecovery = j["loss_recovery"];
-    if (r.fabric == "tcp")
-    {
-        // The RDMA fields do not apply: report what ns-3's TCP runs instead.
-        r.congestionControl =
-            TcpAlgorithmName(r.attributes, "ns3::TcpL4Protocol", "SocketType", "");
-        r.lossRecovery =
-            TcpAlgorithmName(r.attributes, "ns3::TcpL4Protocol", "RecoveryType", "Recovery");
-        r.resolved["congestion_control"] = r.congestionControl;
-        r.resolved["loss_recovery"] = r.lossRecovery;
-    }
+    ResolveTcp(j, r);
     r.dropRate = j["faults"]["drop_rate"];
     const json& w = j["workload"];
     r.workloadKind = w["kind"];
@@ -280,8 +247,6 @@ ToRun(const json& j, size_t index)
         r.channels = AutoChannels(r.algorithm, r.gpusPerServer);
         r.resolved["workload"]["channels"] = r.channels;
     }
-    r.tcpHostCosts = j["tcp"]["host_costs"];
-    r.tcpCores = j["tcp"]["cores"];
     r.ibRxBufferKib = j["infiniband"]["rx_buffer_kib"];
     r.ibFecnThresholdKib = j["infiniband"]["fecn_threshold_kib"];
     // Cross-field checks.

@@ -67,6 +67,11 @@ struct RunConfig
     uint32_t pathMtu{4096};
     double maxSimSeconds{60};
     bool tcpHostCosts{true};
+    std::string tcpStack{"linux"}; //!< linux (LinuxTcpStack) or ns3 (ns-3's TCP)
+    bool tcpTlp{true};
+    bool tcpRack{true};
+    uint32_t tcpSocketsPerPeer{1};
+    uint32_t tcpThreads{1};
     uint32_t tcpCores{4};
     double ibRxBufferKib{128};
     double ibFecnThresholdKib{16};

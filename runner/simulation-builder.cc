@@ -176,21 +176,39 @@ BuildSimulation(const RunConfig& c)
     Ptr<CollectiveTransport> network;
     if (tcp)
     {
-        // --- kernel TCP (ns-3's TCP) on every host's NIC
-        FabricInternetHelper::Install(topo);
-        if (c.tcpHostCosts)
+        if (c.tcpStack == "linux")
         {
-            for (uint32_t h = 0; h < topo->GetNHosts(); ++h)
-            {
-                Ptr<HostStackCostModel> m = CreateObject<HostStackCostModel>();
-                m->SetAttribute("Cores", UintegerValue(c.tcpCores));
-                topo->GetHostNode(h)->AggregateObject(m);
-                m->Attach(topo->GetHostDevice(h));
-            }
+            // --- the Linux TCP model on every host's NIC, NCCL's socket transport over it
+            LinuxTcpHelper lt;
+            lt.SetHostCosts(c.tcpHostCosts);
+            lt.SetCostModelAttribute("Cores", UintegerValue(c.tcpCores));
+            lt.SetStackAttribute("Tlp", BooleanValue(c.tcpTlp));
+            lt.SetStackAttribute("Rack", BooleanValue(c.tcpRack));
+            lt.Install(topo);
+            Ptr<LinuxTcpCollectiveTransport> t = CreateObject<LinuxTcpCollectiveTransport>();
+            t->SetAttribute("Threads", UintegerValue(c.tcpThreads));
+            t->SetAttribute("SocketsPerThread", UintegerValue(c.tcpSocketsPerPeer / c.tcpThreads));
+            t->SetRanks(topo->GetHosts());
+            network = t;
         }
-        Ptr<TcpCollectiveTransport> t = CreateObject<TcpCollectiveTransport>();
-        t->SetRanks(topo->GetHosts());
-        network = t;
+        else
+        {
+            // --- kernel TCP (ns-3's TCP) on every host's NIC
+            FabricInternetHelper::Install(topo);
+            if (c.tcpHostCosts)
+            {
+                for (uint32_t h = 0; h < topo->GetNHosts(); ++h)
+                {
+                    Ptr<HostStackCostModel> m = CreateObject<HostStackCostModel>();
+                    m->SetAttribute("Cores", UintegerValue(c.tcpCores));
+                    topo->GetHostNode(h)->AggregateObject(m);
+                    m->Attach(topo->GetHostDevice(h));
+                }
+            }
+            Ptr<TcpCollectiveTransport> t = CreateObject<TcpCollectiveTransport>();
+            t->SetRanks(topo->GetHosts());
+            network = t;
+        }
         for (uint32_t h = 0; h < topo->GetNHosts(); ++h)
         {
             topo->GetHostDevice(h)->TraceConnectWithoutContext(

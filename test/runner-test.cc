@@ -10,6 +10,8 @@
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <map>
+#include <set>
 #include <sstream>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -116,6 +118,16 @@ INSTANTIATE_TEST_SUITE_P(
     RunnerBadInputTest,
     ::testing::Values(
         BadInput{"unknown", R"({"topolgy": {}})", "", "did you mean 'topology'"},
+        BadInput{"tcpStack", R"({"tcp": {"stack": "bsd"}})", "", "tcp.stack"},
+        BadInput{"tcpThreads",
+                 R"({"tcp": {"sockets_per_peer": 3, "threads": 2}})",
+                 "",
+                 "tcp.sockets_per_peer: must be a multiple of tcp.threads"},
+        BadInput{"tcpNs3Sockets",
+                 R"({"tcp": {"stack": "ns3", "sockets_per_peer": 2}})",
+                 "",
+                 "needs tcp.stack linux"},
+        BadInput{"tcpSockets", R"({"tcp": {"sockets_per_peer": 65}})", "", "tcp.sockets_per_peer"},
         BadInput{"unknownNested",
                  R"({"topology": {"server": 4}})",
                  "",
@@ -280,17 +292,33 @@ TEST(RunnerTest, WrapperShortQuietRunsTheDefaultScenario)
     EXPECT_TRUE(r.out.empty()) << "quiet: " << r.out;
 }
 
-// TCP runs report what ns-3's TCP runs (CUBIC with PRR by default, or the attribute's choice),
-// not the RDMA fields' defaults (they used to say dcqcn and go-back-n).
+// TCP runs report what the TCP stack runs (the Linux model: CUBIC with RACK and TLP by default,
+// or the attribute's choice; ns-3's: CUBIC with PRR), not the RDMA fields' defaults (they used
+// to say dcqcn and go-back-n).
 TEST(RunnerTest, TcpRunsReportTheTcpAlgorithmsThatRun)
 {
     json j = json::parse(kSmall);
     j["fabric"] = "tcp";
     std::vector<aifabric::RunConfig> runs = aifabric::ResolveScenario(j);
     ASSERT_EQ(runs.size(), 1u);
+    EXPECT_EQ(runs[0].tcpStack, "linux");
+    EXPECT_EQ(runs[0].congestionControl, "cubic");
+    EXPECT_EQ(runs[0].lossRecovery, "rack-tlp");
+    EXPECT_EQ(runs[0].resolved["congestion_control"], "cubic");
+    j["tcp"]["tlp"] = false;
+    j["tcp"]["rack"] = false;
+    j["attributes"]["ns3::LinuxTcpStack::CongestionControl"] = "ns3::LinuxTcpDctcp";
+    runs = aifabric::ResolveScenario(j);
+    EXPECT_EQ(runs[0].congestionControl, "dctcp");
+    EXPECT_EQ(runs[0].lossRecovery, "sack");
+    j = json::parse(kSmall);
+    j["fabric"] = "tcp";
+    j["tcp"]["stack"] = "ns3";
+    runs = aifabric::ResolveScenario(j);
     EXPECT_EQ(runs[0].congestionControl, "cubic");
     EXPECT_EQ(runs[0].lossRecovery, "prr");
-    EXPECT_EQ(runs[0].resolved["congestion_control"], "cubic");
+    EXPECT_FALSE(runs[0].tcpTlp) << "ns-3's TCP has no tail loss probe";
+    EXPECT_EQ(runs[0].resolved["tcp"]["rack"], false);
     j["attributes"]["ns3::TcpL4Protocol::SocketType"] = "ns3::TcpDctcp";
     j["attributes"]["ns3::TcpL4Protocol::RecoveryType"] = "ns3::TcpClassicRecovery";
     runs = aifabric::ResolveScenario(j);
@@ -532,6 +560,59 @@ TEST(RunnerTest, EndToEndTcpRun)
     EXPECT_GT(s["counters"]["data_packets"].get<uint64_t>(), 0u);
     EXPECT_GT(s["network_latency_us"]["p50"].get<double>(), 0.0);
     fs::remove_all(out);
+}
+
+// The Linux TCP model's counters reach summary.json, and the barrier says whether a tail loss
+// was repaired by a loss probe or waited for the RTO. 4 hosts, 2% loss: with TLP one step's
+// tail loss is probed (one packet out: 2 SRTT + 200 ms, no RTO); without it, RTOs.
+TEST(RunnerTest, TcpCountersAndTheBarrierSayProbeOrTimeout)
+{
+    const std::string base =
+        "--set fabric=tcp --set pfc=false --set topology.kind=star --set topology.servers=4"
+        " --set topology.gpus_per_server=1 --set workload.steps=6 --set workload.compute_ms=0.1"
+        " --set workload.algorithm=ring --set workload.bytes=1048576"
+        " --set faults.drop_rate=0.02";
+    std::map<bool, json> runs;
+    for (bool tlp : {true, false})
+    {
+        const std::string out = TempDir(std::string("tcp-tlp-") + (tlp ? "on" : "off"));
+        Result r = Runner(base + " --set tcp.tlp=" + (tlp ? "true" : "false") + " --out " + out);
+        ASSERT_EQ(r.status, 0) << r.err;
+        runs[tlp] = ReadJson(fs::path(out) / "summary.json");
+        fs::remove_all(out);
+    }
+    std::map<bool, std::set<std::string>> causes;
+    for (auto& [tlp, s] : runs)
+    {
+        const json& t = s["tcp"];
+        EXPECT_EQ(t["stack"], "linux");
+        for (const char* k : {"timeouts",
+                              "tlp_probes",
+                              "rack_losses",
+                              "fast_retransmits",
+                              "spurious_retransmits",
+                              "retransmitted_segments",
+                              "segments_sent"})
+        {
+            EXPECT_TRUE(t.contains(k)) << k;
+        }
+        EXPECT_GT(t["rack_losses"].get<uint64_t>(), 0u);
+        EXPECT_GT(t["fast_retransmits"].get<uint64_t>(), 0u);
+        EXPECT_EQ(s["counters"]["retransmitted_packets"], t["retransmitted_segments"]);
+        EXPECT_EQ(s["counters"]["timeouts"], t["timeouts"]);
+        for (const json& b : s["barrier"])
+        {
+            causes[tlp].insert(b["cause"].get<std::string>());
+        }
+    }
+    EXPECT_GE(runs[true]["tcp"]["tlp_probes"].get<uint64_t>(), 1u);
+    EXPECT_EQ(runs[true]["tcp"]["timeouts"], 0u);
+    EXPECT_TRUE(causes[true].count("tail-loss-probe"));
+    EXPECT_FALSE(causes[true].count("timeout"));
+    EXPECT_EQ(runs[false]["tcp"]["tlp_probes"], 0u);
+    EXPECT_GE(runs[false]["tcp"]["timeouts"].get<uint64_t>(), 1u);
+    EXPECT_TRUE(causes[false].count("timeout"));
+    EXPECT_FALSE(causes[false].count("tail-loss-probe"));
 }
 
 TEST(RunnerTest, EndToEndRocev2OnEveryTopologyKind)

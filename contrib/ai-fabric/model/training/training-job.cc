@@ -309,6 +309,7 @@ TrainingJob::StartStep(uint32_t k)
     rec.computeEnd.assign(m_ranks.GetN(), Time(0));
     m_records.push_back(rec);
     CountNetwork(m_retx0, m_timeouts0);
+    m_probes0 = m_network ? m_network->GetLossProbes() : 0;
     m_qpTimeouts0.clear();
     for (uint32_t r = 0; r < m_ranks.GetN(); ++r)
     {
@@ -415,6 +416,7 @@ TrainingJob::CollectiveDone()
     CountNetwork(retx, timeouts);
     rec.retransmissions = retx - m_retx0;
     rec.timeouts = timeouts - m_timeouts0;
+    rec.lossProbes = (m_network ? m_network->GetLossProbes() : 0) - m_probes0;
     std::vector<Time> sorted = rec.computeEnd;
     std::nth_element(sorted.begin(), sorted.begin() + n / 2, sorted.end());
     const Time spread = rec.lastComputeEnd - sorted[n / 2];
@@ -427,6 +429,14 @@ TrainingJob::CollectiveDone()
         {
             victim = m_network->GetLastTimeoutReceiver();
         }
+        rec.waitedOn = victim >= 0 ? static_cast<uint32_t>(victim) : rec.lastRank;
+    }
+    else if (rec.lossProbes > 0 && spread <= (rec.barrier - rec.start) * 0.05)
+    {
+        // A kernel-TCP tail loss repaired by a loss probe (2 SRTT + 2 ms, or + 200 ms with one
+        // packet out) instead of an RTO.
+        rec.cause = "tail-loss-probe";
+        const int32_t victim = m_network->GetLastLossProbeReceiver();
         rec.waitedOn = victim >= 0 ? static_cast<uint32_t>(victim) : rec.lastRank;
     }
     else if (spread > (rec.barrier - rec.start) * 0.05)

@@ -36,6 +36,7 @@ struct TrainingStepRecord
     uint32_t waitedOn{0};            //!< the rank everyone waited for
     uint64_t retransmissions{0};     //!< network retransmissions during the step
     uint64_t timeouts{0};            //!< retransmission timeouts during the step
+    uint64_t lossProbes{0};          //!< tail loss probes during the step (kernel TCP)
 
     Time StepTime() const
     {
@@ -62,6 +63,7 @@ struct TrainingStepRecord
  *
  * For each step it records per-rank compute and collective end times, the last rank, and why
  * the step ended when it did: "timeout" (a retransmission timeout fired during the step),
+ * "tail-loss-probe" (kernel TCP repaired a tail loss with a loss probe, no timeout),
  * "straggler" (the slowest rank's compute ended more than 5% of the step after the median's),
  * "retransmission" (packets were resent), or "network" (plain transfer time), with the rank
  * everyone waited on.
@@ -152,6 +154,7 @@ class TrainingJob : public Object
     std::unordered_map<uint32_t, uint32_t> m_rankOfAddress;
     uint64_t m_retx0{0};
     uint64_t m_timeouts0{0};
+    uint64_t m_probes0{0};
     bool m_finished{false};
     bool m_stepOpen{false}; //!< a step has started and its barrier is not reached
     bool m_stopped{false};
