@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //
 // Packet-level AllReduce benchmark: S servers x 8 GPUs on the rail-optimized fat-tree at
-// 400 Gb/s, RoCEv2 with PFC and DCQCN, no trace sinks, one AllReduce step.
+// 400 Gb/s, RoCEv2 with PFC and DCQCN (or InfiniBand, or kernel TCP with the host cost model:
+// the Linux TCP model, or ns-3's TCP over IPv4), no trace sinks, one AllReduce step.
 // Prints CPU time, events, events/s, CPU ns per packet-hop and peak RSS.
 //
 // Usage: collective-bench [--servers=16] [--mib=64]
 // [--algorithm=ring|tree|nvls|nvls-tree|hd|hierarchical]
 //        [--channels=1] [--lazy=1]
-//        [--fabric=rocev2|infiniband] [--job-servers=K] [--pending-stats]
+//        [--fabric=rocev2|infiniband|tcp|tcp-ns3] [--job-servers=K] [--pending-stats]
 //        [--scheduler=ns3::TimingWheelScheduler|ns3::PriorityQueueScheduler]
 //
 // --job-servers runs the job on the first K servers of the topology only (the rest of the
@@ -45,7 +46,10 @@ main(int argc, char** argv)
     cmd.AddValue("cc",
                  "congestion control TypeId (default: RdmaDcqcn, IbCongestionControl on IB)",
                  cc);
-    cmd.AddValue("fabric", "rocev2 (PFC + DCQCN) or infiniband (credits + IB CC)", fabric);
+    cmd.AddValue("fabric",
+                 "rocev2 (PFC + DCQCN), infiniband (credits + IB CC), tcp (the Linux TCP model) "
+                 "or tcp-ns3 (ns-3's TCP), both TCPs with host costs on a PFC fabric",
+                 fabric);
     uint32_t jobServers = 0;
     bool pendingStats = false;
     cmd.AddValue("channels", "parallel channels (NCCL's; ring: one per rail)", channels);
@@ -65,13 +69,16 @@ main(int argc, char** argv)
                      jobServers);
         return 2;
     }
-    if (fabric != "rocev2" && fabric != "infiniband")
+    if (fabric != "rocev2" && fabric != "infiniband" && fabric != "tcp" && fabric != "tcp-ns3")
     {
         std::fprintf(stderr,
-                     "collective-bench: fabric must be rocev2 or infiniband (got %s)\n",
+                     "collective-bench: fabric must be rocev2, infiniband, tcp or tcp-ns3 (got "
+                     "%s)\n",
                      fabric.c_str());
         return 2;
     }
+    const bool linuxTcp = fabric == "tcp";
+    const bool ns3Tcp = fabric == "tcp-ns3";
     const bool ib = fabric == "infiniband";
     if (cc.empty())
     {
@@ -123,17 +130,44 @@ main(int argc, char** argv)
     rail->SetAttribute("GpusPerServer", UintegerValue(8));
     Ptr<FabricTopology> topo = rail->Build();
     topo->AssignStreams(0);
-    RdmaHelper rdma;
-    rdma.SetCongestionControl(cc);
-    rdma.Install(topo);
-    Ptr<RdmaCollectiveTransport> net = CreateObject<RdmaCollectiveTransport>();
     const uint32_t ranks = (jobServers ? jobServers : servers) * 8;
     NodeContainer hosts;
     for (uint32_t r = 0; r < ranks; ++r)
     {
         hosts.Add(topo->GetHostNode(r));
     }
-    net->SetRanks(hosts);
+    Ptr<CollectiveTransport> net;
+    if (linuxTcp)
+    {
+        LinuxTcpHelper lt;
+        lt.SetHostCosts(true);
+        lt.Install(topo);
+        Ptr<LinuxTcpCollectiveTransport> t = CreateObject<LinuxTcpCollectiveTransport>();
+        t->SetRanks(hosts);
+        net = t;
+    }
+    else if (ns3Tcp)
+    {
+        FabricInternetHelper::Install(topo);
+        for (uint32_t h = 0; h < topo->GetNHosts(); ++h)
+        {
+            Ptr<HostStackCostModel> m = CreateObject<HostStackCostModel>();
+            topo->GetHostNode(h)->AggregateObject(m);
+            m->Attach(topo->GetHostDevice(h));
+        }
+        Ptr<TcpCollectiveTransport> t = CreateObject<TcpCollectiveTransport>();
+        t->SetRanks(hosts);
+        net = t;
+    }
+    else
+    {
+        RdmaHelper rdma;
+        rdma.SetCongestionControl(cc);
+        rdma.Install(topo);
+        Ptr<RdmaCollectiveTransport> t = CreateObject<RdmaCollectiveTransport>();
+        t->SetRanks(hosts);
+        net = t;
+    }
     Ptr<NvlinkTransport> nvlink = CreateObject<NvlinkTransport>();
     nvlink->SetRanks(ranks);
     for (uint32_t r = 0; r < ranks; ++r)
@@ -163,18 +197,20 @@ main(int argc, char** argv)
         hops += l.devA->GetCounters().txDataFrames + l.devB->GetCounters().txDataFrames;
     }
     uint64_t packets = 0;
-    uint64_t retx = 0;
+    uint64_t retx = net->GetRetransmissions();
     for (uint32_t h = 0; h < topo->GetNHosts(); ++h)
     {
-        packets += topo->GetHostNode(h)->GetObject<RdmaNic>()->GetCounters().dataPacketsSent;
-        retx += topo->GetHostNode(h)->GetObject<RdmaNic>()->GetCounters().retransmittedPackets;
+        // RDMA: data packets only; TCP: every frame the host sent (segments and ACKs).
+        Ptr<RdmaNic> nic = topo->GetHostNode(h)->GetObject<RdmaNic>();
+        packets += nic ? nic->GetCounters().dataPacketsSent
+                       : topo->GetHostDevice(h)->GetCounters().txDataFrames;
     }
     const TrainingStepRecord& rec = job->GetSteps().at(0);
     const double t = rec.CollectiveTime().GetSeconds();
     const double busbw = double(uint64_t(mib) << 20) / t *
                          CollectiveSpec::BusBwFactor(CollectiveSpec::ALLREDUCE, ranks);
     std::printf("%u GPUs (%u x 8 of a %u x 8 rail-optimized 1:1 fat-tree, 400G), %s AllReduce of "
-                "%u MiB on %u channel(s), %s schedule, %s + %s\n",
+                "%u MiB on %u channel(s), %s schedule, %s, %s\n",
                 ranks,
                 ranks / 8,
                 servers,
@@ -182,8 +218,9 @@ main(int argc, char** argv)
                 mib,
                 channels,
                 lazy ? "lazy" : "written-out",
-                ib ? "InfiniBand credits" : "RoCEv2 PFC",
-                cc.c_str());
+                ib ? "InfiniBand credits" : (linuxTcp || ns3Tcp ? "Ethernet PFC" : "RoCEv2 PFC"),
+                linuxTcp ? "Linux TCP model (CUBIC, RACK-TLP) + host costs"
+                         : (ns3Tcp ? "ns-3 TCP (CUBIC) + host costs" : cc.c_str()));
     std::printf("  simulated AllReduce %.3f ms, busbw %.1f GB/s, retransmissions %llu\n",
                 t * 1e3,
                 busbw / 1e9,
