@@ -3,8 +3,10 @@
 
 #include "text-util.h"
 
+#include <algorithm>
 #include <iomanip>
 #include <sstream>
+#include <vector>
 
 namespace aifabric
 {
@@ -64,14 +66,36 @@ std::string
 Dashboard(const std::vector<RunOutput>& runs)
 {
     std::ostringstream os;
-    const int w = 26;
+    // Rows are kept until the end, so that each column is as wide as its widest cell (26
+    // characters at least) and cells never run into each other.
+    std::vector<std::pair<std::string, std::vector<std::string>>> table;
     auto row = [&](const std::string& label, auto fn) {
-        os << std::left << std::setw(28) << label;
+        std::vector<std::string> cells;
         for (const auto& r : runs)
         {
-            os << std::left << std::setw(w) << fn(r.summary);
+            cells.push_back(fn(r.summary));
         }
-        os << "\n";
+        table.emplace_back(label, std::move(cells));
+    };
+    auto print = [&]() {
+        std::vector<size_t> width(runs.size(), 26);
+        for (const auto& [label, cells] : table)
+        {
+            for (size_t i = 0; i < cells.size(); ++i)
+            {
+                width[i] = std::max(width[i], cells[i].size() + 2);
+            }
+        }
+        for (const auto& [label, cells] : table)
+        {
+            os << std::left << std::setw(28) << label;
+            for (size_t i = 0; i < cells.size(); ++i)
+            {
+                os << std::left << std::setw(static_cast<int>(width[i])) << cells[i];
+            }
+            os << "\n";
+        }
+        return os.str();
     };
     const RunConfig& first = runs.front().config;
     if (first.workloadKind == "flows")
@@ -94,7 +118,7 @@ Dashboard(const std::vector<RunOutput>& runs)
             return Num(s["sim"]["wall_s"].get<double>(), 3) + " s, " +
                    Num(s["sim"]["events"].get<uint64_t>() / 1e6, 3) + " M ev";
         });
-        return os.str();
+        return print();
     }
     os << "\n  CLUSTER SYNC & TAIL LATENCY — " << runs.front().config.Gpus() << " GPUs, "
        << runs.front().config.topologyKind << ", " << runs.front().config.linkGbps
@@ -136,6 +160,23 @@ Dashboard(const std::vector<RunOutput>& runs)
         }
         return best;
     });
+    bool linuxTcp = false;
+    for (const auto& r : runs)
+    {
+        linuxTcp = linuxTcp || (r.config.fabric == "tcp" && r.config.tcpStack == "linux");
+    }
+    if (linuxTcp)
+    {
+        // What repaired kernel TCP's losses: RACK, loss probes, or the RTO (row above).
+        row("TCP RACK losses / probes", [](const json& s) {
+            if (s["tcp"]["stack"] != "linux")
+            {
+                return std::string("-");
+            }
+            return std::to_string(s["tcp"]["rack_losses"].get<uint64_t>()) + " / " +
+                   std::to_string(s["tcp"]["tlp_probes"].get<uint64_t>());
+        });
+    }
     if (first.background)
     {
         FlowRows(row);
@@ -144,7 +185,7 @@ Dashboard(const std::vector<RunOutput>& runs)
         return Num(s["sim"]["wall_s"].get<double>(), 3) + " s, " +
                Num(s["sim"]["events"].get<uint64_t>() / 1e6, 3) + " M ev";
     });
-    return os.str();
+    return print();
 }
 
 } // namespace aifabric

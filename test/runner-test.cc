@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // The scenario runner: schema errors, overrides, compare, results directory, determinism.
+#include "dashboard.h"
 #include "memory-estimate.h"
 #include "process-util.h"
 #include "runner.h"
@@ -613,6 +614,30 @@ TEST(RunnerTest, TcpCountersAndTheBarrierSayProbeOrTimeout)
     EXPECT_GE(runs[false]["tcp"]["timeouts"].get<uint64_t>(), 1u);
     EXPECT_TRUE(causes[false].count("timeout"));
     EXPECT_FALSE(causes[false].count("tail-loss-probe"));
+}
+
+// The dashboard's columns are as wide as their widest cell: a long cell ("rank 1023
+// (tail-loss-probe)", 27 characters) no longer runs into the next column.
+TEST(RunnerTest, DashboardCellsNeverRunTogether)
+{
+    json j = json::parse(kSmall);
+    j["fabric"] = "tcp";
+    const std::string out = TempDir("dash-cells");
+    const std::string path = WriteScenario("dash-cells", j.dump());
+    Result r = Runner(path + " --out " + out);
+    ASSERT_EQ(r.status, 0) << r.err;
+    aifabric::RunOutput a;
+    a.config = aifabric::ResolveScenario(j).at(0);
+    a.summary = ReadJson(fs::path(out) / "summary.json");
+    fs::remove_all(out);
+    a.summary["barrier"][0]["waited_on"] = 1023;
+    a.summary["barrier"][0]["cause"] = "tail-loss-probe";
+    a.summary["barrier"][0]["step_ms"] = 1e6;
+    const std::string d = aifabric::Dashboard({a, a});
+    const size_t at = d.find("rank 1023 (tail-loss-probe)");
+    ASSERT_NE(at, std::string::npos) << d;
+    EXPECT_EQ(d.compare(at + 27, 2, "  "), 0) << d;
+    EXPECT_NE(d.find("TCP RACK losses / probes"), std::string::npos) << d;
 }
 
 TEST(RunnerTest, EndToEndRocev2OnEveryTopologyKind)
