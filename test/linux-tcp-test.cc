@@ -3,6 +3,8 @@
 // GRO/interrupts and NCCL's socket split.
 #include "test-util.h"
 
+#include <cstdio>
+#include <map>
 #include <set>
 
 using namespace ns3;
@@ -272,4 +274,50 @@ TEST_F(FabricTest, LinuxTcpNcclSocketsSplitMessagesIntoTasks)
               (256 * 1024 + 36 * 1024 + MSS - 1) / MSS);
     EXPECT_EQ(n.stacks[0]->GetSender(2).GetStats().segmentsSent, t256);
     EXPECT_EQ(n.stacks[0]->GetSender(3).GetStats().segmentsSent, t256);
+}
+
+TEST_F(FabricTest, LinuxTcpReceiveWindowBoundsAFlowToWindowOverRtt)
+{
+    // 2 km cables (10 us each way per cable: a 40 us round trip through the switch), where the
+    // 400G bandwidth-delay product is 2 MB: a 512 KiB socket buffer (and so receive window)
+    // holds the flow at W / RTT; the default 4 MiB is not window-bound (it averages 315 Gb/s
+    // over 256 MiB, not the line: HyStart leaves slow start early at this RTT and CUBIC's Reno
+    // -friendly growth adds a segment per round trip; with HyStart off it averages 384 Gb/s).
+    std::map<uint32_t, double> gbps;
+    std::map<uint32_t, double> bound;
+    for (uint32_t buffer : {512u * 1024, 4u << 20})
+    {
+        LinuxTcpHelper h;
+        h.SetStackAttribute("BufferBytes", UintegerValue(buffer));
+        Ptr<StarTopologyHelper> star = CreateObject<StarTopologyHelper>();
+        star->SetAttribute("Servers", UintegerValue(2));
+        star->SetAttribute("GpusPerServer", UintegerValue(1));
+        star->SetAttribute("HostCableLength", DoubleValue(2000));
+        star->GetLinkHelper().SetFlowControlAttribute("EnabledPriorities", UintegerValue(0));
+        LinuxNet n;
+        n.topo = star->Build();
+        n.stacks = h.Install(n.topo);
+        n.tcp = CreateObject<LinuxTcpCollectiveTransport>();
+        n.tcp->SetRanks(n.topo->GetHosts());
+        Arrivals a;
+        const uint64_t bytes = 256ULL << 20;
+        n.tcp->Send(0, 1, bytes, &a, 1);
+        Simulator::Run();
+        ASSERT_EQ(a.v.size(), 1u);
+        gbps[buffer] = double(bytes) * 8 / a.v[0].second.GetSeconds() / 1e9;
+        const double rtt = n.stacks[0]->GetSender(0).GetSrttNs() * 1e-9;
+        bound[buffer] = double(buffer) * 8 / rtt / 1e9;
+        EXPECT_EQ(n.tcp->GetCounters().retransmits, 0u);
+        Simulator::Destroy();
+    }
+    const double line = 400.0 * 8948 / 9042;
+    std::printf("512 KiB window: %.1f Gb/s (W/SRTT %.1f); 4 MiB: %.1f Gb/s (line %.1f)\n",
+                gbps[512 * 1024],
+                bound[512 * 1024],
+                gbps[4 << 20],
+                line);
+    EXPECT_NEAR(gbps[512 * 1024] / bound[512 * 1024], 1.0, 0.1);
+    EXPECT_LT(gbps[512 * 1024], 0.4 * line);
+    EXPECT_GT(gbps[4 << 20], 2.5 * gbps[512 * 1024]);
+    EXPECT_LE(gbps[4 << 20], line);
 }
