@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //
-// One message, GPU to GPU across a 400 Gb/s switch: kernel TCP (with the host stack cost model)
-// versus GPUDirect RDMA (RoCEv2). Prints and plots where the time goes.
+// One message, GPU to GPU across a 400 Gb/s switch: kernel TCP (with the host stack cost model;
+// the Linux TCP model, or ns-3's TCP with --stack=ns3) versus GPUDirect RDMA (RoCEv2). Prints
+// and plots where the time goes.
 //
-//   tcp-vs-rdma-latency [--bytes=1000] [--out=DIR]
+//   tcp-vs-rdma-latency [--bytes=1000] [--stack=linux|ns3] [--out=DIR]
 //
 // Writes breakdown.csv (transport, component, microseconds) and breakdown.png (stacked bars).
 #include "ns3/ai-fabric-module.h"
@@ -44,13 +45,19 @@ main(int argc, char** argv)
 {
     uint64_t bytes = 1000;
     std::string out;
+    std::string stack = "linux";
     CommandLine cmd(__FILE__);
     cmd.AddValue("bytes", "message size in bytes, 1..1073741824", bytes);
+    cmd.AddValue("stack", "linux (the Linux TCP model) or ns3 (ns-3's TCP over IPv4)", stack);
     cmd.AddValue("out", "results directory (default results/tcp-vs-rdma-latency-<time>)", out);
     cmd.Parse(argc, argv);
     if (bytes < 1 || bytes > (1ULL << 30))
     {
         BadInput("bytes must be in [1, 1073741824] (got " + std::to_string(bytes) + ")");
+    }
+    if (stack != "linux" && stack != "ns3")
+    {
+        BadInput("stack must be linux or ns3 (got " + stack.substr(0, 40) + ")");
     }
     ResultsDirectory results;
     results.Start(out, "tcp-vs-rdma-latency");
@@ -60,16 +67,36 @@ main(int argc, char** argv)
     star->SetAttribute("GpusPerServer", UintegerValue(1));
     Ptr<FabricTopology> topo = star->Build();
 
-    // Kernel TCP with host costs on both hosts.
-    FabricInternetHelper::Install(topo);
-    for (uint32_t h = 0; h < 2; ++h)
+    // Kernel TCP with host costs on both hosts; its last message's breakdown from the trace.
+    Ptr<CollectiveTransport> tcp;
+    HostStackBreakdown b;
+    auto keep = MakeBoundCallback(
+        +[](HostStackBreakdown* last, const HostStackBreakdown& x) { *last = x; },
+        &b);
+    if (stack == "linux")
     {
-        Ptr<HostStackCostModel> m = CreateObject<HostStackCostModel>();
-        topo->GetHostNode(h)->AggregateObject(m);
-        m->Attach(topo->GetHostDevice(h));
+        LinuxTcpHelper lt;
+        lt.SetHostCosts(true);
+        lt.Install(topo);
+        Ptr<LinuxTcpCollectiveTransport> t = CreateObject<LinuxTcpCollectiveTransport>();
+        t->SetRanks(topo->GetHosts());
+        t->TraceConnectWithoutContext("MessageBreakdown", keep);
+        tcp = t;
     }
-    Ptr<TcpCollectiveTransport> tcp = CreateObject<TcpCollectiveTransport>();
-    tcp->SetRanks(topo->GetHosts());
+    else
+    {
+        FabricInternetHelper::Install(topo);
+        for (uint32_t h = 0; h < 2; ++h)
+        {
+            Ptr<HostStackCostModel> m = CreateObject<HostStackCostModel>();
+            topo->GetHostNode(h)->AggregateObject(m);
+            m->Attach(topo->GetHostDevice(h));
+        }
+        Ptr<TcpCollectiveTransport> t = CreateObject<TcpCollectiveTransport>();
+        t->SetRanks(topo->GetHosts());
+        t->TraceConnectWithoutContext("MessageBreakdown", keep);
+        tcp = t;
+    }
     // GPUDirect RDMA on the same NICs.
     RdmaHelper rdma;
     rdma.Install(topo);
@@ -77,7 +104,8 @@ main(int argc, char** argv)
     Ptr<RdmaNic> nicA = topo->GetHostNode(0)->GetObject<RdmaNic>();
     Ptr<RdmaNic> nicB = topo->GetHostNode(1)->GetObject<RdmaNic>();
 
-    // Warm the TCP connection up first (handshake), then measure each transport alone.
+    // Warm the TCP connection up first (ns-3's handshake, both stacks' first RTT sample), then
+    // measure each transport alone.
     Arrival warm;
     tcp->Send(0, 1, bytes, &warm, 0);
     Simulator::Run();
@@ -85,7 +113,6 @@ main(int argc, char** argv)
     const Time tcpPost = Simulator::Now() + MilliSeconds(100);
     Simulator::Schedule(MilliSeconds(100), [&] { tcp->Send(0, 1, bytes, &tcpArrival, 1); });
     Simulator::Run();
-    const HostStackBreakdown b = tcp->GetLastBreakdown();
 
     Time rdmaDone;
     qp.second->SetReceiveCallback(
@@ -102,13 +129,14 @@ main(int argc, char** argv)
     csv << "transport,pcie_and_nic_tx_us,cpu_tx_us,network_us,cpu_rx_us,pcie_and_nic_rx_us,total_"
            "us\n";
     auto us = [](Time t) { return t.GetNanoSeconds() / 1000.0; };
-    csv << "kernel TCP," << us(b.pcieTx) << "," << us(b.cpuTx) << "," << us(b.network) << ","
+    const std::string tcpName = stack == "linux" ? "Linux TCP" : "ns-3 TCP";
+    csv << tcpName << "," << us(b.pcieTx) << "," << us(b.cpuTx) << "," << us(b.network) << ","
         << us(b.cpuRx) << "," << us(b.pcieRx) << "," << tcpUs << "\n";
     csv << "GPUDirect RDMA," << reqUs << ",0," << rdmaUs - reqUs - respUs << ",0," << respUs << ","
         << rdmaUs << "\n";
     csv.close();
     std::cout << bytes << "-byte message, GPU to GPU through one 400 Gb/s switch:\n"
-              << "  kernel TCP:     " << tcpUs << " us = GPU->host " << us(b.pcieTx)
+              << "  kernel TCP (" << tcpName << "): " << tcpUs << " us = GPU->host " << us(b.pcieTx)
               << " + send CPU " << us(b.cpuTx) << " + network/interrupts " << us(b.network)
               << " + recv CPU " << us(b.cpuRx) << " + host->GPU " << us(b.pcieRx) << "\n"
               << "  GPUDirect RDMA: " << rdmaUs << " us = NIC + PCIe read " << reqUs
