@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // LinuxTcpSender: transmission, ACK processing and the congestion-state machine. The loss
 // machinery it calls (SACK tagging, RACK, the dup-threshold rule, the RTT estimator, TLP and
-// the RTO) is in linux-tcp-sender-loss.cc. Function names in comments are Linux's
-// (net/ipv4/tcp_input.c, tcp_output.c, tcp_timer.c, tcp_recovery.c).
+// the RTO) is in linux-tcp-sender-loss.cc. About 670 lines because transmission (NextFrame,
+// per segment) and ACK processing (ReceiveAck, tcp_fastretrans_alert, PRR, per ACK) call each
+// other on every packet and share the scoreboard's state. Function names in comments are
+// Linux's (net/ipv4/tcp_input.c, tcp_output.c, tcp_timer.c, tcp_recovery.c).
 #include "linux-tcp-sender.h"
 
 #include "linux-tcp-stack.h"

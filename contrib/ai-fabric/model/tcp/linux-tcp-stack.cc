@@ -1,4 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
+// LinuxTcpStack: the host's TCP endpoints, their configuration (the attribute table, about 125
+// lines, each constant with its kernel source), connection set-up, and the per-frame paths
+// between the NIC and the endpoints (transmit arbitration, interrupt moderation, GRO). About
+// 620 lines in one translation unit so that the per-frame calls (frame decoding, GRO, the
+// endpoints' hooks) stay inlinable; the endpoints are in linux-tcp-sender*.cc and
+// linux-tcp-receiver.cc.
 #include "linux-tcp-stack.h"
 
 #include "host-stack-cost-model.h"
