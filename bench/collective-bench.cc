@@ -149,12 +149,7 @@ main(int argc, char** argv)
     else if (ns3Tcp)
     {
         FabricInternetHelper::Install(topo);
-        for (uint32_t h = 0; h < topo->GetNHosts(); ++h)
-        {
-            Ptr<HostStackCostModel> m = CreateObject<HostStackCostModel>();
-            topo->GetHostNode(h)->AggregateObject(m);
-            m->Attach(topo->GetHostDevice(h));
-        }
+        FabricInternetHelper::InstallHostCosts(topo, ObjectFactory("ns3::HostStackCostModel"));
         Ptr<TcpCollectiveTransport> t = CreateObject<TcpCollectiveTransport>();
         t->SetRanks(hosts);
         net = t;

@@ -197,13 +197,9 @@ BuildSimulation(const RunConfig& c)
             FabricInternetHelper::Install(topo);
             if (c.tcpHostCosts)
             {
-                for (uint32_t h = 0; h < topo->GetNHosts(); ++h)
-                {
-                    Ptr<HostStackCostModel> m = CreateObject<HostStackCostModel>();
-                    m->SetAttribute("Cores", UintegerValue(c.tcpCores));
-                    topo->GetHostNode(h)->AggregateObject(m);
-                    m->Attach(topo->GetHostDevice(h));
-                }
+                ObjectFactory cost("ns3::HostStackCostModel");
+                cost.Set("Cores", UintegerValue(c.tcpCores));
+                FabricInternetHelper::InstallHostCosts(topo, cost);
             }
             Ptr<TcpCollectiveTransport> t = CreateObject<TcpCollectiveTransport>();
             t->SetRanks(topo->GetHosts());

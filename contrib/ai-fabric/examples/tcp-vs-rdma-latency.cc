@@ -86,12 +86,7 @@ main(int argc, char** argv)
     else
     {
         FabricInternetHelper::Install(topo);
-        for (uint32_t h = 0; h < 2; ++h)
-        {
-            Ptr<HostStackCostModel> m = CreateObject<HostStackCostModel>();
-            topo->GetHostNode(h)->AggregateObject(m);
-            m->Attach(topo->GetHostDevice(h));
-        }
+        FabricInternetHelper::InstallHostCosts(topo, ObjectFactory("ns3::HostStackCostModel"));
         Ptr<TcpCollectiveTransport> t = CreateObject<TcpCollectiveTransport>();
         t->SetRanks(topo->GetHosts());
         t->TraceConnectWithoutContext("MessageBreakdown", keep);

@@ -5,6 +5,7 @@
 
 #include "ns3/abort.h"
 #include "ns3/fabric-net-device.h"
+#include "ns3/host-stack-cost-model.h"
 #include "ns3/internet-stack-helper.h"
 #include "ns3/ipv4.h"
 #include "ns3/node.h"
@@ -33,6 +34,17 @@ FabricInternetHelper::Install(Ptr<FabricTopology> topo, uint16_t mtu, uint32_t n
                          Ipv4InterfaceAddress(dev->GetIpv4Address(), Ipv4Mask("255.0.0.0")));
         ipv4->SetMetric(ifIndex, 1);
         ipv4->SetUp(ifIndex);
+    }
+}
+
+void
+FabricInternetHelper::InstallHostCosts(Ptr<FabricTopology> topo, const ObjectFactory& costModel)
+{
+    for (uint32_t h = 0; h < topo->GetNHosts(); ++h)
+    {
+        Ptr<HostStackCostModel> m = costModel.Create<HostStackCostModel>();
+        topo->GetHostNode(h)->AggregateObject(m);
+        m->Attach(topo->GetHostDevice(h));
     }
 }
 

@@ -2,6 +2,7 @@
 #ifndef FABRIC_INTERNET_HELPER_H
 #define FABRIC_INTERNET_HELPER_H
 
+#include "ns3/object-factory.h"
 #include "ns3/ptr.h"
 
 #include <cstdint>
@@ -30,6 +31,11 @@ class FabricInternetHelper
     static void Install(Ptr<FabricTopology> topo,
                         uint16_t mtu = 9000,
                         uint32_t nicQueueBytes = 4 << 20);
+
+    /// Aggregate a HostStackCostModel made by `costModel` to every host of `topo` and attach
+    /// it to the host's NIC, where ns-3's IPv4 stack then takes its frames through the model's
+    /// interrupt moderation. (The Linux TCP model's LinuxTcpHelper does this itself.)
+    static void InstallHostCosts(Ptr<FabricTopology> topo, const ObjectFactory& costModel);
 };
 
 } // namespace ns3
