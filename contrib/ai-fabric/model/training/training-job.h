@@ -63,7 +63,7 @@ struct TrainingStepRecord
  *
  * For each step it records per-rank compute and collective end times, the last rank, and why
  * the step ended when it did: "timeout" (a retransmission timeout fired during the step),
- * "tail-loss-probe" (kernel TCP repaired a tail loss with a loss probe, no timeout),
+ * "tail-loss-probe" (kernel TCP sent a tail loss probe and no timeout fired),
  * "straggler" (the slowest rank's compute ended more than 5% of the step after the median's),
  * "retransmission" (packets were resent), or "network" (plain transfer time), with the rank
  * everyone waited on.
