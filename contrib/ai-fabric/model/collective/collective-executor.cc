@@ -51,6 +51,17 @@ CollectiveExecutor::SetNvlinkTransport(Ptr<CollectiveTransport> t, uint32_t gpus
     m_nvlink = t;
     m_nvls = DynamicCast<NvlinkTransport>(t);
     m_gpusPerServer = gpusPerServer ? gpusPerServer : 1;
+    if (!m_rankMap)
+    {
+        m_localGpusPerServer = m_gpusPerServer;
+    }
+}
+
+void
+CollectiveExecutor::SetRankMap(const std::vector<uint32_t>* map, uint32_t localGpusPerServer)
+{
+    m_rankMap = map;
+    m_localGpusPerServer = map ? std::max<uint32_t>(1, localGpusPerServer) : m_gpusPerServer;
 }
 
 void
@@ -253,8 +264,8 @@ CollectiveExecutor::Release(uint64_t t)
     if (!(t & RingToken::kRing) && m_nodes[t].kind == CollectiveTransfer::NVLS_REDUCE)
     {
         // It reads every GPU of the server: held by the first one not ready yet.
-        const uint32_t first = src / m_gpusPerServer * m_gpusPerServer;
-        for (uint32_t g = first; g < first + m_gpusPerServer && g < m_ready.size(); ++g)
+        const uint32_t first = src / m_localGpusPerServer * m_localGpusPerServer;
+        for (uint32_t g = first; g < first + m_localGpusPerServer && g < m_ready.size(); ++g)
         {
             if (!m_ready[g])
             {
@@ -316,22 +327,23 @@ CollectiveExecutor::Hand(uint64_t t, const Send& x)
     const uint64_t wire = CollectiveProtocol::WireBytes(m_costs, x.bytes);
     if (!(t & RingToken::kRing) && m_nodes[t].kind != CollectiveTransfer::P2P)
     {
-        const uint32_t first = x.src / m_gpusPerServer * m_gpusPerServer;
+        const uint32_t first = x.src / m_localGpusPerServer * m_localGpusPerServer;
         const uint32_t count =
-            std::min<uint32_t>(m_gpusPerServer, static_cast<uint32_t>(m_ready.size()) - first);
+            std::min<uint32_t>(m_localGpusPerServer, static_cast<uint32_t>(m_ready.size()) - first);
         m_nvlinkBytes += x.bytes;
-        m_nvls->SendNvls(m_nodes[t].kind, x.src, first, count, wire, this, t);
+        // A mapped group's server is consecutive GPUs (ParallelTrainingJob checks it).
+        m_nvls->SendNvls(m_nodes[t].kind, Global(x.src), Global(first), count, wire, this, t);
         return;
     }
     if (SameServer(x.src, x.dst))
     {
         m_nvlinkBytes += x.bytes;
-        m_nvlink->Send(x.src, x.dst, wire, this, t, x.channel);
+        m_nvlink->Send(Global(x.src), Global(x.dst), wire, this, t, x.channel);
     }
     else
     {
         m_networkBytes += x.bytes;
-        m_network->Send(x.nic, x.dst, wire, this, t, x.channel);
+        m_network->Send(Global(x.nic), Global(x.dst), wire, this, t, x.channel + m_channelBase);
     }
 }
 
@@ -379,8 +391,8 @@ CollectiveExecutor::Arrived(uint64_t token)
         if (x.kind == CollectiveTransfer::NVLS_MULTICAST)
         {
             // Written to every GPU of the server.
-            const uint32_t first = x.src / m_gpusPerServer * m_gpusPerServer;
-            for (uint32_t g = first; g < first + m_gpusPerServer && g < m_rankEnd.size(); ++g)
+            const uint32_t first = x.src / m_localGpusPerServer * m_localGpusPerServer;
+            for (uint32_t g = first; g < first + m_localGpusPerServer && g < m_rankEnd.size(); ++g)
             {
                 m_rankEnd[g] = Simulator::Now();
                 m_lastSender[g] = x.src;

@@ -45,6 +45,22 @@ class CollectiveExecutor : public Object, public CollectiveTransportListener
     void SetNetworkTransport(Ptr<CollectiveTransport> t);
     /// Route same-server transfers (rank / gpusPerServer equal) over `t`.
     void SetNvlinkTransport(Ptr<CollectiveTransport> t, uint32_t gpusPerServer);
+    /**
+     * Run the schedule's ranks as transport ranks (*map)[r] (a communicator over part of the
+     * cluster: a tensor-, pipeline- or data-parallel group); null: rank r is transport rank r.
+     * Which transfers go over NVLink is decided on the transport ranks (SetNvlinkTransport's
+     * gpusPerServer); NVLS operations read and write the schedule's servers of
+     * `localGpusPerServer` ranks, which must be consecutive transport ranks. `map` is not
+     * copied: it must outlive the run.
+     */
+    void SetRankMap(const std::vector<uint32_t>* map, uint32_t localGpusPerServer);
+
+    /// Network sends use connections channel + base: communicators between the same two GPUs
+    /// keep their own queue pairs or sockets, as NCCL's do.
+    void SetChannelBase(uint32_t base)
+    {
+        m_channelBase = base;
+    }
 
     /**
      * Start executing `s` (shared, not copied: a 1,024-rank ring has millions of transfers) for
@@ -160,12 +176,22 @@ class CollectiveExecutor : public Object, public CollectiveTransportListener
     uint32_t m_gpusPerServer{1};
     uint32_t m_gpuRanks{0}; //!< ranks from here on are in-network aggregators (switches)
 
+    /// The transport rank of schedule rank r.
+    uint32_t Global(uint32_t r) const
+    {
+        return m_rankMap ? (*m_rankMap)[r] : r;
+    }
+
     /// Both ranks are GPUs of one server: the transfer goes over NVLink.
     bool SameServer(uint32_t a, uint32_t b) const
     {
         return m_nvlink && std::max(a, b) < m_gpuRanks &&
-               a / m_gpusPerServer == b / m_gpusPerServer;
+               Global(a) / m_gpusPerServer == Global(b) / m_gpusPerServer;
     }
+
+    const std::vector<uint32_t>* m_rankMap{nullptr};
+    uint32_t m_localGpusPerServer{1}; //!< the schedule's ranks per server (NVLS)
+    uint32_t m_channelBase{0};
 
     std::shared_ptr<const CollectiveSchedule> m_schedule;
     std::vector<Node> m_nodes;

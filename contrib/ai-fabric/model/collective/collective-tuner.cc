@@ -98,6 +98,16 @@ CollectiveTuner::Candidates()
     return {"ring", "tree", "nvls", "nvls-tree", "pat", "collnet", "hierarchical"};
 }
 
+uint32_t
+CollectiveTuner::DefaultChannels(const std::string& algorithm, uint32_t gpusPerServer)
+{
+    if (algorithm == "ring" || algorithm == "tree")
+    {
+        return std::min<uint32_t>(64, 2 * std::max<uint32_t>(1, gpusPerServer));
+    }
+    return 1;
+}
+
 double
 CollectiveTuner::SlotBubble(CollectiveSpec::Op op,
                             double chunks,

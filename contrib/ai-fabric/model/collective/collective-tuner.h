@@ -92,6 +92,10 @@ class CollectiveTuner : public Object
     static std::vector<CollectiveProtocol::Kind> Protocols();
     /// The algorithms Choose considers.
     static std::vector<std::string> Candidates();
+    /// The channels NCCL gives `algorithm` on servers of `gpusPerServer` GPUs: for ring and
+    /// tree two per NIC, one NIC per GPU (its graph search finds a ring per NIC, then doubles
+    /// them, src/graph/connect.cc, at most MAXCHANNELS 64); one for the others.
+    static uint32_t DefaultChannels(const std::string& algorithm, uint32_t gpusPerServer);
     /// Time an NVLS AllReduce of `chunks` per GPU loses to its first `slots` reductions (NVLS:
     /// kSlots; NVLS-Tree: 2 kSlots, a send and a receive buffer).
     static double SlotBubble(CollectiveSpec::Op op,

@@ -201,6 +201,23 @@ GpuTrainingApp::GetComputeTime(uint32_t step)
     return d;
 }
 
+double
+GpuTrainingApp::GetComputeScale(uint32_t step)
+{
+    if (m_scaleStep != step)
+    {
+        m_scaleStep = step;
+        m_scale = std::max(0.0, 1.0 + m_jitter->GetValue()) * (IsSlowStep(step) ? m_slowdown : 1.0);
+    }
+    return m_scale;
+}
+
+Time
+GpuTrainingApp::GetExtraDelay(uint32_t step) const
+{
+    return IsSlowStep(step) ? m_extraDelay : Time(0);
+}
+
 void
 GpuTrainingApp::StartCompute(uint32_t step, Callback<void, uint32_t> done)
 {

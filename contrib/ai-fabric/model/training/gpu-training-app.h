@@ -42,6 +42,13 @@ class GpuTrainingApp : public Application
     void StartCompute(uint32_t step, Callback<void, uint32_t> done);
     /// The compute time this rank will take on `step` (draws the jitter once per step).
     Time GetComputeTime(uint32_t step);
+    /**
+     * For a job that times its own kernels (ParallelTrainingJob): the factor every kernel of
+     * `step` takes (1 + jitter, drawn once per step, × SlowdownFactor on slow steps), and the
+     * ExtraDelay its first kernel adds on a slow step.
+     */
+    double GetComputeScale(uint32_t step);
+    Time GetExtraDelay(uint32_t step) const;
     /// The nominal compute time (no jitter, no straggling).
     Time GetNominalComputeTime() const;
     double GetMfuInsideCompute() const;
@@ -78,6 +85,8 @@ class GpuTrainingApp : public Application
     std::set<uint32_t> m_slowSet;
     uint32_t m_drawnStep{UINT32_MAX};
     Time m_drawn;
+    uint32_t m_scaleStep{UINT32_MAX};
+    double m_scale{1.0};
     Callback<void, uint32_t> m_done;
     Callback<void, uint32_t> m_stoppedCallback;
     bool m_stopped{false};

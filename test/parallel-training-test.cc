@@ -1,0 +1,405 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// Parallel training steps (TransformerWorkload + ParallelTrainingJob): the model's parameter
+// counts against the published ones, the pipeline bubble on an ideal network, bytes per phase
+// against theory, MoE imbalance, and where each rank's time goes.
+#include "test-util.h"
+
+#include <cmath>
+#include <memory>
+
+using namespace ns3;
+
+namespace
+{
+
+/// A small dense model whose stages are equal (no output head) and whose kernels last whole
+/// nanoseconds at 1 PFLOP/s × 1.
+TransformerModel
+SmallModel(uint32_t layers)
+{
+    TransformerModel m;
+    m.layers = layers;
+    m.hidden = 1024;
+    m.ffn = 4096;
+    m.heads = 8;
+    m.kvHeads = 8;
+    m.seqLen = 1024;
+    m.vocab = 0; // no head: every stage computes the same
+    m.gated = false;
+    return m;
+}
+
+/// A job over `n` GPUs of `g` per server on an ideal network (or `network` when given).
+struct JobRun
+{
+    NodeContainer nodes;
+    Ptr<ParallelTrainingJob> job;
+
+    JobRun(std::shared_ptr<const WorkloadGraph> graph,
+           uint32_t g,
+           uint32_t steps = 1,
+           Ptr<CollectiveTransport> network = nullptr)
+    {
+        nodes.Create(graph->ranks);
+        job = CreateObject<ParallelTrainingJob>();
+        job->SetAttribute("Steps", UintegerValue(steps));
+        job->SetAttribute("PeakTflops", DoubleValue(1000));
+        job->SetAttribute("ComputeEfficiency", DoubleValue(1.0));
+        job->SetAttribute("Algorithm", StringValue("ring"));
+        job->SetAttribute("Protocol", StringValue("simple"));
+        job->SetAttribute("Channels", UintegerValue(1));
+        job->SetGraph(graph);
+        std::vector<uint32_t> ranks(graph->ranks);
+        for (uint32_t r = 0; r < graph->ranks; ++r)
+        {
+            ranks[r] = r;
+        }
+        Ptr<CollectiveTransport> ideal = CreateObject<IdealTransport>();
+        job->Setup(nodes, ranks, g, network ? network : ideal, ideal);
+        Simulator::ScheduleNow(&ParallelTrainingJob::Start, job);
+        Simulator::Run();
+    }
+};
+
+struct PublishedParams
+{
+    const char* name;
+    double total; //!< billions
+    double active;
+};
+
+class ModelPresetTest : public FabricTest, public ::testing::WithParamInterface<PublishedParams>
+{
+};
+
+} // namespace
+
+// Each preset's parameter count against its paper's (within 1.5%: biases, rotary tables and
+// rounding in the published figures).
+TEST_P(ModelPresetTest, ParameterCountsMatchThePublishedOnes)
+{
+    const PublishedParams& p = GetParam();
+    TransformerModel m;
+    ASSERT_TRUE(TransformerModel::Preset(p.name, m));
+    EXPECT_EQ(m.Check(), "");
+    EXPECT_NEAR(m.TotalParams() / 1e9, p.total, 0.015 * p.total) << p.name;
+    EXPECT_NEAR(m.ActiveParams() / 1e9, p.active, 0.015 * p.active) << p.name;
+    // Training FLOPs per token are about 6 x active parameters (+ attention, + head).
+    EXPECT_GT(m.TrainingFlopsPerToken(), 6.0 * (m.ActiveParams() - m.EmbeddingParams()));
+}
+
+INSTANTIATE_TEST_SUITE_P(Presets,
+                         ModelPresetTest,
+                         ::testing::Values(PublishedParams{"gpt3-175b", 175.0, 175.0},
+                                           PublishedParams{"llama3-8b", 8.03, 8.03},
+                                           PublishedParams{"llama3-70b", 70.6, 70.6},
+                                           PublishedParams{"llama3-405b", 405.9, 405.9},
+                                           PublishedParams{"mixtral-8x7b", 46.7, 12.9},
+                                           PublishedParams{"deepseek-v3", 671.0, 37.0}));
+
+// 1F1B, GPipe and interleaved on an ideal network: the step is the analytic compute plus the
+// bubble, (m + p - 1)(t_f + t_b) (interleaved: (m·v + p - 1)(t_f + t_b)/v), plus the last
+// stage-0 optimizer step, to the nanosecond per kernel.
+TEST_F(FabricTest, PipelineStepIsComputePlusTheAnalyticBubble)
+{
+    struct Case
+    {
+        ParallelismConfig::Schedule schedule;
+        uint32_t pp;
+        uint32_t m;
+        uint32_t v;
+    };
+
+    for (const Case& c : {Case{ParallelismConfig::ONE_F_ONE_B, 4, 8, 1},
+                          Case{ParallelismConfig::ONE_F_ONE_B, 4, 2, 1},
+                          Case{ParallelismConfig::GPIPE, 4, 8, 1},
+                          Case{ParallelismConfig::INTERLEAVED, 4, 8, 2}})
+    {
+        const TransformerModel model = SmallModel(16);
+        ParallelismConfig p;
+        p.pp = c.pp;
+        p.microbatches = c.m;
+        p.schedule = c.schedule;
+        p.virtualStages = c.v;
+        ASSERT_EQ(TransformerWorkload::Check(model, p), "");
+        auto g = std::make_shared<const WorkloadGraph>(TransformerWorkload::Build(model, p));
+        ASSERT_EQ(g->Check(), "");
+        JobRun run(g, 8);
+        ASSERT_TRUE(run.job->IsFinished());
+        // t_f + t_b of a whole stage (all its chunks) for one micro-batch, as the kernels ran
+        // (each rounded to the nanosecond), and against the FLOPs.
+        const double tfb = (run.job->GetKernelTime(0, 0, WorkloadOp::FORWARD) +
+                            run.job->GetKernelTime(0, 0, WorkloadOp::BACKWARD))
+                               .GetSeconds() /
+                           c.m;
+        EXPECT_NEAR(tfb, g->ComputeFlops(0) / c.m / 1e15, 1e-9 * g->ops[0].size() / c.m);
+        const double optimizer = run.job->GetKernelTime(0, 0, WorkloadOp::OPTIMIZER).GetSeconds();
+        const double expected = (c.m * c.v + c.pp - 1) * tfb / c.v + optimizer;
+        const double step = run.job->GetSteps()[0].StepTime().GetSeconds();
+        EXPECT_NEAR(step, expected, 1e-12)
+            << ParallelismConfig::ScheduleName(c.schedule) << " m " << c.m;
+        // The bubble fraction of the compute part: (p-1)/(v m + p - 1).
+        EXPECT_NEAR((step - optimizer - c.m * tfb) / (step - optimizer),
+                    TransformerWorkload::BubbleFraction(p),
+                    1e-9);
+        // Every rank's time sums to the step; stage s waits for its first activation.
+        for (uint32_t r = 0; r < g->ranks; ++r)
+        {
+            const RankPhaseTimes& t = run.job->GetPhaseTimes(0, r);
+            const Time sum = t.compute + t.tpExposed + t.ppBubble + t.dpExposed + t.epExposed +
+                             t.fsdpExposed + t.barrier;
+            EXPECT_EQ(sum, run.job->GetSteps()[0].StepTime()) << "rank " << r;
+            EXPECT_NEAR((t.ppBubble + t.barrier).GetSeconds(),
+                        (c.pp - 1) * tfb / c.v + optimizer -
+                            run.job->GetKernelTime(0, r, WorkloadOp::OPTIMIZER).GetSeconds(),
+                        1e-12)
+                << "rank " << r;
+        }
+        Simulator::Destroy();
+    }
+}
+
+// Bytes each rank hands to the transports in each phase equal what the operations define
+// (ring: all-reduce 2(n-1)/n S, reduce-scatter and all-gather (n-1)/n S, all-to-all
+// (n-1)/n S, a send its bytes) and the textbook figures.
+TEST_F(FabricTest, BytesPerRankPerPhaseEqualTheory)
+{
+    struct Case
+    {
+        const char* what;
+        uint32_t tp, pp, dp, ep, zero;
+    };
+
+    for (const Case& c : {Case{"tp2 pp2 dp2", 2, 2, 2, 1, 0},
+                          Case{"zero1", 2, 1, 4, 1, 1},
+                          Case{"fsdp", 1, 1, 4, 1, 3},
+                          Case{"moe ep2", 1, 2, 4, 2, 0}})
+    {
+        TransformerModel model = SmallModel(4);
+        model.vocab = 1000;
+        if (c.ep > 1)
+        {
+            model.experts = 4;
+            model.topK = 2;
+            model.gated = true;
+        }
+        ParallelismConfig p;
+        p.tp = c.tp;
+        p.pp = c.pp;
+        p.dp = c.dp;
+        p.ep = c.ep;
+        p.zero = c.zero;
+        p.microbatches = 4;
+        p.bucketBytes = 4 << 20;
+        ASSERT_EQ(TransformerWorkload::Check(model, p), "") << c.what;
+        auto g = std::make_shared<const WorkloadGraph>(TransformerWorkload::Build(model, p));
+        ASSERT_EQ(g->Check(), "") << c.what;
+        JobRun run(g, 4);
+        ASSERT_TRUE(run.job->IsFinished()) << c.what;
+        const uint64_t act = 1024ULL * 1024 * 2; // b s h bytes
+        for (uint32_t r = 0; r < g->ranks; ++r)
+        {
+            for (auto phase :
+                 {WorkloadOp::TP, WorkloadOp::PP, WorkloadOp::DP, WorkloadOp::EP, WorkloadOp::FSDP})
+            {
+                // Ring and pairwise schedules split buffers in whole bytes: within 64 B per op.
+                EXPECT_NEAR(double(run.job->GetBytesSent(0, r, phase)),
+                            g->TheoreticalBytesSent(r, phase),
+                            64.0 * g->ops[r].size())
+                    << c.what << " rank " << r << " " << WorkloadGraph::PhaseName(phase);
+            }
+            const auto at = TransformerWorkload::CoordOf(p, r);
+            const uint32_t layers = model.layers / c.pp;
+            if (c.tp > 1)
+            {
+                // 4 all-reduces of the activation per layer and micro-batch (2 fwd, 2 bwd).
+                EXPECT_NEAR(g->TheoreticalBytesSent(r, WorkloadOp::TP),
+                            4.0 * layers * p.microbatches * 2 * (c.tp - 1) / c.tp * act,
+                            1.0);
+            }
+            if (c.pp > 1)
+            {
+                // One activation forward and one gradient back per micro-batch and boundary.
+                const uint32_t boundaries = (at.pp > 0) + (at.pp + 1 < c.pp);
+                EXPECT_EQ(g->TheoreticalBytesSent(r, WorkloadOp::PP),
+                          double(boundaries) * p.microbatches * act);
+            }
+            if (c.zero == 0 && c.ep == 1)
+            {
+                // Every gradient all-reduced once: 2(dp-1)/dp x this rank's parameters.
+                uint64_t params = 0;
+                for (uint32_t l = at.pp * layers; l < (at.pp + 1) * layers; ++l)
+                {
+                    params += model.LayerParams(l) / c.tp;
+                }
+                params += (at.pp == 0 ? 1 : 0) * model.vocab * model.hidden / c.tp;
+                params += (at.pp + 1 == c.pp ? 1 : 0) * model.vocab * model.hidden / c.tp;
+                EXPECT_NEAR(g->TheoreticalBytesSent(r, WorkloadOp::DP),
+                            2.0 * (c.dp - 1) / c.dp * params * 2,
+                            1.0)
+                    << c.what;
+            }
+            if (c.zero == 1)
+            {
+                // Reduce-scatter of the gradients, all-gather of the parameters: the same bytes.
+                uint64_t params = model.vocab * model.hidden * 2 / c.tp;
+                for (uint32_t l = 0; l < model.layers; ++l)
+                {
+                    params += model.LayerParams(l) / c.tp;
+                }
+                EXPECT_NEAR(g->TheoreticalBytesSent(r, WorkloadOp::DP),
+                            2.0 * (c.dp - 1) / c.dp * params * 2,
+                            1.0);
+            }
+            if (c.zero == 3)
+            {
+                // Per layer and micro-batch: all-gather for forward and backward, reduce-scatter.
+                double bytes = 0;
+                for (uint32_t l = 0; l < model.layers; ++l)
+                {
+                    bytes += 3.0 * p.microbatches * (c.dp - 1) / c.dp * model.LayerParams(l) * 2;
+                }
+                EXPECT_NEAR(g->TheoreticalBytesSent(r, WorkloadOp::FSDP), bytes, 1.0);
+            }
+            if (c.ep > 1)
+            {
+                // Dispatch and combine, forward and backward, per MoE layer and micro-batch:
+                // (ep-1)/ep of b·s·k·h each.
+                EXPECT_NEAR(g->TheoreticalBytesSent(r, WorkloadOp::EP),
+                            4.0 * layers * p.microbatches * (c.ep - 1) / c.ep * act * model.topK,
+                            1.0);
+            }
+        }
+        // Every FLOP of the model is some rank's kernel.
+        double flops = 0;
+        for (uint32_t r = 0; r < g->ranks; ++r)
+        {
+            flops += g->ComputeFlops(r);
+        }
+        EXPECT_NEAR(flops / g->modelFlops, 1.0, 1e-9) << c.what;
+        Simulator::Destroy();
+    }
+}
+
+// MoE with token imbalance: the hottest expert's rank computes longest, finishes its work
+// last and the barrier names it.
+TEST_F(FabricTest, MoeImbalanceNamesTheHottestExpertRank)
+{
+    TransformerModel model = SmallModel(4);
+    model.experts = 8;
+    model.topK = 2;
+    model.gated = true;
+    ParallelismConfig p;
+    p.dp = 8;
+    p.ep = 8;
+    p.microbatches = 2;
+    p.moeSkew = 3.0;
+    p.moeHotRank = 5;
+    ASSERT_EQ(TransformerWorkload::Check(model, p), "");
+    auto g = std::make_shared<const WorkloadGraph>(TransformerWorkload::Build(model, p));
+
+    // The end of every expert kernel, per rank, in order.
+    struct Ends
+    {
+        const WorkloadGraph* g;
+        std::vector<std::vector<Time>> byRank;
+
+        void Done(uint32_t rank, uint32_t op, Time, Time end)
+        {
+            const WorkloadOp& o = g->ops[rank][op];
+            if (o.kind == WorkloadOp::COMPUTE && o.phase == WorkloadOp::EP)
+            {
+                byRank[rank].push_back(end);
+            }
+        }
+    } ends{g.get(), std::vector<std::vector<Time>>(8)};
+
+    NodeContainer nodes;
+    nodes.Create(8);
+    Ptr<ParallelTrainingJob> job = CreateObject<ParallelTrainingJob>();
+    job->SetAttribute("Steps", UintegerValue(2));
+    job->SetGraph(g);
+    Ptr<CollectiveTransport> ideal = CreateObject<IdealTransport>();
+    job->Setup(nodes, {0, 1, 2, 3, 4, 5, 6, 7}, 8, ideal, ideal);
+    job->TraceConnectWithoutContext("OpDone", MakeCallback(&Ends::Done, &ends));
+    Simulator::ScheduleNow(&ParallelTrainingJob::Start, job);
+    Simulator::Run();
+    ASSERT_TRUE(job->IsFinished());
+    for (const auto& rec : job->GetSteps())
+    {
+        EXPECT_EQ(rec.waitedOn, 5u);
+        EXPECT_EQ(rec.cause, "expert-imbalance");
+    }
+    // Every expert kernel of the hot rank ends after everyone else's of the same layer.
+    ASSERT_FALSE(ends.byRank[5].empty());
+    for (uint32_t k = 0; k < ends.byRank[5].size(); ++k)
+    {
+        for (uint32_t r = 0; r < 8; ++r)
+        {
+            if (r != 5)
+            {
+                ASSERT_EQ(ends.byRank[r].size(), ends.byRank[5].size());
+                EXPECT_LT(ends.byRank[r][k], ends.byRank[5][k]) << "kernel " << k;
+            }
+        }
+    }
+    for (uint32_t r = 0; r < 8; ++r)
+    {
+        if (r != 5)
+        {
+            EXPECT_LT(job->GetKernelTime(0, r, WorkloadOp::EP),
+                      job->GetKernelTime(0, 5, WorkloadOp::EP));
+            // The others wait for it in the all-to-all.
+            EXPECT_GT(job->GetPhaseTimes(0, r).epExposed, job->GetPhaseTimes(0, 5).epExposed);
+        }
+    }
+    // Uniform routing: no imbalance to blame.
+    Simulator::Destroy();
+    p.moeSkew = 1.0;
+    auto u = std::make_shared<const WorkloadGraph>(TransformerWorkload::Build(model, p));
+    JobRun even(u, 8);
+    EXPECT_EQ(even.job->GetSteps()[0].cause, "network");
+}
+
+// Bad parallelism is refused with one line naming the field.
+TEST(ParallelismCheck, NamesTheField)
+{
+    TransformerModel m;
+    ASSERT_TRUE(TransformerModel::Preset("llama3-8b", m));
+    ParallelismConfig p;
+    p.tp = 3;
+    EXPECT_NE(TransformerWorkload::Check(m, p).find("tp must divide"), std::string::npos);
+    p = ParallelismConfig();
+    p.ep = 2;
+    EXPECT_NE(TransformerWorkload::Check(m, p).find("ep > 1 needs a MoE"), std::string::npos);
+    p = ParallelismConfig();
+    p.zero = 3;
+    p.pp = 2;
+    EXPECT_NE(TransformerWorkload::Check(m, p).find("zero 3"), std::string::npos);
+    p = ParallelismConfig();
+    p.schedule = ParallelismConfig::INTERLEAVED;
+    p.pp = 4;
+    p.microbatches = 6;
+    EXPECT_NE(TransformerWorkload::Check(m, p).find("interleaved"), std::string::npos);
+    p = ParallelismConfig();
+    p.order = "tp-pp";
+    EXPECT_NE(TransformerWorkload::Check(m, p).find("order"), std::string::npos);
+}
+
+// Megatron's rank order: TP on consecutive GPUs, then DP, then PP.
+TEST(ParallelismLayout, MegatronOrder)
+{
+    ParallelismConfig p;
+    p.tp = 8;
+    p.dp = 4;
+    p.pp = 2;
+    const auto c = TransformerWorkload::CoordOf(p, 8 * 4 + 8 + 3);
+    EXPECT_EQ(c.tp, 3u);
+    EXPECT_EQ(c.dp, 1u);
+    EXPECT_EQ(c.pp, 1u);
+    EXPECT_EQ(TransformerWorkload::RankOf(p, c), 8u * 4 + 8 + 3);
+    p.order = "tp-pp-dp";
+    const auto d = TransformerWorkload::CoordOf(p, 8 * 2 + 8 + 3);
+    EXPECT_EQ(d.pp, 1u);
+    EXPECT_EQ(d.dp, 1u);
+}
