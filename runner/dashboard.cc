@@ -16,6 +16,36 @@ using nlohmann::json;
 namespace
 {
 
+/// The rank the slowest step waited on, and why.
+std::string
+SlowestStep(const json& s)
+{
+    std::string best = "-";
+    double worst = -1;
+    for (const auto& b : s["barrier"])
+    {
+        if (b["step_ms"].get<double>() > worst)
+        {
+            worst = b["step_ms"].get<double>();
+            best = "rank " + std::to_string(b["waited_on"].get<uint32_t>()) + " (" +
+                   b["cause"].get<std::string>() + ")";
+        }
+    }
+    return best;
+}
+
+/// "tp 8, pp 4, dp 32, ep 1, 1f1b, 16 micro-batches of 1, zero 1".
+std::string
+DescribeParallelism(const RunConfig& c)
+{
+    const ns3::ParallelismConfig& p = c.parallelism;
+    return "tp " + std::to_string(p.tp) + ", pp " + std::to_string(p.pp) + ", dp " +
+           std::to_string(p.dp) + ", ep " + std::to_string(p.ep) + ", " +
+           ns3::ParallelismConfig::ScheduleName(p.schedule) + ", " +
+           std::to_string(p.microbatches) + " micro-batches of " +
+           std::to_string(p.microBatchSize) + ", zero " + std::to_string(p.zero);
+}
+
 /// The rows of flow traffic (a flow workload, or background flows beside a job).
 template <typename Row>
 void
@@ -120,6 +150,49 @@ Dashboard(const std::vector<RunOutput>& runs)
         });
         return print();
     }
+    if (first.workloadKind == "training")
+    {
+        os << "\n  TRAINING STEP — " << first.model.name << " on " << first.Gpus() << " GPUs, "
+           << first.topologyKind << ", " << first.linkGbps << " Gb/s per GPU, "
+           << DescribeParallelism(first) << "\n\n";
+        row("", [](const json& s) { return s["name"].get<std::string>().substr(0, 24); });
+        row("MFU (model FLOPs)",
+            [](const json& s) { return Num(s["mfu_effective"].get<double>() * 100, 3) + " %"; });
+        row("Step time (mean / max)", [](const json& s) {
+            return Num(s["step_ms"]["mean"].get<double>(), 4) + " / " +
+                   Num(s["step_ms"]["max"].get<double>(), 4) + " ms";
+        });
+        for (const auto& [label, key] :
+             std::vector<std::pair<std::string, std::string>>{{"  compute", "compute"},
+                                                              {"  TP exposed", "tp_exposed"},
+                                                              {"  PP bubble", "pp_bubble"},
+                                                              {"  DP exposed", "dp_exposed"},
+                                                              {"  EP exposed", "ep_exposed"},
+                                                              {"  FSDP exposed", "fsdp_exposed"},
+                                                              {"  barrier wait", "barrier_wait"}})
+        {
+            const std::string k = key;
+            row(label, [k](const json& s) {
+                return Num(s["training"]["phases_ms"][k].get<double>(), 4) + " ms";
+            });
+        }
+        row("Idle cost", [](const json& s) {
+            return "$" + Num(s["idle_cost_usd_per_hr"].get<double>(), 5) + "/hr";
+        });
+        row("p99 network latency", [](const json& s) {
+            return Num(s["network_latency_us"]["p99"].get<double>(), 4) + " us";
+        });
+        row("retransmits / timeouts", [](const json& s) {
+            return std::to_string(s["counters"]["retransmitted_packets"].get<uint64_t>()) + " / " +
+                   std::to_string(s["counters"]["timeouts"].get<uint64_t>());
+        });
+        row("slowest step waited on", SlowestStep);
+        row("simulation", [](const json& s) {
+            return Num(s["sim"]["wall_s"].get<double>(), 3) + " s, " +
+                   Num(s["sim"]["events"].get<uint64_t>() / 1e6, 3) + " M ev";
+        });
+        return print();
+    }
     os << "\n  CLUSTER SYNC & TAIL LATENCY — " << runs.front().config.Gpus() << " GPUs, "
        << runs.front().config.topologyKind << ", " << runs.front().config.linkGbps
        << " Gb/s per GPU, " << runs.front().config.collective << " of "
@@ -146,20 +219,7 @@ Dashboard(const std::vector<RunOutput>& runs)
         return std::to_string(s["counters"]["retransmitted_packets"].get<uint64_t>()) + " / " +
                std::to_string(s["counters"]["timeouts"].get<uint64_t>());
     });
-    row("slowest step waited on", [](const json& s) {
-        std::string best = "-";
-        double worst = -1;
-        for (const auto& b : s["barrier"])
-        {
-            if (b["step_ms"].get<double>() > worst)
-            {
-                worst = b["step_ms"].get<double>();
-                best = "rank " + std::to_string(b["waited_on"].get<uint32_t>()) + " (" +
-                       b["cause"].get<std::string>() + ")";
-            }
-        }
-        return best;
-    });
+    row("slowest step waited on", SlowestStep);
     bool linuxTcp = false;
     for (const auto& r : runs)
     {

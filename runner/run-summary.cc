@@ -115,15 +115,76 @@ FlowsSummary(const FlowWorkload& flows,
                 {"pfc_pause_us", pausedUs}};
 }
 
+json
+TrainingSummary(const RunConfig& c, const ParallelTrainingJob& job, size_t steps)
+{
+    // Where the time went, mean over ranks and completed steps (each rank's phases sum to its
+    // step), and the same for the rank everyone waited on.
+    const uint32_t n = job.GetGraph()->ranks;
+    double phase[7] = {0, 0, 0, 0, 0, 0, 0};
+    for (size_t k = 0; k < steps; ++k)
+    {
+        for (uint32_t r = 0; r < n; ++r)
+        {
+            const RankPhaseTimes& t = job.GetPhaseTimes(static_cast<uint32_t>(k), r);
+            const Time v[7] = {t.compute,
+                               t.tpExposed,
+                               t.ppBubble,
+                               t.dpExposed,
+                               t.epExposed,
+                               t.fsdpExposed,
+                               t.barrier};
+            for (int i = 0; i < 7; ++i)
+            {
+                phase[i] += v[i].GetSeconds() * 1e3 / double(n * steps);
+            }
+        }
+    }
+    const ParallelismConfig& p = c.parallelism;
+    json choices = json::array();
+    for (const std::string& x : job.GetCollectiveChoices())
+    {
+        choices.push_back(x);
+    }
+    return json{{"model", c.model.name},
+                {"params_b", double(c.model.TotalParams()) / 1e9},
+                {"active_params_b", double(c.model.ActiveParams()) / 1e9},
+                {"parallelism",
+                 {{"tp", p.tp},
+                  {"pp", p.pp},
+                  {"dp", p.dp},
+                  {"ep", p.ep},
+                  {"microbatches", p.microbatches},
+                  {"micro_batch_size", p.microBatchSize},
+                  {"zero", p.zero},
+                  {"schedule", ParallelismConfig::ScheduleName(p.schedule)}}},
+                {"tokens_per_step",
+                 double(p.dp) * p.microbatches * p.microBatchSize * double(c.model.seqLen)},
+                {"model_tflop_per_step", job.GetGraph()->modelFlops / 1e12},
+                {"mfu", job.GetMfu()},
+                {"bubble_fraction_analytic", TransformerWorkload::BubbleFraction(p)},
+                {"phases_ms",
+                 {{"compute", phase[0]},
+                  {"tp_exposed", phase[1]},
+                  {"pp_bubble", phase[2]},
+                  {"dp_exposed", phase[3]},
+                  {"ep_exposed", phase[4]},
+                  {"fsdp_exposed", phase[5]},
+                  {"barrier_wait", phase[6]}}},
+                {"operations_per_step", job.GetGraph()->OpCount()},
+                {"collectives_per_step", job.GetCollectivesPerStep()},
+                {"collectives", choices}};
+}
+
 std::vector<TrainingStepRecord>
 CompletedSteps(const Simulation& sim)
 {
     std::vector<TrainingStepRecord> done;
-    if (!sim.job)
+    if (!sim.job && !sim.parallel)
     {
         return done;
     }
-    for (const auto& r : sim.job->GetSteps())
+    for (const auto& r : sim.job ? sim.job->GetSteps() : sim.parallel->GetSteps())
     {
         if (!r.collectiveEnd.empty())
         {
@@ -152,7 +213,10 @@ Summary(const RunConfig& c, const Simulation& sim, uint64_t events, double wall)
     }
     const double meanStep = stepMs.empty() ? 0 : Stats(stepMs)["mean"].get<double>();
     const double meanColl = collMs.empty() ? 0 : Stats(collMs)["mean"].get<double>();
-    const double computeMs = job ? job->GetMeanComputeTime().GetSeconds() * 1e3 : 0;
+    const auto& parallel = sim.parallel;
+    const double computeMs = job        ? job->GetMeanComputeTime().GetSeconds() * 1e3
+                             : parallel ? parallel->GetMeanComputeTime().GetSeconds() * 1e3
+                                        : 0;
     const double busyFraction = meanStep > 0 ? std::min(1.0, computeMs / meanStep) : 0;
     const CollectiveSpec spec = job ? job->GetSpec() : CollectiveSpec();
     const double algbw = meanColl > 0 ? double(c.bytes) / (meanColl * 1e-3) / 1e9 : 0;
@@ -218,8 +282,8 @@ Summary(const RunConfig& c, const Simulation& sim, uint64_t events, double wall)
     s["steps"] = c.steps;
     s["workload_kind"] = c.workloadKind;
     s["steps_completed"] = done.size();
-    s["completed"] =
-        job ? done.size() == c.steps : sim.flows->IsDrained() && sim.flows->GetNFailed() == 0;
+    s["completed"] = job || parallel ? done.size() == c.steps
+                                     : sim.flows->IsDrained() && sim.flows->GetNFailed() == 0;
     s["compute_ms"] = computeMs;
     s["collective"] = c.collective;
     s["algorithm"] = c.algorithmAuto ? "auto" : c.algorithm;
@@ -240,7 +304,9 @@ Summary(const RunConfig& c, const Simulation& sim, uint64_t events, double wall)
     s["loss_recovery"] = c.lossRecovery;
     s["step_ms"] = Stats(stepMs);
     s["collective_ms"] = Stats(collMs);
-    s["mfu_effective"] = job ? busyFraction * job->GetMfuInsideCompute() : 0.0;
+    s["mfu_effective"] = job        ? busyFraction * job->GetMfuInsideCompute()
+                         : parallel ? parallel->GetMfu()
+                                    : 0.0;
     s["idle_cost_usd_per_hr"] = double(c.Gpus()) * c.gpuHourUsd * (1.0 - busyFraction);
     s["network_latency_us"] = json{{"p50", latency->Quantile(0.5) / 1000.0},
                                    {"p99", latency->Quantile(0.99) / 1000.0},
@@ -331,6 +397,10 @@ Summary(const RunConfig& c, const Simulation& sim, uint64_t events, double wall)
     if (sim.flows)
     {
         s["flows"] = FlowsSummary(*sim.flows, *sim.flowQueue, topo);
+    }
+    if (parallel)
+    {
+        s["training"] = TrainingSummary(c, *parallel, done.size());
     }
     s["sim"] = json{{"events", events},
                     {"wall_s", wall},

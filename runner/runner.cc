@@ -44,6 +44,10 @@ ExecuteRun(const RunConfig& c, bool progress, size_t index, size_t total)
     {
         Simulator::ScheduleNow(&TrainingJob::Start, job);
     }
+    if (sim.parallel)
+    {
+        Simulator::ScheduleNow(&ParallelTrainingJob::Start, sim.parallel);
+    }
     if (sim.flows)
     {
         Simulator::ScheduleNow(&FlowWorkload::Start, sim.flows);

@@ -39,13 +39,7 @@ AttributeText(const std::vector<std::pair<std::string, std::string>>& attributes
 uint32_t
 AutoChannels(const std::string& algorithm, uint32_t gpusPerServer)
 {
-    // NCCL's graph search finds a ring (and a tree) per NIC, then duplicates the channels
-    // (src/graph/connect.cc: nChannels * 2, at most MAXCHANNELS 64).
-    if (algorithm == "ring" || algorithm == "tree")
-    {
-        return std::min<uint32_t>(64, 2 * std::max<uint32_t>(1, gpusPerServer));
-    }
-    return 1;
+    return ns3::CollectiveTuner::DefaultChannels(algorithm, gpusPerServer);
 }
 
 std::string
@@ -76,8 +70,8 @@ AggregationLevels(const RunConfig& r)
     return h->GetLeavesPerRail() > 1 ? 2 : 1;
 }
 
-std::pair<std::string, std::string>
-TunedAlgorithmAndProtocol(const RunConfig& r)
+ns3::Ptr<ns3::CollectiveTuner>
+MakeTuner(const RunConfig& r)
 {
     ns3::Ptr<ns3::CollectiveTuner> tuner = ns3::CreateObject<ns3::CollectiveTuner>();
     // Goodput per full 4096-byte packet: RoCEv2 86 B of headers, IB 26, TCP as RoCEv2 (rough).
@@ -107,6 +101,13 @@ TunedAlgorithmAndProtocol(const RunConfig& r)
     tuner->SetAttribute(
         "ProtocolLatency",
         ns3::StringValue(AttributeText(r.attributes, "ns3::TrainingJob", "ProtocolLatency")));
+    return tuner;
+}
+
+std::pair<std::string, std::string>
+TunedAlgorithmAndProtocol(const RunConfig& r)
+{
+    ns3::Ptr<ns3::CollectiveTuner> tuner = MakeTuner(r);
     ns3::CollectiveSpec spec;
     ns3::CollectiveSpec::OpByName(r.collective, spec.op);
     spec.bytes = r.bytes / std::max<uint32_t>(1, r.buckets);

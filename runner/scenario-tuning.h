@@ -6,6 +6,8 @@
 
 #include "scenario.h"
 
+#include "ns3/collective-tuner.h"
+
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -30,6 +32,10 @@ uint32_t AutoChannels(const std::string& algorithm, uint32_t gpusPerServer);
 
 /// NvlinkTransport::NvlsEfficiency for a GPU preset, as text.
 std::string PresetNvlsEfficiency(const std::string& gpuModel);
+
+/// A CollectiveTuner for the run's cluster (NIC goodput from the link rate and the fabric's
+/// packet overhead, NVLink from the GPU preset and the run's NvlinkTransport attributes).
+ns3::Ptr<ns3::CollectiveTuner> MakeTuner(const RunConfig& r);
 
 /**
  * What workload.algorithm and workload.protocol "auto" run: CollectiveTuner's choice for this

@@ -6,6 +6,7 @@
 #include "scenario-flows.h"
 #include "scenario-schema.h"
 #include "scenario-tcp.h"
+#include "scenario-training.h"
 #include "scenario-tuning.h"
 #include "scenario-validation.h"
 
@@ -210,6 +211,7 @@ ToRun(const json& j, size_t index)
     r.nvls = nvls == "auto" ? r.gpuModel != "a100-sxm" : nvls == "on";
     r.resolved["gpu"]["nvls"] = r.nvls ? "on" : "off";
     r.pxn = j["workload"]["pxn"];
+    ResolveTraining(j, r);
     r.protocol = w["protocol"];
     r.sharp = j["infiniband"]["sharp"];
     if (r.sharp && r.fabric != "infiniband")

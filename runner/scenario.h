@@ -3,6 +3,7 @@
 #define AI_FABRIC_SCENARIO_H
 
 #include "ns3/flow-size-distribution.h"
+#include "ns3/transformer-workload.h"
 
 #include <nlohmann/json.hpp>
 #include <stdexcept>
@@ -76,7 +77,7 @@ struct RunConfig
     double ibRxBufferKib{128};
     double ibFecnThresholdKib{16};
     bool sharp{false}; //!< infiniband.sharp: SHARP aggregation nodes in the switches
-    std::string workloadKind{"collective"}; //!< collective (a training job) or flows
+    std::string workloadKind{"collective"}; //!< collective, flows or training
     FlowsConfig flows;                      //!< workload.flows (kind flows)
     bool background{false};                 //!< workload.background is set (kind collective)
     FlowsConfig backgroundFlows;            //!< workload.background
@@ -91,6 +92,10 @@ struct RunConfig
     bool algorithmAuto{false};      //!< workload.algorithm was "auto" (the tuner chose it)
     std::string protocol{"simple"}; //!< NCCL protocol: simple, ll128, ll
     bool protocolAuto{false};       //!< workload.protocol was "auto" (the tuner chose it)
+    double peakTflops{989.4};       //!< gpu.peak_tflops or the preset's
+    double computeEfficiency{0.55}; //!< gpu.compute_efficiency
+    ns3::TransformerModel model;    //!< workload.kind training
+    ns3::ParallelismConfig parallelism;
 
     uint32_t Gpus() const
     {

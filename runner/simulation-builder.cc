@@ -299,6 +299,33 @@ BuildSimulation(const RunConfig& c)
         nvlink = CreateObject<NvlinkTransport>();
         nvlink->SetRanks(topo->GetNHosts());
     }
+    sim.nvlink = nvlink;
+    if (c.workloadKind == "training")
+    {
+        // --- a parallel transformer job: its step as every rank's dependency graph
+        auto graph = std::make_shared<const WorkloadGraph>(
+            TransformerWorkload::Build(c.model, c.parallelism));
+        Ptr<ParallelTrainingJob> job = CreateObject<ParallelTrainingJob>();
+        job->SetAttribute("Steps", UintegerValue(c.steps));
+        job->SetAttribute("PeakTflops", DoubleValue(c.peakTflops));
+        job->SetAttribute("ComputeEfficiency", DoubleValue(c.computeEfficiency));
+        job->SetAttribute("Nvls", BooleanValue(c.nvls));
+        job->SetAttribute("Algorithm",
+                          StringValue(c.algorithmAuto ? std::string("auto") : c.algorithm));
+        job->SetAttribute("Protocol",
+                          StringValue(c.protocolAuto ? std::string("auto") : c.protocol));
+        job->SetTuner(MakeTuner(c));
+        job->SetGraph(graph);
+        std::vector<uint32_t> ranks(topo->GetNHosts());
+        for (uint32_t r = 0; r < ranks.size(); ++r)
+        {
+            ranks[r] = r;
+        }
+        job->Setup(topo->GetHosts(), ranks, c.gpusPerServer, network, nvlink);
+        job->TraceConnectWithoutContext("StepDone", MakeBoundCallback(&StopWhenDone, c.steps));
+        sim.parallel = job;
+        return sim;
+    }
     // --- GPUs and the job
     for (uint32_t r = 0; r < topo->GetNHosts(); ++r)
     {

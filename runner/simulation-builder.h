@@ -9,6 +9,7 @@
 #include "ns3/flow-workload.h"
 #include "ns3/latency-histogram.h"
 #include "ns3/nvlink-transport.h"
+#include "ns3/parallel-training-job.h"
 #include "ns3/rdma-nic.h"
 #include "ns3/training-job.h"
 
@@ -24,12 +25,13 @@ struct Simulation
     std::vector<ns3::Ptr<ns3::RdmaNic>>
         nics; //!< one per GPU, then per aggregation node; none on TCP
     ns3::Ptr<ns3::CollectiveTransport> network;
-    ns3::Ptr<ns3::NvlinkTransport> nvlink;     //!< null with one GPU per server
-    ns3::Ptr<ns3::TrainingJob> job;            //!< null with workload.kind flows
-    ns3::Ptr<ns3::FlowWorkload> flows;         //!< workload.flows or workload.background, or null
-    ns3::Ptr<ns3::LatencyHistogram> flowQueue; //!< with flows: the switch egress queue (bytes)
-                                               //!< each data frame found on arrival
-    ns3::Ptr<ns3::LatencyHistogram> latency;   //!< one-way latency of data packets
+    ns3::Ptr<ns3::NvlinkTransport> nvlink;       //!< null with one GPU per server
+    ns3::Ptr<ns3::TrainingJob> job;              //!< workload.kind collective, else null
+    ns3::Ptr<ns3::ParallelTrainingJob> parallel; //!< workload.kind training, else null
+    ns3::Ptr<ns3::FlowWorkload> flows;           //!< workload.flows or workload.background, or null
+    ns3::Ptr<ns3::LatencyHistogram> flowQueue;   //!< with flows: the switch egress queue (bytes)
+                                                 //!< each data frame found on arrival
+    ns3::Ptr<ns3::LatencyHistogram> latency;     //!< one-way latency of data packets
 };
 
 /**

@@ -120,6 +120,27 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         BadInput{"unknown", R"({"topolgy": {}})", "", "did you mean 'topology'"},
         BadInput{"tcpStack", R"({"tcp": {"stack": "bsd"}})", "", "tcp.stack"},
+        BadInput{"trainingTpPp",
+                 R"({"workload": {"kind": "training", "parallelism": {"tp": 3}}})",
+                 "",
+                 "workload.parallelism: tp x pp (3) must divide the GPUs"},
+        BadInput{"trainingEpDense",
+                 R"({"workload": {"kind": "training", "parallelism": {"ep": 2}}})",
+                 "",
+                 "workload.parallelism: ep > 1 needs a MoE model"},
+        BadInput{"trainingInterleaved",
+                 R"({"workload": {"kind": "training", "parallelism": {"tp": 8, "pp": 4,
+                     "schedule": "interleaved", "microbatches": 6}}})",
+                 "",
+                 "schedule interleaved needs"},
+        BadInput{"trainingBatch",
+                 R"({"workload": {"kind": "training", "parallelism": {"global_batch": 3}}})",
+                 "",
+                 "workload.parallelism.global_batch"},
+        BadInput{"trainingModel",
+                 R"({"workload": {"kind": "training", "model": "gpt5"}})",
+                 "",
+                 "workload.model"},
         BadInput{"tcpThreads",
                  R"({"tcp": {"sockets_per_peer": 3, "threads": 2}})",
                  "",
@@ -544,6 +565,42 @@ TEST(RunnerTest, SameSeedSameSummary)
     EXPECT_NE(s[2]["runs"][0]["counters"].dump() + s[2]["runs"][0]["step_ms"].dump(),
               s[0]["runs"][0]["counters"].dump() + s[0]["runs"][0]["step_ms"].dump())
         << "another seed changes the drops";
+}
+
+// workload.kind training end to end: a shrunk Llama-3-8B over TP 4 x PP 2 x DP 2 on 16 GPUs.
+// Each rank's phases sum to its step, so their means do; MFU is the model's FLOPs over the
+// GPUs' peak for the mean step.
+TEST(RunnerTest, TrainingRunReportsPhasesAndMfu)
+{
+    const std::string out = TempDir("e2e-training");
+    Result r = Runner(std::string("--set workload.kind=training --set topology.servers=2") +
+                      " --set workload.model_shape.layers=4 --set workload.model_shape.seq_len=1024"
+                      " --set workload.parallelism.tp=4 --set workload.parallelism.pp=2"
+                      " --set workload.parallelism.microbatches=4 --set workload.steps=2 --out " +
+                      out);
+    ASSERT_EQ(r.status, 0) << r.err;
+    json s = ReadJson(fs::path(out) / "summary.json");
+    EXPECT_TRUE(s["completed"].get<bool>());
+    const json& t = s["training"];
+    EXPECT_EQ(t["parallelism"]["dp"], 2);
+    double sum = 0;
+    for (const auto& [k, v] : t["phases_ms"].items())
+    {
+        sum += v.get<double>();
+    }
+    EXPECT_NEAR(sum, s["step_ms"]["mean"].get<double>(), 1e-6 * sum);
+    EXPECT_GT(t["phases_ms"]["pp_bubble"].get<double>(), 0.0);
+    EXPECT_GT(t["phases_ms"]["tp_exposed"].get<double>(), 0.0);
+    EXPECT_NEAR(s["mfu_effective"].get<double>(),
+                t["model_tflop_per_step"].get<double>() * 1e12 /
+                    (16 * 989.4e12 * s["step_ms"]["mean"].get<double>() * 1e-3),
+                1e-9);
+    EXPECT_GT(s["counters"]["data_packets"].get<uint64_t>(), 0u);
+    std::ifstream dash(fs::path(out) / "dashboard.txt");
+    const std::string text((std::istreambuf_iterator<char>(dash)), {});
+    EXPECT_NE(text.find("TRAINING STEP"), std::string::npos);
+    EXPECT_NE(text.find("PP bubble"), std::string::npos);
+    fs::remove_all(out);
 }
 
 TEST(RunnerTest, EndToEndTcpRun)

@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "scenario-training.h"
+
+#include <string>
+
+namespace aifabric
+{
+
+using nlohmann::json;
+
+namespace
+{
+
+/// Dense BF16 peak and HBM bandwidth of each GPU preset (datasheets; see doc/ai-fabric.rst).
+void
+GpuPreset(const std::string& model, double& tflops, double& hbm)
+{
+    if (model == "a100-sxm")
+    {
+        tflops = 312;
+        hbm = 2.039;
+    }
+    else if (model == "b200")
+    {
+        tflops = 2250;
+        hbm = 8.0;
+    }
+    else if (model == "gb200-nvl72")
+    {
+        tflops = 2500;
+        hbm = 8.0;
+    }
+    else
+    {
+        tflops = 989.4;
+        hbm = 3.35;
+    }
+}
+
+} // namespace
+
+void
+ResolveTraining(const json& j, RunConfig& r)
+{
+    const json& gpu = j["gpu"];
+    double tflops;
+    double hbm;
+    GpuPreset(r.gpuModel, tflops, hbm);
+    r.peakTflops = gpu["peak_tflops"].get<double>() > 0 ? gpu["peak_tflops"].get<double>() : tflops;
+    r.resolved["gpu"]["peak_tflops"] = r.peakTflops;
+    const double hbmT =
+        gpu["hbm_tbytes_per_s"].get<double>() > 0 ? gpu["hbm_tbytes_per_s"].get<double>() : hbm;
+    r.resolved["gpu"]["hbm_tbytes_per_s"] = hbmT;
+    r.computeEfficiency = gpu["compute_efficiency"];
+    if (r.workloadKind != "training")
+    {
+        return;
+    }
+    const json& w = j["workload"];
+    const std::string name = w["model"];
+    ns3::TransformerModel::Preset(name, r.model); // the schema allows presets only
+    const json& shape = w["model_shape"];
+    auto field = [&](const char* key, auto& into) {
+        const uint64_t v = shape[key].get<uint64_t>();
+        if (v > 0)
+        {
+            into = static_cast<std::remove_reference_t<decltype(into)>>(v);
+            r.model.name = name + "+shape";
+        }
+        r.resolved["workload"]["model_shape"][key] = uint64_t(into);
+    };
+    field("layers", r.model.layers);
+    field("hidden", r.model.hidden);
+    field("ffn", r.model.ffn);
+    field("heads", r.model.heads);
+    field("kv_heads", r.model.kvHeads);
+    field("seq_len", r.model.seqLen);
+    field("vocab", r.model.vocab);
+    field("experts", r.model.experts);
+    field("top_k", r.model.topK);
+    const std::string dtype = shape["dtype"];
+    r.model.dtypeBytes = dtype == "fp8" ? 1 : dtype == "fp32" ? 4 : 2;
+    r.resolved["workload"]["model_shape"]["dtype"] = dtype == "auto" ? "bf16" : dtype;
+    const std::string why = r.model.Check();
+    if (!why.empty())
+    {
+        throw ScenarioError("workload.model_shape: " + why);
+    }
+
+    const json& p = w["parallelism"];
+    ns3::ParallelismConfig& c = r.parallelism;
+    c.tp = p["tp"];
+    c.pp = p["pp"];
+    c.ep = p["ep"];
+    const uint32_t gpus = r.Gpus();
+    if (gpus % (c.tp * c.pp) != 0)
+    {
+        throw ScenarioError("workload.parallelism: tp x pp (" + std::to_string(c.tp * c.pp) +
+                            ") must divide the GPUs (" + std::to_string(gpus) + ")");
+    }
+    c.dp = p["dp"].get<uint32_t>() > 0 ? p["dp"].get<uint32_t>() : gpus / (c.tp * c.pp);
+    r.resolved["workload"]["parallelism"]["dp"] = c.dp;
+    if (c.Ranks() != gpus)
+    {
+        throw ScenarioError("workload.parallelism.dp: tp x pp x dp must equal the GPUs, " +
+                            std::to_string(gpus) + " (got " + std::to_string(c.Ranks()) + ")");
+    }
+    c.microbatches = p["microbatches"];
+    const uint32_t batch = p["global_batch"].get<uint32_t>() > 0 ? p["global_batch"].get<uint32_t>()
+                                                                 : c.dp * c.microbatches;
+    if (batch % (c.dp * c.microbatches) != 0)
+    {
+        throw ScenarioError("workload.parallelism.global_batch: must be a multiple of dp x "
+                            "microbatches, " +
+                            std::to_string(c.dp * c.microbatches) + " (got " +
+                            std::to_string(batch) + ")");
+    }
+    r.resolved["workload"]["parallelism"]["global_batch"] = batch;
+    c.microBatchSize = batch / (c.dp * c.microbatches);
+    c.zero = p["zero"];
+    ns3::ParallelismConfig::ScheduleByName(p["schedule"], c.schedule);
+    c.virtualStages = p["virtual_stages"];
+    c.bucketBytes = uint64_t(p["bucket_mib"].get<double>() * 1024 * 1024);
+    c.sequenceParallel = p["sequence_parallel"];
+    c.order = p["order"];
+    c.moeSkew = p["moe_skew"];
+    c.moeHotRank = p["moe_hot_rank"];
+    c.hbmBytesPerS = hbmT * 1e12;
+    const std::string err = ns3::TransformerWorkload::Check(r.model, c);
+    if (!err.empty())
+    {
+        throw ScenarioError("workload.parallelism: " + err);
+    }
+    if (r.fabric == "infiniband" && r.sharp)
+    {
+        throw ScenarioError("infiniband.sharp: workload.kind training runs NCCL's ring, tree, "
+                            "NVLS and PAT, not CollNet (set sharp false)");
+    }
+}
+
+} // namespace aifabric
