@@ -403,3 +403,82 @@ TEST(ParallelismLayout, MegatronOrder)
     EXPECT_EQ(d.pp, 1u);
     EXPECT_EQ(d.dp, 1u);
 }
+
+namespace
+{
+
+/// Step time of each of `jobs` (GPU lists) running data-parallel training of a small,
+/// communication-bound model at once on one RoCEv2 fat-tree (4 hosts per leaf, 400G hosts,
+/// 100G fabric links: traffic between leaves shares the spines).
+std::vector<double>
+StepsOf(const std::vector<std::vector<uint32_t>>& jobs)
+{
+    Ptr<FatTreeHelper> ft = CreateObject<FatTreeHelper>();
+    ft->SetAttribute("Servers", UintegerValue(16));
+    ft->SetAttribute("GpusPerServer", UintegerValue(1));
+    ft->SetAttribute("LeafRadix", UintegerValue(8));
+    ft->SetAttribute("LinkRate", DataRateValue(DataRate("400Gbps")));
+    ft->SetAttribute("FabricLinkRate", DataRateValue(DataRate("100Gbps")));
+    Ptr<FabricTopology> topo = ft->Build();
+    RdmaHelper rdma;
+    rdma.Install(topo);
+    Ptr<RdmaCollectiveTransport> net = CreateObject<RdmaCollectiveTransport>();
+    net->SetRanks(topo->GetHosts());
+    TransformerModel model = SmallModel(4);
+    model.seqLen = 128;
+    ParallelismConfig p;
+    p.dp = 4;
+    auto g = std::make_shared<const WorkloadGraph>(TransformerWorkload::Build(model, p));
+    std::vector<Ptr<ParallelTrainingJob>> running;
+    for (const auto& gpus : jobs)
+    {
+        NodeContainer nodes;
+        for (uint32_t h : gpus)
+        {
+            nodes.Add(topo->GetHostNode(h));
+        }
+        Ptr<ParallelTrainingJob> job = CreateObject<ParallelTrainingJob>();
+        job->SetAttribute("Steps", UintegerValue(2));
+        job->SetAttribute("Algorithm", StringValue("ring"));
+        job->SetAttribute("Protocol", StringValue("simple"));
+        job->SetGraph(g);
+        job->Setup(nodes, gpus, 1, net, nullptr);
+        Simulator::ScheduleNow(&ParallelTrainingJob::Start, job);
+        running.push_back(job);
+    }
+    Simulator::Run();
+    std::vector<double> steps;
+    for (const auto& job : running)
+    {
+        EXPECT_TRUE(job->IsFinished());
+        steps.push_back(job->GetSteps().back().StepTime().GetSeconds());
+    }
+    Simulator::Destroy();
+    return steps;
+}
+
+} // namespace
+
+// Two jobs on one fabric: spread over the same leaves, their rings share the spine links and
+// each is slower than alone; placed one per leaf (isolated), each runs as fast as alone.
+TEST_F(FabricTest, TwoJobsSlowEachOtherOnlyWhenTheyShareLinks)
+{
+    const std::vector<uint32_t> evens{0, 2, 4, 6};
+    const std::vector<uint32_t> odds{1, 3, 5, 7};
+    const std::vector<uint32_t> leaf0{0, 1, 2, 3};
+    const std::vector<uint32_t> leaf1{4, 5, 6, 7};
+    const double aloneEven = StepsOf({evens})[0];
+    const double aloneOdd = StepsOf({odds})[0];
+    const std::vector<double> spread = StepsOf({evens, odds});
+    EXPECT_GT(spread[0], 1.10 * aloneEven);
+    EXPECT_GT(spread[1], 1.10 * aloneOdd);
+    const double alone0 = StepsOf({leaf0})[0];
+    const double alone1 = StepsOf({leaf1})[0];
+    const std::vector<double> isolated = StepsOf({leaf0, leaf1});
+    EXPECT_NEAR(isolated[0], alone0, 0.02 * alone0);
+    EXPECT_NEAR(isolated[1], alone1, 0.02 * alone1);
+    std::cout << "spread: alone " << aloneEven * 1e3 << " / " << aloneOdd * 1e3 << " ms, together "
+              << spread[0] * 1e3 << " / " << spread[1] * 1e3 << " ms; isolated: alone "
+              << alone0 * 1e3 << " / " << alone1 * 1e3 << " ms, together " << isolated[0] * 1e3
+              << " / " << isolated[1] * 1e3 << " ms\n";
+}
