@@ -221,11 +221,18 @@ TransformerModel::ActiveParams() const
 }
 
 double
+TransformerModel::AttentionForwardFlopsPerToken() const
+{
+    return 2.0 * double(AttentionParams()) +
+           4.0 * double(seqLen) * double(heads) * double(HeadDim());
+}
+
+double
 TransformerModel::LayerForwardFlopsPerToken(uint32_t layer) const
 {
     // The norms are not matrix products: 2 FLOPs per active matrix parameter.
-    const double matrices = double(ActiveLayerParams(layer) - 2 * hidden);
-    return 2.0 * matrices + 4.0 * double(seqLen) * double(heads) * double(HeadDim());
+    const double mlp = double(ActiveLayerParams(layer) - 2 * hidden - AttentionParams());
+    return 2.0 * mlp + AttentionForwardFlopsPerToken();
 }
 
 double

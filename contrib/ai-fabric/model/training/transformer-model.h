@@ -70,6 +70,8 @@ struct TransformerModel
     uint64_t EmbeddingParams() const;
     uint64_t TotalParams() const;
     uint64_t ActiveParams() const;
+    /// Forward FLOPs per token of a layer's attention: 2 × its parameters + 4·seqLen·heads·headDim.
+    double AttentionForwardFlopsPerToken() const;
     /// Forward FLOPs per token of layer `layer`: 2 × active parameters + attention scores.
     double LayerForwardFlopsPerToken(uint32_t layer) const;
     /// Forward FLOPs per token of the output head (2·V·h).

@@ -439,10 +439,7 @@ class RankBuilder
 
     double AttentionFlops() const
     {
-        return m_tokens *
-               (2.0 * double(m_model.AttentionParams()) +
-                4.0 * double(m_model.seqLen) * m_model.heads * double(m_model.HeadDim())) /
-               m_par.tp;
+        return m_tokens * m_model.AttentionForwardFlopsPerToken() / m_par.tp;
     }
 
     /// Forward FLOPs of a dense (or unrouted MoE) MLP.
@@ -450,8 +447,7 @@ class RankBuilder
     {
         return m_tokens *
                (m_model.LayerForwardFlopsPerToken(layer) -
-                (2.0 * double(m_model.AttentionParams()) +
-                 4.0 * double(m_model.seqLen) * m_model.heads * double(m_model.HeadDim()))) /
+                m_model.AttentionForwardFlopsPerToken()) /
                m_par.tp;
     }
 
