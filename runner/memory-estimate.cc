@@ -21,6 +21,9 @@ constexpr double kBytesPerHost = 2e3;       //!< node, NIC, device, application
 constexpr double kBytesPerSwitchPort = 1e3; //!< device, egress queues, flow control
 constexpr double kBytesPerRoute = 220;      //!< a switch's forwarding entry for one host
 constexpr double kBytesPerTransfer = 66;    //!< schedule + dependency + executor record
+/// A training step's operation: its WorkloadOp (64 B), run state (32), dependencies and
+/// dependents (16), per-operation tables (12), rounded up.
+constexpr double kBytesPerOperation = 160;
 /// Two queue pairs, their congestion control and the transport's index: fitted to a 1,024-GPU
 /// tree on 16 channels (8,128 connections; 114 MB at 64 MiB, 89 MB at 1 MiB measured).
 constexpr double kBytesPerConnection = 5e3;
@@ -163,13 +166,14 @@ MemoryEstimate::Describe() const
     std::snprintf(text,
                   sizeof(text),
                   "about %.1f GB (%llu hosts, %llu switch ports, %.1f M routes, %.1f M collective "
-                  "transfers, %.1f k connections)",
+                  "transfers, %.1f k connections, %.1f M training operations)",
                   bytes / 1e9,
                   static_cast<unsigned long long>(hosts),
                   static_cast<unsigned long long>(switchPorts),
                   double(routes) / 1e6,
                   double(transfers) / 1e6,
-                  double(connections) / 1e3);
+                  double(connections) / 1e3,
+                  double(operations) / 1e6);
     return text;
 }
 
@@ -218,6 +222,16 @@ EstimateMemory(const RunConfig& r)
         e.connections = 0;
         ringBytes = 0;
     }
+    if (r.workloadKind == "training")
+    {
+        // Per rank and micro-batch at most 12 operations a layer of its stage (4 forward and 4
+        // backward for a dense layer, 7 each way for a MoE one, less in total), plus buckets.
+        const ns3::ParallelismConfig& p = r.parallelism;
+        const double layers = std::ceil(double(r.model.layers) / p.pp);
+        e.operations = static_cast<uint64_t>(n * (layers * p.microbatches * 12.0 + 64.0));
+        e.transfers = 0; // schedules are per communicator shape: small
+        ringBytes = 0;
+    }
     // Flow traffic: a connection (two queue pairs) per flow running at once on a pair of
     // hosts, at most one per flow and per ordered pair; the expected number of flows is the
     // Poisson rate x hosts x duration, plus the incast bursts'. Background flows last as long
@@ -242,7 +256,8 @@ EstimateMemory(const RunConfig& r)
     e.bytes = kBaseBytes + kBytesPerHost * double(e.hosts) +
               kBytesPerConnection * double(e.connections) +
               kBytesPerSwitchPort * double(e.switchPorts) + kBytesPerRoute * double(e.routes) +
-              kBytesPerTransfer * double(e.transfers) + ringBytes;
+              kBytesPerTransfer * double(e.transfers) + ringBytes +
+              kBytesPerOperation * double(e.operations);
     return e;
 }
 
@@ -271,7 +286,8 @@ CheckMemory(const RunConfig& r)
         throw ScenarioError("limits.max_memory_gb: run '" + r.name + "' needs " + e.Describe() +
                             ", above the limit of " + text +
                             "; use fewer topology.servers, workload.channels or workload.chunks, "
-                            "another workload.algorithm, or raise limits.max_memory_gb");
+                            "another workload.algorithm, fewer workload.parallelism.microbatches, "
+                            "or raise limits.max_memory_gb");
     }
 }
 

@@ -24,6 +24,7 @@ struct MemoryEstimate
     uint64_t routes{0};    //!< forwarding entries: switches x hosts
     uint64_t transfers{0}; //!< transfers written out in the schedules (a ring's: none, it is lazy)
     uint64_t connections{0}; //!< network connections the collective opens (queue pairs, sockets)
+    uint64_t operations{0};  //!< a training step's operations (workload.kind training)
     double bytes{0};         //!< the estimate
 
     /// "about 12.3 GB (4096 hosts, 12288 switch ports, 0.8 M routes, 33.5 M collective transfers,

@@ -30,6 +30,7 @@ done
 printf '\002topology.servers=4\nfaults.drop_rate=0.001\nworkload.algorithm=ring\n' >"$corpus/set-a"
 printf '\002compare=[]\nfabric=infiniband\nworkload.bytes=1048576\n' >"$corpus/set-b"
 printf '\002attributes.ns3::SwitchBufferManager::EcnKmin=100000\n' >"$corpus/set-c"
+printf '\002workload.kind=training\nworkload.model=mixtral-8x7b\nworkload.parallelism.ep=2\nworkload.parallelism.pp=2\nworkload.parallelism.schedule=interleaved\n' >"$corpus/set-e"
 printf '\002fabric=tcp\ntcp.stack=ns3\ntcp.sockets_per_peer=4\ntcp.threads=2\ntcp.tlp=false\n' >"$corpus/set-d"
 
 log="$build/fuzz.log"
