@@ -631,7 +631,6 @@ ParallelTrainingJob::Launch(uint32_t r, uint32_t i)
         Join(r, i);
         break;
     case WorkloadOp::SEND: {
-        const P2p& p = m_p2p[m_opAux[r][i]];
         const uint32_t a = m_transport[r];
         const uint32_t b = m_transport[o.peer];
         m_bytes.back()[r][o.phase] += o.bytes;
@@ -643,7 +642,6 @@ ParallelTrainingJob::Launch(uint32_t r, uint32_t i)
         {
             m_network->Send(a, b, o.bytes, &m_listener, m_opAux[r][i], kP2pChannel);
         }
-        (void)p;
         break;
     }
     case WorkloadOp::RECV: {
