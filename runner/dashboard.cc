@@ -90,11 +90,100 @@ FlowRows(Row& row)
     });
 }
 
+/// A run with `jobs`: one column per job (its step, MFU or busbw, and slowdowns).
+std::string
+JobsDashboard(const RunOutput& run)
+{
+    const RunConfig& c = run.config;
+    const json& jobs = run.summary["jobs"];
+    std::ostringstream os;
+    os << "\n  JOBS ON ONE FABRIC — " << run.summary["name"].get<std::string>() << ": " << c.Gpus()
+       << " GPUs, " << c.topologyKind << ", " << c.linkGbps << " Gb/s per GPU, " << jobs.size()
+       << " jobs\n\n";
+    std::vector<std::pair<std::string, std::vector<std::string>>> table;
+    auto row = [&](const std::string& label, auto fn) {
+        std::vector<std::string> cells;
+        for (size_t k = 0; k < jobs.size(); ++k)
+        {
+            cells.push_back(fn(jobs[k], c.jobs[k]));
+        }
+        table.emplace_back(label, std::move(cells));
+    };
+    row("", [](const json& e, const JobConfig&) { return e["name"].get<std::string>(); });
+    row("servers (placement)", [](const json&, const JobConfig& j) {
+        return std::to_string(j.servers) + " (" + j.placement + ")";
+    });
+    row("transport, workload", [](const json&, const JobConfig& j) {
+        return j.run.fabric + ", " +
+               (j.run.workloadKind == "training" ? j.run.model.name : j.run.collective);
+    });
+    row("Step time (mean / p99)", [](const json& e, const JobConfig&) {
+        return Num(e["step_ms"]["mean"].get<double>(), 4) + " / " +
+               Num(e["step_ms"]["p99"].get<double>(), 4) + " ms";
+    });
+    row("MFU / busbw", [](const json& e, const JobConfig& j) {
+        return Num(e["mfu_effective"].get<double>() * 100, 3) + " % / " +
+               (j.run.workloadKind == "training"
+                    ? std::string("-")
+                    : Num(e["busbw_gbytes_per_s"].get<double>(), 4) + " GB/s");
+    });
+    const bool baselines = !jobs.empty() && jobs[0].contains("slowdown");
+    if (baselines)
+    {
+        row("Alone (mean)", [](const json& e, const JobConfig&) {
+            return Num(e["alone_step_ms"]["mean"].get<double>(), 4) + " ms";
+        });
+        row("Slowdown (together/alone)", [](const json& e, const JobConfig&) {
+            return "x" + Num(e["slowdown"].get<double>(), 4);
+        });
+        row("Slows the others by", [](const json& e, const JobConfig&) {
+            std::string cell;
+            for (auto it = e["slows_others"].begin(); it != e["slows_others"].end(); ++it)
+            {
+                cell +=
+                    (cell.empty() ? "" : ", ") + it.key() + " x" + Num(it.value().get<double>(), 4);
+            }
+            return cell;
+        });
+    }
+    std::vector<size_t> width(jobs.size(), 22);
+    for (const auto& [label, cells] : table)
+    {
+        for (size_t i = 0; i < cells.size(); ++i)
+        {
+            width[i] = std::max(width[i], cells[i].size() + 2);
+        }
+    }
+    for (const auto& [label, cells] : table)
+    {
+        os << std::left << std::setw(28) << label;
+        for (size_t i = 0; i < cells.size(); ++i)
+        {
+            os << std::left << std::setw(static_cast<int>(width[i])) << cells[i];
+        }
+        os << "\n";
+    }
+    if (!baselines)
+    {
+        os << "  (slowdowns: jobs_baselines runs each job alone; off, or a job did not complete)\n";
+    }
+    return os.str();
+}
+
 } // namespace
 
 std::string
 Dashboard(const std::vector<RunOutput>& runs)
 {
+    if (!runs.empty() && !runs.front().config.jobs.empty())
+    {
+        std::string out;
+        for (const auto& r : runs)
+        {
+            out += JobsDashboard(r);
+        }
+        return out;
+    }
     std::ostringstream os;
     // Rows are kept until the end, so that each column is as wide as its widest cell (26
     // characters at least) and cells never run into each other.

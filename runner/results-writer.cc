@@ -61,6 +61,10 @@ WriteResults(ns3::ResultsDirectory& dir,
         WriteAtomically(d / "latency_cdf.csv", r.latencyCsv);
         WriteAtomically(d / "queue.csv", r.queueCsv);
         WriteAtomically(d / "rate.csv", r.rateCsv);
+        if (!r.jobsCsv.empty())
+        {
+            WriteAtomically(d / "jobs.csv", r.jobsCsv);
+        }
         if (!r.flowsCsv.empty())
         {
             WriteAtomically(d / "flows.csv", r.flowsCsv);

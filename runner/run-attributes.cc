@@ -88,7 +88,16 @@ MainAttributes(const Simulation& sim)
     }
     if (sim.job)
     {
-        attrs["GpuTrainingApp(rank 0)"] = DumpAttributes(topo->GetHostNode(0)->GetApplication(0));
+        // Rank 0 of the (first) job: the first GPU with an application.
+        for (uint32_t h = 0; h < topo->GetNHosts(); ++h)
+        {
+            if (topo->GetHostNode(h)->GetNApplications() > 0)
+            {
+                attrs["GpuTrainingApp(rank 0)"] =
+                    DumpAttributes(topo->GetHostNode(h)->GetApplication(0));
+                break;
+            }
+        }
         attrs["TrainingJob"] = DumpAttributes(sim.job);
     }
     if (sim.flows)

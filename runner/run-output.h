@@ -22,6 +22,7 @@ struct RunOutput
     std::string rateCsv;       //!< rank 0's queue-pair rates
     std::string flowsCsv;      //!< one line per flow (flow workloads), else empty
     std::string slowdownCsv;   //!< slowdown by flow size (flow workloads), else empty
+    std::string jobsCsv;       //!< with `jobs`: every job's steps, else empty
     nlohmann::json attributes; //!< attribute values of the main objects
 };
 

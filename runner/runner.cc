@@ -3,6 +3,7 @@
 
 #include "interrupt.h"
 #include "run-attributes.h"
+#include "run-jobs.h"
 #include "run-sampler.h"
 #include "run-summary.h"
 #include "run-traces.h"
@@ -19,12 +20,20 @@ namespace aifabric
 
 using namespace ns3;
 
+namespace
+{
+
+/// One simulation of `c` (with `jobs`: those of `include`, or all).
 RunOutput
-ExecuteRun(const RunConfig& c, bool progress, size_t index, size_t total)
+ExecuteOnce(const RunConfig& c,
+            const std::vector<bool>* include,
+            bool progress,
+            size_t index,
+            size_t total)
 {
     RunOutput out;
     out.config = c;
-    Simulation sim = BuildSimulation(c);
+    Simulation sim = BuildSimulation(c, include);
     const auto& job = sim.job;
 
     Sampler sampler;
@@ -40,11 +49,23 @@ ExecuteRun(const RunConfig& c, bool progress, size_t index, size_t total)
     sampler.queue << "time_us,max_port_queue_bytes,total_queue_bytes,pfc_frames_in_interval\n";
     sampler.rate << "time_us,qpn,rate_gbps\n";
     Simulator::ScheduleNow(&Sampler::Sample, &sampler);
-    if (job)
+    for (const SimulatedJob& j : sim.jobs)
+    {
+        const Time at = NanoSeconds(int64_t(c.jobs[j.index].startMs * 1e6));
+        if (j.job)
+        {
+            Simulator::Schedule(at, &TrainingJob::Start, j.job);
+        }
+        else
+        {
+            Simulator::Schedule(at, &ParallelTrainingJob::Start, j.parallel);
+        }
+    }
+    if (job && sim.jobs.empty())
     {
         Simulator::ScheduleNow(&TrainingJob::Start, job);
     }
-    if (sim.parallel)
+    if (sim.parallel && sim.jobs.empty())
     {
         Simulator::ScheduleNow(&ParallelTrainingJob::Start, sim.parallel);
     }
@@ -72,7 +93,25 @@ ExecuteRun(const RunConfig& c, bool progress, size_t index, size_t total)
         ThrowIfInterrupted();
     }
 
-    out.summary = Summary(c, sim, events, wall);
+    if (sim.jobs.empty())
+    {
+        out.summary = Summary(c, sim, events, wall);
+    }
+    else
+    {
+        // The top-level fields are the first job's, the counters the fabric's; jobs[] has each.
+        const SimulatedJob& first = sim.jobs.front();
+        out.summary = Summary(c.jobs[first.index].run, JobView(sim, first), events, wall);
+        out.summary["name"] = c.name;
+        out.summary["jobs"] = JobsSummary(c, sim, events, wall);
+        bool all = true;
+        for (const auto& e : out.summary["jobs"])
+        {
+            all = all && e["completed"].get<bool>();
+        }
+        out.summary["completed"] = all;
+        out.jobsCsv = JobsCsv(c, sim);
+    }
     const std::vector<TrainingStepRecord> done = CompletedSteps(sim);
     out.stepsCsv = StepsCsv(done);
     out.stepsSummaryCsv = StepsSummaryCsv(done);
@@ -86,6 +125,39 @@ ExecuteRun(const RunConfig& c, bool progress, size_t index, size_t total)
         out.slowdownCsv = SlowdownCsv(sim.flows->GetFlows());
     }
     Simulator::Destroy();
+    return out;
+}
+
+} // namespace
+
+RunOutput
+ExecuteRun(const RunConfig& c, bool progress, size_t index, size_t total)
+{
+    RunOutput out = ExecuteOnce(c, nullptr, progress, index, total);
+    const size_t n = c.jobs.size();
+    if (n < 2 || !c.jobsBaselines || !out.summary["completed"].get<bool>())
+    {
+        return out;
+    }
+    // Baselines: each job alone on its servers; with 3+ jobs also all but each.
+    std::vector<nlohmann::json> alone;
+    std::vector<nlohmann::json> without;
+    for (size_t i = 0; i < n; ++i)
+    {
+        std::vector<bool> only(n, false);
+        only[i] = true;
+        RunConfig b = c;
+        b.name = c.name + " (" + c.jobs[i].name + " alone)";
+        alone.push_back(ExecuteOnce(b, &only, progress, index, total).summary["jobs"]);
+        if (n >= 3)
+        {
+            std::vector<bool> rest(n, true);
+            rest[i] = false;
+            b.name = c.name + " (without " + c.jobs[i].name + ")";
+            without.push_back(ExecuteOnce(b, &rest, progress, index, total).summary["jobs"]);
+        }
+    }
+    AddSlowdowns(out.summary["jobs"], alone, without);
     return out;
 }
 

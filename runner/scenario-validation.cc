@@ -191,6 +191,44 @@ CheckAttributeValue(const std::string& path,
     }
 }
 
+/// Each entry of `jobs`: an object of jobs.* keys; its workload validated as workload.* is.
+void
+ValidateJobs(const json& list)
+{
+    size_t i = 0;
+    for (const auto& e : list)
+    {
+        const std::string at = "jobs[" + std::to_string(i) + "]";
+        if (!e.is_object())
+        {
+            throw ScenarioError(at + ": must be an object {name, servers, placement, start_ms, "
+                                     "fabric, workload}");
+        }
+        for (auto it = e.begin(); it != e.end(); ++it)
+        {
+            const KeySpec* k = FindKey("jobs." + it.key());
+            if (!k)
+            {
+                std::string hint = Suggest("jobs." + EchoText(it.key()));
+                throw ScenarioError(at + "." + EchoText(it.key()) + ": " + hint);
+            }
+            CheckValue(at + "." + it.key(), it.value(), *k);
+            if (it.key() == "workload")
+            {
+                try
+                {
+                    Validate(it.value(), "workload", false);
+                }
+                catch (const ScenarioError& err)
+                {
+                    throw ScenarioError(at + "." + err.what());
+                }
+            }
+        }
+        ++i;
+    }
+}
+
 } // namespace
 
 void
@@ -233,7 +271,11 @@ Validate(const json& j, const std::string& prefix, bool allowCompare)
         {
             Validate(it.value(), path, allowCompare);
         }
-        if (k->kind == Kind::ARR)
+        if (path == "jobs")
+        {
+            ValidateJobs(it.value());
+        }
+        else if (k->kind == Kind::ARR)
         {
             size_t i = 0;
             for (const auto& e : it.value())

@@ -4,6 +4,7 @@
 #include "json-input.h"
 #include "memory-estimate.h"
 #include "scenario-flows.h"
+#include "scenario-jobs.h"
 #include "scenario-schema.h"
 #include "scenario-tcp.h"
 #include "scenario-training.h"
@@ -400,6 +401,38 @@ ToRun(const json& j, size_t index)
     return r;
 }
 
+/// ToRun, and with `jobs` each job resolved and placed (the cluster itself is resolved with the
+/// default workload: the scenario's workload is what every job's merges over).
+RunConfig
+ToRunWithJobs(const json& j, size_t index)
+{
+    if (!j.contains("jobs") || j["jobs"].empty())
+    {
+        return ToRun(j, index);
+    }
+    json cluster = j;
+    cluster.erase("jobs");
+    cluster.erase("jobs_baselines");
+    cluster["workload"] = DefaultScenario()["workload"];
+    RunConfig c = ToRun(cluster, index);
+    c.resolved["workload"] = j["workload"]; // what the jobs' workloads merge over
+    ResolveJobs(j, c, [](const json& jj) { return ToRun(jj, 0); });
+    c.resolved["jobs"] = json::array();
+    for (const auto& job : c.jobs)
+    {
+        json e = job.run.resolved["workload"];
+        c.resolved["jobs"].push_back(json{{"name", job.name},
+                                          {"servers", job.servers},
+                                          {"placement", job.placement},
+                                          {"start_ms", job.startMs},
+                                          {"fabric", job.run.fabric},
+                                          {"server_ids", job.serverIds},
+                                          {"workload", e}});
+    }
+    c.resolved["jobs_baselines"] = c.jobsBaselines;
+    return c;
+}
+
 } // namespace
 
 void
@@ -475,7 +508,7 @@ ResolveScenario(const json& scenario)
     std::vector<RunConfig> runs;
     if (!scenario.contains("compare") || scenario["compare"].empty())
     {
-        runs.push_back(ToRun(base, 0));
+        runs.push_back(ToRunWithJobs(base, 0));
         return runs;
     }
     size_t i = 0;
@@ -487,7 +520,7 @@ ResolveScenario(const json& scenario)
         {
             j["name"] = base.value("name", std::string("run")) + "-" + std::to_string(i);
         }
-        runs.push_back(ToRun(j, i));
+        runs.push_back(ToRunWithJobs(j, i));
         ++i;
     }
     for (size_t a = 0; a < runs.size(); ++a)

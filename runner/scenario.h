@@ -36,6 +36,8 @@ struct FlowsConfig
     double incastPeriodUs{0};
 };
 
+struct JobConfig;
+
 /// One fully resolved run of a scenario (defaults + file + --set + one compare entry).
 struct RunConfig
 {
@@ -96,11 +98,26 @@ struct RunConfig
     double computeEfficiency{0.55}; //!< gpu.compute_efficiency
     ns3::TransformerModel model;    //!< workload.kind training
     ns3::ParallelismConfig parallelism;
+    std::vector<JobConfig> jobs; //!< `jobs`: several jobs on this run's fabric (else empty)
+    bool jobsHaveRdma{false};    //!< some job runs rocev2 or infiniband
+    bool jobsHaveTcp{false};     //!< some job runs tcp
+    bool jobsBaselines{true};    //!< jobs_baselines: also run each job alone (and without each)
 
     uint32_t Gpus() const
     {
         return servers * gpusPerServer;
     }
+};
+
+/// One job of `jobs`: its own resolved run (its servers, transport and workload) and its place.
+struct JobConfig
+{
+    std::string name;
+    uint32_t servers{0};
+    std::string placement{"contiguous"}; //!< contiguous, spread, rail-aligned or random
+    double startMs{0};
+    RunConfig run;                   //!< the job as a run of its own (run.servers = servers)
+    std::vector<uint32_t> serverIds; //!< the cluster's servers it runs on, ascending
 };
 
 /// The JSON of every default value (what a scenario file overrides).

@@ -72,10 +72,274 @@ BuildFlows(const FlowsConfig& f, Time duration, Ptr<FabricTopology> topo)
     return w;
 }
 
+size_t
+FirstTcpJob(const RunConfig& c)
+{
+    for (size_t i = 0; i < c.jobs.size(); ++i)
+    {
+        if (c.jobs[i].run.fabric == "tcp")
+        {
+            return i;
+        }
+    }
+    return 0;
+}
+
+/// Kernel TCP on every host (the Linux model with NCCL's socket transport, or ns-3's TCP);
+/// data packets' one-way latency into `latency`. \return the transport over it
+Ptr<CollectiveTransport>
+InstallTcp(const RunConfig& c, Ptr<FabricTopology> topo, Ptr<LatencyHistogram> latency)
+{
+    Ptr<CollectiveTransport> network;
+    if (c.tcpStack == "linux")
+    {
+        // --- the Linux TCP model on every host's NIC, NCCL's socket transport over it
+        LinuxTcpHelper lt;
+        lt.SetHostCosts(c.tcpHostCosts);
+        lt.SetCostModelAttribute("Cores", UintegerValue(c.tcpCores));
+        lt.SetStackAttribute("Tlp", BooleanValue(c.tcpTlp));
+        lt.SetStackAttribute("Rack", BooleanValue(c.tcpRack));
+        lt.Install(topo);
+        Ptr<LinuxTcpCollectiveTransport> t = CreateObject<LinuxTcpCollectiveTransport>();
+        t->SetAttribute("Threads", UintegerValue(c.tcpThreads));
+        t->SetAttribute("SocketsPerThread", UintegerValue(c.tcpSocketsPerPeer / c.tcpThreads));
+        t->SetRanks(topo->GetHosts());
+        network = t;
+    }
+    else
+    {
+        // --- kernel TCP (ns-3's TCP) on every host's NIC
+        FabricInternetHelper::Install(topo);
+        if (c.tcpHostCosts)
+        {
+            ObjectFactory cost("ns3::HostStackCostModel");
+            cost.Set("Cores", UintegerValue(c.tcpCores));
+            FabricInternetHelper::InstallHostCosts(topo, cost);
+        }
+        Ptr<TcpCollectiveTransport> t = CreateObject<TcpCollectiveTransport>();
+        t->SetRanks(topo->GetHosts());
+        network = t;
+    }
+    for (uint32_t h = 0; h < topo->GetNHosts(); ++h)
+    {
+        topo->GetHostDevice(h)->TraceConnectWithoutContext(
+            "MacRx",
+            MakeBoundCallback(
+                +[](Ptr<LatencyHistogram> hist, const FabricFrame& f) {
+                    if (f.protocol == 6 && f.payloadBytes > 0)
+                    {
+                        hist->Add(Simulator::Now().GetTimeStep() - f.txTimeStep);
+                    }
+                },
+                latency));
+    }
+    return network;
+}
+
+/// RDMA NICs (RoCEv2, or InfiniBand HCAs: the same engine on IB ports) on every host and
+/// aggregation node, into `nics`. \return the transport over them
+Ptr<CollectiveTransport>
+InstallRdma(const RunConfig& c,
+            Ptr<FabricTopology> topo,
+            Ptr<LatencyHistogram> latency,
+            std::vector<Ptr<RdmaNic>>& nics)
+{
+    RdmaHelper rdma;
+    if (c.congestionControl == "none")
+    {
+        rdma.SetCongestionControl("ns3::RdmaNoCc");
+    }
+    else if (c.congestionControl == "ib-cc")
+    {
+        rdma.SetCongestionControl("ns3::IbCongestionControl");
+    }
+    else if (c.congestionControl == "dcqcn-production")
+    {
+        rdma.SetCongestionControlAttribute("Preset", StringValue("production"));
+    }
+    else if (c.congestionControl == "hpcc")
+    {
+        // HPCC reacts per ACK: every packet is acknowledged, as in the HPCC simulator.
+        rdma.SetCongestionControl("ns3::RdmaHpcc");
+        rdma.SetNicAttribute("AckInterval", TimeValue(Time(0)));
+    }
+    else if (c.congestionControl == "timely" || c.congestionControl == "swift")
+    {
+        // RTT-based: every packet acknowledged, so that no ACK-coalescing wait (2 us by
+        // default, comparable to a 400G fabric's whole delay target) enters the RTT samples;
+        // the HPCC simulator acks every packet for TIMELY too.
+        rdma.SetCongestionControl(c.congestionControl == "timely" ? "ns3::RdmaTimely"
+                                                                  : "ns3::RdmaSwift");
+        rdma.SetNicAttribute("AckInterval", TimeValue(Time(0)));
+    }
+    else if (c.congestionControl == "dcqcn-nvidia")
+    {
+        rdma.SetCongestionControlAttribute("Preset", StringValue("nvidia"));
+        rdma.SetNicAttribute("CnpInterval", TimeValue(MicroSeconds(4)));
+    }
+    rdma.SetLossRecovery(c.lossRecovery == "selective-repeat" ? "ns3::RdmaSelectiveRepeat"
+                                                              : "ns3::RdmaGoBackN");
+    rdma.SetNicAttribute("RetransmitTimeout",
+                         TimeValue(NanoSeconds(int64_t(c.retransmitTimeoutMs * 1e6))));
+    rdma.SetNicAttribute("PathMtu", UintegerValue(c.pathMtu));
+    nics = rdma.Install(topo);
+    for (auto& n : nics)
+    {
+        n->SetLatencyHistogram(latency);
+    }
+    for (Ptr<RdmaNic> n : rdma.InstallAggregators(topo))
+    {
+        nics.push_back(n);
+    }
+    Ptr<RdmaCollectiveTransport> r = CreateObject<RdmaCollectiveTransport>();
+    r->SetRanks(topo->GetEndpoints());
+    return r;
+}
+
+/// A parallel transformer job (its step as every rank's dependency graph) on `gpus`, whose
+/// rank r is transport rank ranks[r].
+Ptr<ParallelTrainingJob>
+MakeParallelJob(const RunConfig& c,
+                NodeContainer gpus,
+                const std::vector<uint32_t>& ranks,
+                Ptr<CollectiveTransport> network,
+                Ptr<CollectiveTransport> nvlink)
+{
+    auto graph =
+        std::make_shared<const WorkloadGraph>(TransformerWorkload::Build(c.model, c.parallelism));
+    Ptr<ParallelTrainingJob> job = CreateObject<ParallelTrainingJob>();
+    job->SetAttribute("Steps", UintegerValue(c.steps));
+    job->SetAttribute("PeakTflops", DoubleValue(c.peakTflops));
+    job->SetAttribute("ComputeEfficiency", DoubleValue(c.computeEfficiency));
+    job->SetAttribute("Nvls", BooleanValue(c.nvls));
+    job->SetAttribute("Algorithm",
+                      StringValue(c.algorithmAuto ? std::string("auto") : c.algorithm));
+    job->SetAttribute("Protocol", StringValue(c.protocolAuto ? std::string("auto") : c.protocol));
+    job->SetTuner(MakeTuner(c));
+    job->SetGraph(graph);
+    job->Setup(gpus, ranks, c.gpusPerServer, network, nvlink);
+    return job;
+}
+
+/// The collective step loop (compute, then the collective, then the barrier) on the GPUs
+/// ranks[0..n), each given its GpuTrainingApp; `mapped`: run them as those transport ranks (a
+/// job beside others), else the cluster's GPUs in order.
+Ptr<TrainingJob>
+MakeCollectiveJob(const RunConfig& c,
+                  Ptr<FabricTopology> topo,
+                  const std::vector<uint32_t>& ranks,
+                  Ptr<CollectiveTransport> network,
+                  Ptr<CollectiveTransport> nvlink,
+                  bool mapped)
+{
+    NodeContainer gpus;
+    for (uint32_t r : ranks)
+    {
+        Ptr<GpuTrainingApp> app = CreateObject<GpuTrainingApp>();
+        app->SetAttribute("ComputeTime", TimeValue(NanoSeconds(int64_t(c.computeMs * 1e6))));
+        app->AssignStreams(100000 + r);
+        topo->GetHostNode(r)->AddApplication(app);
+        gpus.Add(topo->GetHostNode(r));
+    }
+    Ptr<TrainingJob> job = CreateObject<TrainingJob>();
+    job->SetAttribute("Steps", UintegerValue(c.steps));
+    job->SetAttribute("Collective", StringValue(c.collective));
+    job->SetAttribute(
+        "Algorithm",
+        TypeIdValue(TypeId::LookupByName(CollectiveAlgorithm::TypeIdName(c.algorithm))));
+    job->SetAttribute("Bytes", UintegerValue(c.bytes));
+    job->SetAttribute("Chunks", UintegerValue(c.chunks));
+    job->SetAttribute("Buckets", UintegerValue(c.buckets));
+    job->SetAttribute("Channels", UintegerValue(c.channels));
+    job->SetAttribute("Protocol", StringValue(c.protocol));
+    if (c.sharp)
+    {
+        try
+        {
+            job->SetInNetworkTree(
+                std::make_shared<const InNetworkTree>(InNetworkTreeHelper::Build(topo)));
+        }
+        catch (const FabricConfigError& e)
+        {
+            throw ScenarioError(std::string("infiniband.sharp: ") + e.what());
+        }
+    }
+    if (mapped)
+    {
+        job->SetTransportRanks(ranks);
+    }
+    job->Setup(gpus, c.gpusPerServer, network, nvlink);
+    return job;
+}
+
+/// Stops the simulator once every job of a run has done its steps.
+struct JobsLeft
+{
+    uint32_t left{0};
+};
+
+void
+JobDone(std::shared_ptr<JobsLeft> jobs, uint32_t steps, const TrainingStepRecord& r)
+{
+    if (r.step + 1 == steps && --jobs->left == 0)
+    {
+        Simulator::Stop();
+    }
+}
+
+/// `jobs`: each included job on its servers, over its transport (RDMA, or Linux TCP beside it
+/// on the same ports), the first one also as sim.job / sim.parallel.
+void
+AddJobs(const RunConfig& c, const std::vector<bool>* include, Simulation& sim)
+{
+    auto left = std::make_shared<JobsLeft>();
+    for (size_t i = 0; i < c.jobs.size(); ++i)
+    {
+        if (include && !(*include)[i])
+        {
+            continue;
+        }
+        const JobConfig& jc = c.jobs[i];
+        std::vector<uint32_t> ranks;
+        NodeContainer gpus;
+        for (uint32_t server : jc.serverIds)
+        {
+            for (uint32_t g = 0; g < c.gpusPerServer; ++g)
+            {
+                ranks.push_back(server * c.gpusPerServer + g);
+                gpus.Add(sim.topo->GetHostNode(ranks.back()));
+            }
+        }
+        SimulatedJob sj;
+        sj.index = i;
+        sj.network = jc.run.fabric == "tcp" ? sim.tcpNetwork : sim.network;
+        if (jc.run.workloadKind == "training")
+        {
+            sj.parallel = MakeParallelJob(jc.run, gpus, ranks, sj.network, sim.nvlink);
+            sj.parallel->TraceConnectWithoutContext(
+                "StepDone",
+                MakeBoundCallback(&JobDone, left, jc.run.steps));
+        }
+        else
+        {
+            sj.job = MakeCollectiveJob(jc.run, sim.topo, ranks, sj.network, sim.nvlink, true);
+            sj.job->TraceConnectWithoutContext("StepDone",
+                                               MakeBoundCallback(&JobDone, left, jc.run.steps));
+        }
+        ++left->left;
+        if (sim.jobs.empty())
+        {
+            sim.job = sj.job;
+            sim.parallel = sj.parallel;
+        }
+        sim.jobs.push_back(sj);
+    }
+}
+
 } // namespace
 
 Simulation
-BuildSimulation(const RunConfig& c)
+BuildSimulation(const RunConfig& c, const std::vector<bool>* include)
 {
     Config::Reset();
     // Scenario keys first, so that the scenario's "attributes" can still override them.
@@ -174,109 +438,33 @@ BuildSimulation(const RunConfig& c)
     Ptr<LatencyHistogram> latency = Create<LatencyHistogram>();
     std::vector<Ptr<RdmaNic>> nics;
     Ptr<CollectiveTransport> network;
-    if (tcp)
+    Ptr<CollectiveTransport> tcpNetwork;
+    if (!c.jobs.empty())
     {
-        if (c.tcpStack == "linux")
+        // Jobs side by side: RDMA NICs and/or Linux TCP stacks on every host (they share the
+        // ports); each job uses its transport on its own GPUs.
+        if (c.jobsHaveRdma)
         {
-            // --- the Linux TCP model on every host's NIC, NCCL's socket transport over it
-            LinuxTcpHelper lt;
-            lt.SetHostCosts(c.tcpHostCosts);
-            lt.SetCostModelAttribute("Cores", UintegerValue(c.tcpCores));
-            lt.SetStackAttribute("Tlp", BooleanValue(c.tcpTlp));
-            lt.SetStackAttribute("Rack", BooleanValue(c.tcpRack));
-            lt.Install(topo);
-            Ptr<LinuxTcpCollectiveTransport> t = CreateObject<LinuxTcpCollectiveTransport>();
-            t->SetAttribute("Threads", UintegerValue(c.tcpThreads));
-            t->SetAttribute("SocketsPerThread", UintegerValue(c.tcpSocketsPerPeer / c.tcpThreads));
-            t->SetRanks(topo->GetHosts());
-            network = t;
+            network = InstallRdma(c, topo, latency, nics);
         }
-        else
+        if (c.jobsHaveTcp)
         {
-            // --- kernel TCP (ns-3's TCP) on every host's NIC
-            FabricInternetHelper::Install(topo);
-            if (c.tcpHostCosts)
-            {
-                ObjectFactory cost("ns3::HostStackCostModel");
-                cost.Set("Cores", UintegerValue(c.tcpCores));
-                FabricInternetHelper::InstallHostCosts(topo, cost);
-            }
-            Ptr<TcpCollectiveTransport> t = CreateObject<TcpCollectiveTransport>();
-            t->SetRanks(topo->GetHosts());
-            network = t;
+            tcpNetwork = InstallTcp(c.jobs[FirstTcpJob(c)].run, topo, latency);
         }
-        for (uint32_t h = 0; h < topo->GetNHosts(); ++h)
+        if (!network)
         {
-            topo->GetHostDevice(h)->TraceConnectWithoutContext(
-                "MacRx",
-                MakeBoundCallback(
-                    +[](Ptr<LatencyHistogram> hist, const FabricFrame& f) {
-                        if (f.protocol == 6 && f.payloadBytes > 0)
-                        {
-                            hist->Add(Simulator::Now().GetTimeStep() - f.txTimeStep);
-                        }
-                    },
-                    latency));
+            network = tcpNetwork;
         }
     }
     else
     {
-        // --- RoCEv2, or InfiniBand host channel adapters (the same engine on IB ports)
-        RdmaHelper rdma;
-        if (c.congestionControl == "none")
-        {
-            rdma.SetCongestionControl("ns3::RdmaNoCc");
-        }
-        else if (c.congestionControl == "ib-cc")
-        {
-            rdma.SetCongestionControl("ns3::IbCongestionControl");
-        }
-        else if (c.congestionControl == "dcqcn-production")
-        {
-            rdma.SetCongestionControlAttribute("Preset", StringValue("production"));
-        }
-        else if (c.congestionControl == "hpcc")
-        {
-            // HPCC reacts per ACK: every packet is acknowledged, as in the HPCC simulator.
-            rdma.SetCongestionControl("ns3::RdmaHpcc");
-            rdma.SetNicAttribute("AckInterval", TimeValue(Time(0)));
-        }
-        else if (c.congestionControl == "timely" || c.congestionControl == "swift")
-        {
-            // RTT-based: every packet acknowledged, so that no ACK-coalescing wait (2 us by
-            // default, comparable to a 400G fabric's whole delay target) enters the RTT samples;
-            // the HPCC simulator acks every packet for TIMELY too.
-            rdma.SetCongestionControl(c.congestionControl == "timely" ? "ns3::RdmaTimely"
-                                                                      : "ns3::RdmaSwift");
-            rdma.SetNicAttribute("AckInterval", TimeValue(Time(0)));
-        }
-        else if (c.congestionControl == "dcqcn-nvidia")
-        {
-            rdma.SetCongestionControlAttribute("Preset", StringValue("nvidia"));
-            rdma.SetNicAttribute("CnpInterval", TimeValue(MicroSeconds(4)));
-        }
-        rdma.SetLossRecovery(c.lossRecovery == "selective-repeat" ? "ns3::RdmaSelectiveRepeat"
-                                                                  : "ns3::RdmaGoBackN");
-        rdma.SetNicAttribute("RetransmitTimeout",
-                             TimeValue(NanoSeconds(int64_t(c.retransmitTimeoutMs * 1e6))));
-        rdma.SetNicAttribute("PathMtu", UintegerValue(c.pathMtu));
-        nics = rdma.Install(topo);
-        for (auto& n : nics)
-        {
-            n->SetLatencyHistogram(latency);
-        }
-        for (Ptr<RdmaNic> n : rdma.InstallAggregators(topo))
-        {
-            nics.push_back(n);
-        }
-        Ptr<RdmaCollectiveTransport> r = CreateObject<RdmaCollectiveTransport>();
-        r->SetRanks(topo->GetEndpoints());
-        network = r;
+        network = tcp ? InstallTcp(c, topo, latency) : InstallRdma(c, topo, latency, nics);
     }
     Simulation sim;
     sim.topo = topo;
     sim.nics = nics;
     sim.network = network;
+    sim.tcpNetwork = tcpNetwork ? tcpNetwork : (tcp ? network : nullptr);
     sim.latency = latency;
     if (c.workloadKind == "flows" || c.background)
     {
@@ -300,67 +488,25 @@ BuildSimulation(const RunConfig& c)
         nvlink->SetRanks(topo->GetNHosts());
     }
     sim.nvlink = nvlink;
-    if (c.workloadKind == "training")
+    if (!c.jobs.empty())
     {
-        // --- a parallel transformer job: its step as every rank's dependency graph
-        auto graph = std::make_shared<const WorkloadGraph>(
-            TransformerWorkload::Build(c.model, c.parallelism));
-        Ptr<ParallelTrainingJob> job = CreateObject<ParallelTrainingJob>();
-        job->SetAttribute("Steps", UintegerValue(c.steps));
-        job->SetAttribute("PeakTflops", DoubleValue(c.peakTflops));
-        job->SetAttribute("ComputeEfficiency", DoubleValue(c.computeEfficiency));
-        job->SetAttribute("Nvls", BooleanValue(c.nvls));
-        job->SetAttribute("Algorithm",
-                          StringValue(c.algorithmAuto ? std::string("auto") : c.algorithm));
-        job->SetAttribute("Protocol",
-                          StringValue(c.protocolAuto ? std::string("auto") : c.protocol));
-        job->SetTuner(MakeTuner(c));
-        job->SetGraph(graph);
-        std::vector<uint32_t> ranks(topo->GetNHosts());
-        for (uint32_t r = 0; r < ranks.size(); ++r)
-        {
-            ranks[r] = r;
-        }
-        job->Setup(topo->GetHosts(), ranks, c.gpusPerServer, network, nvlink);
-        job->TraceConnectWithoutContext("StepDone", MakeBoundCallback(&StopWhenDone, c.steps));
-        sim.parallel = job;
+        AddJobs(c, include, sim);
         return sim;
     }
-    // --- GPUs and the job
-    for (uint32_t r = 0; r < topo->GetNHosts(); ++r)
+    std::vector<uint32_t> ranks(topo->GetNHosts());
+    for (uint32_t r = 0; r < ranks.size(); ++r)
     {
-        Ptr<GpuTrainingApp> app = CreateObject<GpuTrainingApp>();
-        app->SetAttribute("ComputeTime", TimeValue(NanoSeconds(int64_t(c.computeMs * 1e6))));
-        app->AssignStreams(100000 + r);
-        topo->GetHostNode(r)->AddApplication(app);
+        ranks[r] = r;
     }
-    Ptr<TrainingJob> job = CreateObject<TrainingJob>();
-    job->SetAttribute("Steps", UintegerValue(c.steps));
-    job->SetAttribute("Collective", StringValue(c.collective));
-    job->SetAttribute(
-        "Algorithm",
-        TypeIdValue(TypeId::LookupByName(CollectiveAlgorithm::TypeIdName(c.algorithm))));
-    job->SetAttribute("Bytes", UintegerValue(c.bytes));
-    job->SetAttribute("Chunks", UintegerValue(c.chunks));
-    job->SetAttribute("Buckets", UintegerValue(c.buckets));
-    job->SetAttribute("Channels", UintegerValue(c.channels));
-    job->SetAttribute("Protocol", StringValue(c.protocol));
-    if (c.sharp)
+    if (c.workloadKind == "training")
     {
-        try
-        {
-            job->SetInNetworkTree(
-                std::make_shared<const InNetworkTree>(InNetworkTreeHelper::Build(topo)));
-        }
-        catch (const FabricConfigError& e)
-        {
-            throw ScenarioError(std::string("infiniband.sharp: ") + e.what());
-        }
+        sim.parallel = MakeParallelJob(c, topo->GetHosts(), ranks, network, nvlink);
+        sim.parallel->TraceConnectWithoutContext("StepDone",
+                                                 MakeBoundCallback(&StopWhenDone, c.steps));
+        return sim;
     }
-    job->Setup(topo->GetHosts(), c.gpusPerServer, network, nvlink);
-    job->TraceConnectWithoutContext("StepDone", MakeBoundCallback(&StopWhenDone, c.steps));
-    sim.nvlink = nvlink;
-    sim.job = job;
+    sim.job = MakeCollectiveJob(c, topo, ranks, network, nvlink, false);
+    sim.job->TraceConnectWithoutContext("StepDone", MakeBoundCallback(&StopWhenDone, c.steps));
     return sim;
 }
 

@@ -18,20 +18,32 @@
 namespace aifabric
 {
 
+/// One job of a run's `jobs` as built: its step loop and the transport it runs on.
+struct SimulatedJob
+{
+    size_t index{0};                             //!< into RunConfig::jobs
+    ns3::Ptr<ns3::TrainingJob> job;              //!< workload.kind collective, else null
+    ns3::Ptr<ns3::ParallelTrainingJob> parallel; //!< workload.kind training, else null
+    ns3::Ptr<ns3::CollectiveTransport> network;
+};
+
 /// The objects of one run that the runner reads after (and samples during) the simulation.
 struct Simulation
 {
     ns3::Ptr<ns3::FabricTopology> topo;
     std::vector<ns3::Ptr<ns3::RdmaNic>>
         nics; //!< one per GPU, then per aggregation node; none on TCP
-    ns3::Ptr<ns3::CollectiveTransport> network;
-    ns3::Ptr<ns3::NvlinkTransport> nvlink;       //!< null with one GPU per server
-    ns3::Ptr<ns3::TrainingJob> job;              //!< workload.kind collective, else null
-    ns3::Ptr<ns3::ParallelTrainingJob> parallel; //!< workload.kind training, else null
-    ns3::Ptr<ns3::FlowWorkload> flows;           //!< workload.flows or workload.background, or null
-    ns3::Ptr<ns3::LatencyHistogram> flowQueue;   //!< with flows: the switch egress queue (bytes)
-                                                 //!< each data frame found on arrival
-    ns3::Ptr<ns3::LatencyHistogram> latency;     //!< one-way latency of data packets
+    ns3::Ptr<ns3::CollectiveTransport> network;    //!< RDMA, or TCP when no RDMA runs
+    ns3::Ptr<ns3::CollectiveTransport> tcpNetwork; //!< kernel TCP's, or null
+    ns3::Ptr<ns3::NvlinkTransport> nvlink;         //!< null with one GPU per server
+    ns3::Ptr<ns3::TrainingJob> job;                //!< workload.kind collective, else null
+    ns3::Ptr<ns3::ParallelTrainingJob> parallel;   //!< workload.kind training, else null
+    ns3::Ptr<ns3::FlowWorkload> flows;         //!< workload.flows or workload.background, or null
+    ns3::Ptr<ns3::LatencyHistogram> flowQueue; //!< with flows: the switch egress queue (bytes)
+                                               //!< each data frame found on arrival
+    ns3::Ptr<ns3::LatencyHistogram> latency;   //!< one-way latency of data packets
+    std::vector<SimulatedJob> jobs; //!< with `jobs`: the included ones (the first is also
+                                    //!< job / parallel)
 };
 
 /**
@@ -39,10 +51,11 @@ struct Simulation
  * topology, the transport (RDMA NICs or kernel TCP with host costs), NVLink, the GPUs and the
  * training job, which stops the simulator after its last step; or, with workload.kind flows,
  * the flow workload, which stops it once every flow has completed (workload.background adds
- * one beside the job). Throws ScenarioError on an
- * invalid attribute value.
+ * one beside the job). With `jobs`, each job on its servers and transport, those of `include`
+ * only when given (index per job); the simulator stops once they have all done their steps.
+ * Throws ScenarioError on an invalid attribute value.
  */
-Simulation BuildSimulation(const RunConfig& c);
+Simulation BuildSimulation(const RunConfig& c, const std::vector<bool>* include = nullptr);
 
 } // namespace aifabric
 

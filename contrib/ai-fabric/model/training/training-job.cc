@@ -160,6 +160,9 @@ TrainingJob::Setup(NodeContainer ranks,
 {
     m_ranks = ranks;
     m_gpusPerServer = gpusPerServer ? gpusPerServer : 1;
+    NS_ABORT_MSG_IF(!m_transportRanks.empty() && m_transportRanks.size() != ranks.GetN(),
+                    "TrainingJob: " << m_transportRanks.size() << " transport ranks for "
+                                    << ranks.GetN() << " ranks");
     m_apps.clear();
     for (uint32_t r = 0; r < ranks.GetN(); ++r)
     {
@@ -197,6 +200,10 @@ TrainingJob::Setup(NodeContainer ranks,
         {
             e->SetNvlinkTransport(nvlink, m_gpusPerServer);
         }
+        if (!m_transportRanks.empty())
+        {
+            e->SetRankMap(&m_transportRanks, m_gpusPerServer);
+        }
         CollectiveSpec spec = GetSpec();
         spec.bytes = m_bytes / m_buckets + (b < m_bytes % m_buckets ? 1 : 0);
         CollectiveSchedule schedule = alg->Build(spec);
@@ -212,6 +219,24 @@ TrainingJob::Setup(NodeContainer ranks,
         m_execs.push_back(e);
     }
     m_exec = m_execs.front();
+}
+
+void
+TrainingJob::SetTransportRanks(std::vector<uint32_t> ranks)
+{
+    m_transportRanks = std::move(ranks);
+}
+
+int32_t
+TrainingJob::JobRank(int32_t transportRank) const
+{
+    if (m_transportRanks.empty() || transportRank < 0)
+    {
+        return transportRank;
+    }
+    const auto it =
+        std::find(m_transportRanks.begin(), m_transportRanks.end(), uint32_t(transportRank));
+    return it == m_transportRanks.end() ? -1 : int32_t(it - m_transportRanks.begin());
 }
 
 void
@@ -427,7 +452,7 @@ TrainingJob::CollectiveDone()
         int32_t victim = TimedOutReceiver();
         if (victim < 0 && m_network)
         {
-            victim = m_network->GetLastTimeoutReceiver();
+            victim = JobRank(m_network->GetLastTimeoutReceiver());
         }
         rec.waitedOn = victim >= 0 ? static_cast<uint32_t>(victim) : rec.lastRank;
     }
@@ -436,7 +461,7 @@ TrainingJob::CollectiveDone()
         // A kernel-TCP tail loss repaired by a loss probe (2 SRTT + 2 ms, or + 200 ms with one
         // packet out) instead of an RTO.
         rec.cause = "tail-loss-probe";
-        const int32_t victim = m_network->GetLastLossProbeReceiver();
+        const int32_t victim = JobRank(m_network->GetLastLossProbeReceiver());
         rec.waitedOn = victim >= 0 ? static_cast<uint32_t>(victim) : rec.lastRank;
     }
     else if (spread > (rec.barrier - rec.start) * 0.05)

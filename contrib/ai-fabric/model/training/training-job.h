@@ -94,6 +94,12 @@ class TrainingJob : public Object
      * (FabricTopology::GetEndpoints).
      */
     void SetInNetworkTree(std::shared_ptr<const InNetworkTree> tree);
+    /**
+     * Run rank r as transport rank ranks[r] (a job on part of a cluster, beside other jobs);
+     * call before Setup. The ranks of a server must be consecutive transport ranks. Empty (the
+     * default): rank r is transport rank r.
+     */
+    void SetTransportRanks(std::vector<uint32_t> ranks);
     /// \return empty if the configuration is valid, else one line naming the problem
     std::string Check() const;
     /// Start the first step now.
@@ -128,6 +134,8 @@ class TrainingJob : public Object
     void CountNetwork(uint64_t& retx, uint64_t& timeouts) const;
     /// The rank receiving on a queue pair whose timeouts grew during this step, or -1.
     int32_t TimedOutReceiver() const;
+    /// The job's rank of a transport rank (-1 if it is not one of the job's, or is -1).
+    int32_t JobRank(int32_t transportRank) const;
 
     uint32_t m_steps{3};
     std::string m_collective{"allreduce"};
@@ -140,6 +148,7 @@ class TrainingJob : public Object
     bool m_protocolLatency{true};
 
     NodeContainer m_ranks;
+    std::vector<uint32_t> m_transportRanks; //!< empty: identity
     Ptr<CollectiveTransport> m_network;
     std::vector<Ptr<GpuTrainingApp>> m_apps;
     uint32_t m_gpusPerServer{1};

@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "scenario-jobs.h"
+
+#include "json-input.h"
+
+#include <algorithm>
+#include <numeric>
+#include <random>
+#include <string>
+
+namespace aifabric
+{
+
+using nlohmann::json;
+
+namespace
+{
+
+void
+Merge(json& base, const json& over)
+{
+    for (auto it = over.begin(); it != over.end(); ++it)
+    {
+        if (it.value().is_object() && base.contains(it.key()) && base[it.key()].is_object())
+        {
+            Merge(base[it.key()], it.value());
+        }
+        else
+        {
+            base[it.key()] = it.value();
+        }
+    }
+}
+
+/// "jobs[i]." before a job's own error; its servers are jobs[i].servers, not topology's.
+ScenarioError
+JobError(size_t i, const std::string& what)
+{
+    std::string msg = what;
+    const std::string servers = "topology.servers";
+    if (msg.rfind(servers, 0) == 0)
+    {
+        msg = "servers" + msg.substr(servers.size());
+    }
+    return ScenarioError("jobs[" + std::to_string(i) + "]." + msg);
+}
+
+/// The first `n` free servers in a block starting at a multiple of `align`, or empty.
+std::vector<uint32_t>
+FreeBlock(const std::vector<bool>& used, uint32_t n, uint32_t align)
+{
+    for (uint32_t start = 0; start + n <= used.size(); start += align)
+    {
+        bool free = true;
+        for (uint32_t s = start; s < start + n && free; ++s)
+        {
+            free = !used[s];
+        }
+        if (free)
+        {
+            std::vector<uint32_t> v(n);
+            std::iota(v.begin(), v.end(), start);
+            return v;
+        }
+    }
+    return {};
+}
+
+std::vector<uint32_t>
+Place(const std::string& placement,
+      std::vector<bool>& used,
+      uint32_t n,
+      uint32_t group,
+      uint32_t seed,
+      size_t index)
+{
+    std::vector<uint32_t> freeServers;
+    for (uint32_t s = 0; s < used.size(); ++s)
+    {
+        if (!used[s])
+        {
+            freeServers.push_back(s);
+        }
+    }
+    std::vector<uint32_t> chosen;
+    if (freeServers.size() < n)
+    {
+        return chosen;
+    }
+    if (placement == "contiguous")
+    {
+        chosen = FreeBlock(used, n, 1);
+    }
+    else if (placement == "rail-aligned")
+    {
+        chosen = FreeBlock(used, n, group);
+    }
+    else if (placement == "spread")
+    {
+        for (uint32_t k = 0; k < n; ++k)
+        {
+            chosen.push_back(freeServers[uint64_t(k) * freeServers.size() / n]);
+        }
+    }
+    else
+    {
+        std::mt19937_64 rng(uint64_t(seed) * 1000003ULL + index);
+        std::shuffle(freeServers.begin(), freeServers.end(), rng);
+        chosen.assign(freeServers.begin(), freeServers.begin() + n);
+        std::sort(chosen.begin(), chosen.end());
+    }
+    for (uint32_t s : chosen)
+    {
+        used[s] = true;
+    }
+    return chosen;
+}
+
+} // namespace
+
+uint32_t
+ServersPerLeafGroup(const RunConfig& c)
+{
+    if (c.topologyKind == "star")
+    {
+        return c.servers;
+    }
+    const double r = c.oversubscription;
+    const uint32_t down = std::max<uint32_t>(1, uint32_t(c.leafRadix * r / (r + 1)));
+    if (c.topologyKind == "rail-fat-tree")
+    {
+        return down;
+    }
+    return std::max<uint32_t>(1, down / c.gpusPerServer);
+}
+
+void
+ResolveJobs(const json& j, RunConfig& cluster, const std::function<RunConfig(const json&)>& toRun)
+{
+    const json& list = j["jobs"];
+    if (list.size() > 64)
+    {
+        throw ScenarioError("jobs: at most 64 jobs (got " + std::to_string(list.size()) + ")");
+    }
+    std::vector<bool> used(cluster.servers, false);
+    const uint32_t group = ServersPerLeafGroup(cluster);
+    bool rdma = false;
+    bool tcp = false;
+    for (size_t i = 0; i < list.size(); ++i)
+    {
+        const json& e = list[i];
+        JobConfig job;
+        job.name = e.value("name", std::string("job") + std::to_string(i));
+        for (const auto& other : cluster.jobs)
+        {
+            if (other.name == job.name)
+            {
+                throw JobError(i,
+                               "name: '" + EchoText(job.name) +
+                                   "' is used twice; job names must be unique");
+            }
+        }
+        job.placement = e.value("placement", std::string("contiguous"));
+        job.startMs = e.value("start_ms", 0.0);
+        if (!e.contains("servers"))
+        {
+            throw JobError(i, "servers: missing (the job's number of servers)");
+        }
+        job.servers = e["servers"].get<uint32_t>();
+        json jj = j;
+        jj.erase("jobs");
+        jj["name"] = job.name;
+        jj["topology"]["servers"] = job.servers;
+        if (e.contains("fabric"))
+        {
+            jj["fabric"] = e["fabric"];
+        }
+        if (e.contains("workload"))
+        {
+            Merge(jj["workload"], e["workload"]);
+        }
+        const std::string fabric = jj["fabric"];
+        if ((fabric == "infiniband") != (cluster.fabric == "infiniband"))
+        {
+            throw JobError(i,
+                           "fabric: '" + fabric + "' cannot run on a " + cluster.fabric +
+                               " fabric (InfiniBand and Ethernet are different link layers; "
+                               "Ethernet fabrics carry rocev2 and tcp jobs side by side)");
+        }
+        const std::string kind = jj["workload"]["kind"];
+        if (kind != "collective" && kind != "training")
+        {
+            throw JobError(i,
+                           "workload.kind: a job runs 'collective' or 'training' (got '" + kind +
+                               "')");
+        }
+        if (jj["workload"].contains("background"))
+        {
+            throw JobError(i, "workload.background: not available beside several jobs");
+        }
+        try
+        {
+            job.run = toRun(jj);
+        }
+        catch (const ScenarioError& err)
+        {
+            throw JobError(i, err.what());
+        }
+        if (job.run.sharp)
+        {
+            throw JobError(i,
+                           "infiniband.sharp: SHARP trees span the whole fabric; not "
+                           "available with several jobs");
+        }
+        if (fabric == "tcp" && job.run.tcpStack != "linux")
+        {
+            throw JobError(i,
+                           "fabric: a tcp job beside other jobs needs tcp.stack 'linux' (got '" +
+                               job.run.tcpStack + "')");
+        }
+        job.serverIds = Place(job.placement, used, job.servers, group, cluster.seed, i);
+        if (job.serverIds.empty())
+        {
+            const uint32_t freeCount = uint32_t(std::count(used.begin(), used.end(), false));
+            throw JobError(i,
+                           "servers: " + std::to_string(job.servers) + " " + job.placement +
+                               " servers do not fit in the " + std::to_string(freeCount) +
+                               " free of topology.servers " + std::to_string(cluster.servers) +
+                               (job.placement == "rail-aligned"
+                                    ? " (rail-aligned blocks start every " + std::to_string(group) +
+                                          " servers, one leaf group)"
+                                    : ""));
+        }
+        (fabric == "tcp" ? tcp : rdma) = true;
+        cluster.jobs.push_back(std::move(job));
+    }
+    cluster.jobsHaveRdma = rdma;
+    cluster.jobsHaveTcp = tcp;
+    cluster.jobsBaselines = j.value("jobs_baselines", true);
+}
+
+} // namespace aifabric
