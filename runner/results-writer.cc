@@ -61,6 +61,10 @@ WriteResults(ns3::ResultsDirectory& dir,
         WriteAtomically(d / "latency_cdf.csv", r.latencyCsv);
         WriteAtomically(d / "queue.csv", r.queueCsv);
         WriteAtomically(d / "rate.csv", r.rateCsv);
+        if (!r.timelineCsv.empty())
+        {
+            WriteAtomically(d / "timeline.csv", r.timelineCsv);
+        }
         if (!r.jobsCsv.empty())
         {
             WriteAtomically(d / "jobs.csv", r.jobsCsv);

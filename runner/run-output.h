@@ -23,6 +23,7 @@ struct RunOutput
     std::string flowsCsv;      //!< one line per flow (flow workloads), else empty
     std::string slowdownCsv;   //!< slowdown by flow size (flow workloads), else empty
     std::string jobsCsv;       //!< with `jobs`: every job's steps, else empty
+    std::string timelineCsv;   //!< workload.kind training: the first step per rank, else empty
     nlohmann::json attributes; //!< attribute values of the main objects
 };
 

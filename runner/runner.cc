@@ -96,6 +96,11 @@ ExecuteOnce(const RunConfig& c,
     if (sim.jobs.empty())
     {
         out.summary = Summary(c, sim, events, wall);
+        if (sim.timeline)
+        {
+            out.timelineCsv = sim.timeline->Csv();
+            out.summary["training"]["timeline_ranks"] = sim.timeline->Ranks();
+        }
     }
     else
     {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "simulation-builder.h"
 
+#include "run-timeline.h"
 #include "scenario-tuning.h"
 
 #include "ns3/ai-fabric-module.h"
@@ -501,6 +502,7 @@ BuildSimulation(const RunConfig& c, const std::vector<bool>* include)
     if (c.workloadKind == "training")
     {
         sim.parallel = MakeParallelJob(c, topo->GetHosts(), ranks, network, nvlink);
+        sim.timeline = TimelineRecorder::Attach(sim.parallel, c.parallelism);
         sim.parallel->TraceConnectWithoutContext("StepDone",
                                                  MakeBoundCallback(&StopWhenDone, c.steps));
         return sim;

@@ -2,6 +2,7 @@
 #ifndef AI_FABRIC_SIMULATION_BUILDER_H
 #define AI_FABRIC_SIMULATION_BUILDER_H
 
+#include "run-timeline.h"
 #include "scenario.h"
 
 #include "ns3/collective-transport.h"
@@ -38,10 +39,11 @@ struct Simulation
     ns3::Ptr<ns3::NvlinkTransport> nvlink;         //!< null with one GPU per server
     ns3::Ptr<ns3::TrainingJob> job;                //!< workload.kind collective, else null
     ns3::Ptr<ns3::ParallelTrainingJob> parallel;   //!< workload.kind training, else null
-    ns3::Ptr<ns3::FlowWorkload> flows;         //!< workload.flows or workload.background, or null
-    ns3::Ptr<ns3::LatencyHistogram> flowQueue; //!< with flows: the switch egress queue (bytes)
-                                               //!< each data frame found on arrival
-    ns3::Ptr<ns3::LatencyHistogram> latency;   //!< one-way latency of data packets
+    ns3::Ptr<ns3::FlowWorkload> flows;          //!< workload.flows or workload.background, or null
+    ns3::Ptr<ns3::LatencyHistogram> flowQueue;  //!< with flows: the switch egress queue (bytes)
+                                                //!< each data frame found on arrival
+    ns3::Ptr<ns3::LatencyHistogram> latency;    //!< one-way latency of data packets
+    std::shared_ptr<TimelineRecorder> timeline; //!< workload.kind training (one job), or null
     std::vector<SimulatedJob> jobs; //!< with `jobs`: the included ones (the first is also
                                     //!< job / parallel)
 };

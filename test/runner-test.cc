@@ -604,6 +604,51 @@ TEST(RunnerTest, TrainingRunReportsPhasesAndMfu)
     const std::string text((std::istreambuf_iterator<char>(dash)), {});
     EXPECT_NE(text.find("TRAINING STEP"), std::string::npos);
     EXPECT_NE(text.find("PP bubble"), std::string::npos);
+    // timeline.csv: the first step, every rank (a small step), one compute stream per rank that
+    // ends no later than the step.
+    EXPECT_EQ(t["timeline_ranks"], "all");
+    std::ifstream tl(fs::path(out) / "run" / "timeline.csv");
+    std::string line;
+    std::getline(tl, line);
+    EXPECT_EQ(line, "rank,op,kind,phase,start_us,end_us");
+    std::map<uint32_t, double> computeEnd;
+    std::set<uint32_t> ranks;
+    double last = 0;
+    size_t rows = 0;
+    std::vector<std::pair<uint32_t, std::pair<double, double>>> kernels;
+    while (std::getline(tl, line))
+    {
+        std::istringstream is(line);
+        std::string f[6];
+        for (auto& x : f)
+        {
+            std::getline(is, x, ',');
+        }
+        const uint32_t rank = std::stoul(f[0]);
+        ranks.insert(rank);
+        const double start = std::stod(f[4]);
+        const double end = std::stod(f[5]);
+        EXPECT_LE(start, end) << line;
+        last = std::max(last, end);
+        if (f[2] == "compute")
+        {
+            kernels.push_back({rank, {start, end}});
+        }
+        ++rows;
+    }
+    EXPECT_EQ(rows, t["operations_per_step"].get<uint64_t>());
+    EXPECT_EQ(ranks.size(), 16u);
+    std::sort(kernels.begin(), kernels.end());
+    for (size_t i = 1; i < kernels.size(); ++i)
+    {
+        if (kernels[i].first == kernels[i - 1].first)
+        {
+            EXPECT_GE(kernels[i].second.first, kernels[i - 1].second.second - 1e-3)
+                << "rank " << kernels[i].first << ": kernels overlap";
+        }
+    }
+    EXPECT_LE(last, s["barrier"][0]["step_ms"].get<double>() * 1e3 + 1e-3);
+    EXPECT_GT(last, 0.9 * s["barrier"][0]["step_ms"].get<double>() * 1e3);
     fs::remove_all(out);
 }
 
