@@ -339,8 +339,8 @@ AddJobs(const RunConfig& c, const std::vector<bool>* include, Simulation& sim)
 
 } // namespace
 
-Simulation
-BuildSimulation(const RunConfig& c, const std::vector<bool>* include)
+Ptr<FabricTopology>
+BuildTopology(const RunConfig& c)
 {
     Config::Reset();
     // Scenario keys first, so that the scenario's "attributes" can still override them.
@@ -435,7 +435,14 @@ BuildSimulation(const RunConfig& c, const std::vector<bool>* include)
     {
         topo->GetHostDevice(h)->SetAttribute("ReceiveErrorRate", DoubleValue(c.dropRate));
     }
+    return topo;
+}
 
+Simulation
+BuildSimulation(const RunConfig& c, const std::vector<bool>* include)
+{
+    Ptr<FabricTopology> topo = BuildTopology(c);
+    const bool tcp = c.fabric == "tcp";
     Ptr<LatencyHistogram> latency = Create<LatencyHistogram>();
     std::vector<Ptr<RdmaNic>> nics;
     Ptr<CollectiveTransport> network;

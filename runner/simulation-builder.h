@@ -49,6 +49,13 @@ struct Simulation
 };
 
 /**
+ * The run's ns-3 defaults (scenario keys, then its attributes), seed and scheduler, and its
+ * topology built (streams assigned, the NICs' drop rate set): the first part of BuildSimulation,
+ * alone for `ai-fabric topology`. Throws ScenarioError on an invalid attribute value.
+ */
+ns3::Ptr<ns3::FabricTopology> BuildTopology(const RunConfig& c);
+
+/**
  * Set up one run from its configuration: ns-3 attribute defaults, seed and scheduler, then the
  * topology, the transport (RDMA NICs or kernel TCP with host costs), NVLink, the GPUs and the
  * training job, which stops the simulator after its last step; or, with workload.kind flows,

@@ -7,6 +7,7 @@
 #include "ns3/node.h"
 
 #include <algorithm>
+#include <cctype>
 #include <functional>
 #include <limits>
 #include <map>
@@ -72,6 +73,7 @@ FabricTopology::AddSwitch(Ptr<Node> node, Ptr<FabricSwitch> sw, const std::strin
 {
     m_switchNodes.Add(node);
     m_switches.push_back(sw);
+    m_roleOrdinal.push_back(CountSwitches(role));
     m_roles.push_back(role);
     m_adj.emplace_back();
     return GetNEndpoints() + GetNSwitches() - 1;
@@ -517,6 +519,96 @@ FabricTopology::AssignStreams(int64_t stream)
         used += sw->AssignStreams(stream + used);
     }
     return used;
+}
+
+std::string
+FabricTopology::GetVertexName(uint32_t v) const
+{
+    if (v < GetNHosts())
+    {
+        return "gpu" + std::to_string(v);
+    }
+    if (v < GetNEndpoints())
+    {
+        return "sharp" + std::to_string(v - GetNHosts());
+    }
+    const uint32_t j = v - GetNEndpoints();
+    NS_ABORT_MSG_IF(j >= m_switches.size(), "FabricTopology: no vertex " << v);
+    return m_roles[j] + std::to_string(m_roleOrdinal[j]);
+}
+
+int32_t
+FabricTopology::FindVertex(const std::string& name) const
+{
+    size_t digits = name.size();
+    while (digits > 0 && std::isdigit(static_cast<unsigned char>(name[digits - 1])))
+    {
+        --digits;
+    }
+    if (digits == name.size() || digits == 0 || name.size() - digits > 9)
+    {
+        return -1;
+    }
+    const std::string role = name.substr(0, digits);
+    const uint32_t k = static_cast<uint32_t>(std::stoul(name.substr(digits)));
+    if (std::to_string(k) != name.substr(digits))
+    {
+        return -1; // leading zeros: not a name we give
+    }
+    if (role == "gpu")
+    {
+        return k < GetNHosts() ? int32_t(k) : -1;
+    }
+    if (role == "sharp")
+    {
+        return k < m_aggregators ? int32_t(GetNHosts() + k) : -1;
+    }
+    for (uint32_t j = 0; j < m_switches.size(); ++j)
+    {
+        if (m_roleOrdinal[j] == k && m_roles[j] == role)
+        {
+            return int32_t(GetNEndpoints() + j);
+        }
+    }
+    return -1;
+}
+
+void
+FabricTopology::NameLinks() const
+{
+    if (m_linkNames.size() == m_links.size())
+    {
+        return;
+    }
+    m_linkNames.clear();
+    std::map<std::pair<uint32_t, uint32_t>, uint32_t> seen;
+    for (const auto& l : m_links)
+    {
+        const uint32_t k = seen[{l.a, l.b}]++;
+        m_linkNames.push_back(GetVertexName(l.a) + "-" + GetVertexName(l.b) +
+                              (k > 0 ? "." + std::to_string(k) : std::string()));
+    }
+}
+
+const std::string&
+FabricTopology::GetLinkName(uint32_t l) const
+{
+    NameLinks();
+    return m_linkNames.at(l);
+}
+
+int32_t
+FabricTopology::FindLink(const std::string& name) const
+{
+    NameLinks();
+    const auto it = std::find(m_linkNames.begin(), m_linkNames.end(), name);
+    return it == m_linkNames.end() ? -1 : int32_t(it - m_linkNames.begin());
+}
+
+uint64_t
+FabricTopology::GetLinkRate(uint32_t l) const
+{
+    return m_links.at(l).devA->GetDataRate().GetBitRate();
 }
 
 std::string

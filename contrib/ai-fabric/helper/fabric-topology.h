@@ -115,6 +115,23 @@ class FabricTopology : public Object
     /// One line: kind, hosts, switches by role, links, bisection.
     std::string Describe() const;
 
+    /**
+     * A vertex's name: hosts "gpu<i>", aggregation nodes "sharp<k>", switches their role and
+     * ordinal in it ("leaf0", "spine3", "core1"), in the order the helper added them.
+     */
+    std::string GetVertexName(uint32_t v) const;
+    /// \return the vertex of a name (GetVertexName's), or -1
+    int32_t FindVertex(const std::string& name) const;
+    /**
+     * A link's name: its ends' names, "gpu5-leaf0", "leaf0-spine2"; the k-th further cable
+     * between the same two switches gets ".k" ("leaf0-spine0.1").
+     */
+    const std::string& GetLinkName(uint32_t l) const;
+    /// \return the link of a name (GetLinkName's), or -1
+    int32_t FindLink(const std::string& name) const;
+    /// Line rate of link l (bit/s), from its first device.
+    uint64_t GetLinkRate(uint32_t l) const;
+
   protected:
     void DoDispose() override;
 
@@ -133,6 +150,9 @@ class FabricTopology : public Object
     std::vector<Ipv4Address> m_hostAddr;
     std::vector<Ptr<FabricSwitch>> m_switches;
     std::vector<std::string> m_roles;
+    std::vector<uint32_t> m_roleOrdinal; //!< per switch: its index among its role's switches
+    mutable std::vector<std::string> m_linkNames; //!< built on first use
+    void NameLinks() const;
     std::vector<FabricLinkInfo> m_links;
     std::vector<std::vector<Adj>> m_adj;
     uint32_t m_servers{0};
