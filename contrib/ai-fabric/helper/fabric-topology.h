@@ -54,8 +54,26 @@ class FabricTopology : public Object
     uint32_t AddSwitch(Ptr<Node> node, Ptr<FabricSwitch> sw, const std::string& role);
     /// Record a cable between vertices a and b and the devices at each end.
     void AddLink(uint32_t a, uint32_t b, Ptr<FabricNetDevice> devA, Ptr<FabricNetDevice> devB);
-    /// Compute and install all switch forwarding tables (ECMP over all shortest paths).
+    /**
+     * Compute and install all switch forwarding tables (ECMP over all shortest paths) over the
+     * links that are up. With ValleyFree (the default) only up-then-down paths count, tiers
+     * coming from the switches' roles (GetTier): what eBGP in
+     * a Clos converges to (RFC 7938: a spine does not carry traffic between two of its leaves
+     * through another leaf), so a failure shrinks ECMP groups and may leave a destination
+     * unreachable from some switches rather than creating down-up detours. In an intact Clos
+     * both rules give the same tables.
+     */
     void PopulateRoutes();
+    /// Set both ends of link l up or down (frames on or for a down link are dropped, reason
+    /// link-down); routes change only at the next PopulateRoutes.
+    void SetLinkUp(uint32_t l, bool up);
+    /// \return false if either end of link l is down
+    bool IsLinkUp(uint32_t l) const;
+    /// The links of vertex v (a switch's: all its ports' cables).
+    std::vector<uint32_t> GetVertexLinks(uint32_t v) const;
+    /// The tier of vertex v: hosts 0, leaf / edge / star switch 1, spine / aggregation 2, core
+    /// 3 (another role: its hop distance from the nearest host in the intact fabric).
+    uint32_t GetTier(uint32_t v) const;
     void SetServerShape(uint32_t servers, uint32_t gpusPerServer);
     void SetBisectionBandwidth(double bps);
     void SetKind(const std::string& kind);
@@ -152,6 +170,9 @@ class FabricTopology : public Object
     std::vector<std::string> m_roles;
     std::vector<uint32_t> m_roleOrdinal; //!< per switch: its index among its role's switches
     mutable std::vector<std::string> m_linkNames; //!< built on first use
+    bool m_valleyFree{true};
+    std::vector<uint32_t> m_tier; //!< per vertex (first PopulateRoutes)
+    void ComputeTiers();
     void NameLinks() const;
     std::vector<FabricLinkInfo> m_links;
     std::vector<std::vector<Adj>> m_adj;

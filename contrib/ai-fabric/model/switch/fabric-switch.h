@@ -95,6 +95,12 @@ class FabricSwitch : public Object, public FabricFrameReceiver
     /// \return the LFT entry of `lid` (-1: none)
     int32_t GetLftPort(uint32_t lid) const;
 
+    /// Whether BuildLinearForwardingTable has filled a table (InfiniBand fabrics).
+    bool HasLinearForwardingTable() const
+    {
+        return !m_lft.empty();
+    }
+
     uint32_t GetEcmpSeed() const;
     const FabricSwitchCounters& GetCounters() const;
 

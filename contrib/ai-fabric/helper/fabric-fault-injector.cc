@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "fabric-fault-injector.h"
+
+#include "ns3/double.h"
+#include "ns3/fabric-net-device.h"
+#include "ns3/fabric-switch.h"
+#include "ns3/simulator.h"
+#include "ns3/trace-source-accessor.h"
+
+namespace ns3
+{
+
+NS_OBJECT_ENSURE_REGISTERED(FabricFaultInjector);
+
+TypeId
+FabricFaultInjector::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::FabricFaultInjector")
+            .SetParent<Object>()
+            .SetGroupName("AiFabric")
+            .AddConstructor<FabricFaultInjector>()
+            .AddAttribute("ConvergenceTime",
+                          "From a link going down or up to every switch's routes reflecting it "
+                          "(failure detection + route withdrawal + FIB update; RFC 7938 §7: "
+                          "sub-second with fast fallover).",
+                          TimeValue(MilliSeconds(100)),
+                          MakeTimeAccessor(&FabricFaultInjector::m_convergence),
+                          MakeTimeChecker(Time(0)))
+            .AddTraceSource("LinkChange",
+                            "A link went down (false) or came back up (true).",
+                            MakeTraceSourceAccessor(&FabricFaultInjector::m_linkTrace),
+                            "ns3::FabricFaultInjector::LinkChangeCallback")
+            .AddTraceSource("Reconverged",
+                            "Every switch's routes were recomputed over the links that are up.",
+                            MakeTraceSourceAccessor(&FabricFaultInjector::m_reconvergedTrace),
+                            "ns3::TracedCallback::NoArgs");
+    return tid;
+}
+
+FabricFaultInjector::FabricFaultInjector()
+    : m_ttf(CreateObject<ExponentialRandomVariable>())
+{
+}
+
+FabricFaultInjector::~FabricFaultInjector() = default;
+
+void
+FabricFaultInjector::DoDispose()
+{
+    m_topo = nullptr;
+    m_ttf = nullptr;
+    Object::DoDispose();
+}
+
+void
+FabricFaultInjector::SetTopology(Ptr<FabricTopology> topo)
+{
+    m_topo = topo;
+}
+
+int64_t
+FabricFaultInjector::AssignStreams(int64_t stream)
+{
+    m_ttf->SetStream(stream);
+    return 1;
+}
+
+void
+FabricFaultInjector::AddEvent(const FabricFaultEvent& e)
+{
+    Simulator::Schedule(e.at, &FabricFaultInjector::Apply, this, e);
+}
+
+uint32_t
+FabricFaultInjector::AddRandomFailures(Time mtbf, Time repair, bool hostLinks, Time horizon)
+{
+    NS_ABORT_MSG_IF(!m_topo, "FabricFaultInjector: SetTopology first");
+    uint32_t failures = 0;
+    m_ttf->SetAttribute("Mean", DoubleValue(mtbf.GetSeconds()));
+    m_ttf->SetAttribute("Bound", DoubleValue(0));
+    const uint32_t endpoints = m_topo->GetNEndpoints();
+    for (uint32_t l = 0; l < m_topo->GetNLinks(); ++l)
+    {
+        const FabricLinkInfo& li = m_topo->GetLinks()[l];
+        if (!hostLinks && (li.a < endpoints || li.b < endpoints))
+        {
+            continue;
+        }
+        Time t = Seconds(m_ttf->GetValue());
+        while (t < horizon)
+        {
+            FabricFaultEvent down;
+            down.at = t;
+            down.action = FabricFaultEvent::DOWN;
+            down.links = {l};
+            down.target = m_topo->GetLinkName(l);
+            AddEvent(down);
+            FabricFaultEvent up = down;
+            up.at = t + repair;
+            up.action = FabricFaultEvent::UP;
+            AddEvent(up);
+            ++failures;
+            t = t + repair + Seconds(m_ttf->GetValue());
+        }
+    }
+    return failures;
+}
+
+void
+FabricFaultInjector::Apply(FabricFaultEvent e)
+{
+    for (uint32_t l : e.links)
+    {
+        switch (e.action)
+        {
+        case FabricFaultEvent::DOWN:
+            SetLinkUp(l, false);
+            break;
+        case FabricFaultEvent::UP:
+            SetLinkUp(l, true);
+            break;
+        case FabricFaultEvent::DEGRADE:
+            SetLinkRate(l, DataRate(uint64_t(e.gbps * 1e9)));
+            break;
+        case FabricFaultEvent::LOSS:
+            SetLinkLoss(l, e.rate);
+            break;
+        case FabricFaultEvent::FLAP:
+            Flap(l, e.period / 2, Simulator::Now() + e.until - e.at, false);
+            break;
+        }
+    }
+}
+
+void
+FabricFaultInjector::Flap(uint32_t link, Time halfPeriod, Time until, bool up)
+{
+    if (Simulator::Now() > until)
+    {
+        return;
+    }
+    SetLinkUp(link, up);
+    Simulator::Schedule(halfPeriod, &FabricFaultInjector::Flap, this, link, halfPeriod, until, !up);
+}
+
+void
+FabricFaultInjector::SetLinkUp(uint32_t link, bool up)
+{
+    if (m_topo->IsLinkUp(link) == up)
+    {
+        return;
+    }
+    m_topo->SetLinkUp(link, up);
+    ++m_changes;
+    m_linkTrace(link, up);
+    Simulator::Schedule(m_convergence, &FabricFaultInjector::Reconverge, this);
+}
+
+void
+FabricFaultInjector::SetLinkRate(uint32_t link, DataRate rate)
+{
+    const FabricLinkInfo& li = m_topo->GetLinks().at(link);
+    li.devA->SetDataRate(rate);
+    li.devB->SetDataRate(rate);
+    ++m_changes;
+}
+
+void
+FabricFaultInjector::SetLinkLoss(uint32_t link, double rate)
+{
+    const FabricLinkInfo& li = m_topo->GetLinks().at(link);
+    li.devA->SetAttribute("ReceiveErrorRate", DoubleValue(rate));
+    li.devB->SetAttribute("ReceiveErrorRate", DoubleValue(rate));
+    ++m_changes;
+}
+
+void
+FabricFaultInjector::Reconverge()
+{
+    m_topo->PopulateRoutes();
+    for (uint32_t j = 0; j < m_topo->GetNSwitches(); ++j)
+    {
+        Ptr<FabricSwitch> sw = m_topo->GetSwitch(j);
+        if (sw->HasLinearForwardingTable())
+        {
+            sw->BuildLinearForwardingTable(1, m_topo->GetNEndpoints());
+        }
+    }
+    ++m_reconvergences;
+    m_reconvergedTrace();
+}
+
+uint64_t
+FabricFaultInjector::GetChanges() const
+{
+    return m_changes;
+}
+
+uint64_t
+FabricFaultInjector::GetReconvergences() const
+{
+    return m_reconvergences;
+}
+
+uint64_t
+FabricFaultInjector::GetLinkDownDrops() const
+{
+    uint64_t drops = 0;
+    for (const auto& l : m_topo->GetLinks())
+    {
+        for (const auto& d : {l.devA, l.devB})
+        {
+            drops += d->GetCounters().drops[size_t(FabricDropReason::LINK_DOWN)];
+        }
+    }
+    // Frames a switch forwarded to a port that is down, before the routes changed.
+    for (uint32_t j = 0; j < m_topo->GetNSwitches(); ++j)
+    {
+        drops += m_topo->GetSwitch(j)->GetCounters().drops[size_t(FabricDropReason::LINK_DOWN)];
+    }
+    return drops;
+}
+
+uint32_t
+FabricFaultInjector::GetLinksDown() const
+{
+    uint32_t n = 0;
+    for (uint32_t l = 0; l < m_topo->GetNLinks(); ++l)
+    {
+        n += m_topo->IsLinkUp(l) ? 0 : 1;
+    }
+    return n;
+}
+
+} // namespace ns3

@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#ifndef FABRIC_FAULT_INJECTOR_H
+#define FABRIC_FAULT_INJECTOR_H
+
+#include "fabric-topology.h"
+
+#include "ns3/nstime.h"
+#include "ns3/object.h"
+#include "ns3/random-variable-stream.h"
+#include "ns3/traced-callback.h"
+
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/// One scheduled change of a fabric (a fault timeline entry).
+struct FabricFaultEvent
+{
+    enum Action : uint8_t
+    {
+        DOWN = 0,    //!< the link(s) go down at both ends
+        UP = 1,      //!< the link(s) come back
+        DEGRADE = 2, //!< the link(s) run at `gbps` (both directions)
+        LOSS = 3,    //!< each end drops a received data frame with probability `rate`
+        FLAP = 4,    //!< down, up, down, ... every period / 2 from `at` to `until`
+    };
+
+    Time at;
+    Action action{DOWN};
+    std::vector<uint32_t> links; //!< the links it applies to (a switch: all of its links)
+    double gbps{0};              //!< DEGRADE
+    double rate{0};              //!< LOSS
+    Time period;                 //!< FLAP: one down + up cycle
+    Time until;                  //!< FLAP: last change no later than this
+    std::string target;          //!< the name it was given ("leaf0-spine1", "spine3")
+};
+
+/**
+ * \ingroup ai-fabric
+ * Changes a built fabric while it runs, and reconverges its routes as a Clos's routing would.
+ *
+ * A link goes down at both ends at once (FabricTopology::SetLinkUp): frames queued for it, on
+ * the cable and arriving are dropped (reason link-down), and until the routes reconverge,
+ * switches keep hashing flows onto it (black-holed as link-down). ConvergenceTime after each
+ * topology change (down or up), every switch's table is recomputed over the links that are up
+ * (FabricTopology::PopulateRoutes; InfiniBand's linear forwarding tables are rebuilt as a subnet
+ * manager's sweep would): ECMP groups through a dead link shrink, and grow back after a repair.
+ * Degraded rates and link loss apply at once and change no route.
+ *
+ * Counters: changes applied, reconvergences, frames dropped as link-down (all ports). Traces:
+ * LinkChange (link, up), Reconverged ().
+ */
+class FabricFaultInjector : public Object
+{
+  public:
+    static TypeId GetTypeId();
+    FabricFaultInjector();
+    ~FabricFaultInjector() override;
+
+    void SetTopology(Ptr<FabricTopology> topo);
+    /// Schedule `e` (its `at` relative to now).
+    void AddEvent(const FabricFaultEvent& e);
+    /**
+     * Random independent failures of every link (or only switch-switch links): each fails after
+     * an exponential time of mean `mtbf` and is repaired `repair` later, again and again, until
+     * `horizon`. \return the number of failures scheduled
+     */
+    uint32_t AddRandomFailures(Time mtbf, Time repair, bool hostLinks, Time horizon);
+
+    // Immediate changes (what scheduled events call; usable from scripts too).
+    void SetLinkUp(uint32_t link, bool up);
+    void SetLinkRate(uint32_t link, DataRate rate);
+    void SetLinkLoss(uint32_t link, double rate);
+    /// Recompute every switch's routes over the links that are up, now.
+    void Reconverge();
+
+    uint64_t GetChanges() const;
+    uint64_t GetReconvergences() const;
+    /// Frames dropped as link-down: by the ports of the fabric (queued, on the cable, arriving;
+    /// host NICs included) and by switches forwarding to a port that is down.
+    uint64_t GetLinkDownDrops() const;
+    /// Links down now.
+    uint32_t GetLinksDown() const;
+
+    int64_t AssignStreams(int64_t stream);
+
+    typedef void (*LinkChangeCallback)(uint32_t link, bool up);
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    void Apply(FabricFaultEvent e);
+    void Flap(uint32_t link, Time halfPeriod, Time until, bool up);
+
+    Ptr<FabricTopology> m_topo;
+    Time m_convergence;
+    uint64_t m_changes{0};
+    uint64_t m_reconvergences{0};
+    Ptr<ExponentialRandomVariable> m_ttf;
+    TracedCallback<uint32_t, bool> m_linkTrace;
+    TracedCallback<> m_reconvergedTrace;
+};
+
+} // namespace ns3
+
+#endif // FABRIC_FAULT_INJECTOR_H
