@@ -309,6 +309,19 @@ Dashboard(const std::vector<RunOutput>& runs)
                std::to_string(s["counters"]["timeouts"].get<uint64_t>());
     });
     row("slowest step waited on", SlowestStep);
+    bool faults = false;
+    for (const auto& r : runs)
+    {
+        faults = faults || r.summary["faults"]["events"].get<uint64_t>() > 0 ||
+                 r.summary["faults"]["changes"].get<uint64_t>() > 0;
+    }
+    if (faults)
+    {
+        row("link changes / link-down drops", [](const json& s) {
+            return std::to_string(s["faults"]["changes"].get<uint64_t>()) + " / " +
+                   std::to_string(s["faults"]["link_down_drops"].get<uint64_t>());
+        });
+    }
     bool linuxTcp = false;
     for (const auto& r : runs)
     {

@@ -13,6 +13,7 @@
 #include "runner.h"
 #include "scenario-args.h"
 #include "scenario.h"
+#include "simulation-builder.h"
 
 #include <cstdio>
 #include <ctime>
@@ -63,6 +64,10 @@ main(int argc, char** argv)
         const bool quiet = args.quiet;
         std::string out = args.out;
         std::vector<RunConfig> runs = ResolveScenario(scenario);
+        for (const auto& r : runs)
+        {
+            CheckFaultTargets(r);
+        }
         const std::string name = args.Name(scenario);
         if (out.empty())
         {

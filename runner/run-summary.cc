@@ -394,6 +394,13 @@ Summary(const RunConfig& c, const Simulation& sim, uint64_t events, double wall)
                             {"cause", r.cause}});
     }
     s["barrier"] = last;
+    // Same keys in every run: without a fault timeline, zeros.
+    const auto& f = sim.faults;
+    s["faults"] = json{{"events", c.faultEvents.size()},
+                       {"changes", f ? f->GetChanges() : 0},
+                       {"reconvergences", f ? f->GetReconvergences() : 0},
+                       {"link_down_drops", f ? f->GetLinkDownDrops() : 0},
+                       {"links_down_at_end", f ? f->GetLinksDown() : 0}};
     if (sim.flows)
     {
         s["flows"] = FlowsSummary(*sim.flows, *sim.flowQueue, topo);

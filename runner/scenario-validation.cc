@@ -229,6 +229,62 @@ ValidateJobs(const json& list)
     }
 }
 
+/// Each fault event: an object of faults.events.* keys with one target and what its action
+/// needs.
+void
+ValidateFaultEvents(const json& list)
+{
+    size_t i = 0;
+    for (const auto& e : list)
+    {
+        const std::string at = "faults.events[" + std::to_string(i) + "]";
+        if (!e.is_object())
+        {
+            throw ScenarioError(at + ": must be an object {at_ms, link | switch | nic, action, "
+                                     "...}");
+        }
+        for (auto it = e.begin(); it != e.end(); ++it)
+        {
+            const KeySpec* k = FindKey("faults.events." + it.key());
+            if (!k)
+            {
+                throw ScenarioError(at + "." + EchoText(it.key()) + ": " +
+                                    Suggest("faults.events." + EchoText(it.key())));
+            }
+            CheckValue(at + "." + it.key(), it.value(), *k);
+        }
+        const int targets =
+            int(e.contains("link")) + int(e.contains("switch")) + int(e.contains("nic"));
+        if (targets != 1)
+        {
+            throw ScenarioError(at + ": give exactly one of link, switch, nic (got " +
+                                std::to_string(targets) + ")");
+        }
+        for (const char* key : {"at_ms", "action"})
+        {
+            if (!e.contains(key))
+            {
+                throw ScenarioError(at + "." + key + ": missing");
+            }
+        }
+        const std::string action = e["action"];
+        const char* needs = action == "degrade" ? "gbps"
+                            : action == "loss"  ? "rate"
+                            : action == "flap"  ? "period_ms"
+                                                : nullptr;
+        if (needs && !e.contains(needs))
+        {
+            throw ScenarioError(at + "." + needs + ": missing (action " + action + " needs it)");
+        }
+        if (action == "flap" &&
+            (!e.contains("until_ms") || e["until_ms"].get<double>() <= e["at_ms"].get<double>()))
+        {
+            throw ScenarioError(at + ".until_ms: action flap needs until_ms > at_ms");
+        }
+        ++i;
+    }
+}
+
 } // namespace
 
 void
@@ -274,6 +330,10 @@ Validate(const json& j, const std::string& prefix, bool allowCompare)
         if (path == "jobs")
         {
             ValidateJobs(it.value());
+        }
+        else if (path == "faults.events")
+        {
+            ValidateFaultEvents(it.value());
         }
         else if (k->kind == Kind::ARR)
         {

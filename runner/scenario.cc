@@ -156,6 +156,12 @@ ToRun(const json& j, size_t index)
     r.lossRecovery = j["loss_recovery"];
     ResolveTcp(j, r);
     r.dropRate = j["faults"]["drop_rate"];
+    r.faultEvents = j["faults"]["events"];
+    r.randomMtbfHours = j["faults"]["random"]["mtbf_hours"];
+    r.randomRepairMs = j["faults"]["random"]["repair_ms"];
+    r.randomHostLinks = j["faults"]["random"]["host_links"];
+    r.convergenceMs = j["routing"]["convergence_ms"];
+    r.valleyFree = j["routing"]["valley_free"];
     const json& w = j["workload"];
     r.workloadKind = w["kind"];
     if (r.workloadKind == "flows")

@@ -57,6 +57,12 @@ struct RunConfig
     std::string congestionControl{"dcqcn"};
     std::string lossRecovery{"go-back-n"};
     double dropRate{0};
+    nlohmann::json faultEvents = nlohmann::json::array(); //!< faults.events, validated
+    double randomMtbfHours{0};                            //!< faults.random
+    double randomRepairMs{1000};
+    bool randomHostLinks{false};
+    double convergenceMs{100}; //!< routing.convergence_ms
+    bool valleyFree{true};     //!< routing.valley_free
     uint32_t steps{3};
     double computeMs{82};
     std::string collective{"allreduce"};

@@ -6,6 +6,7 @@
 #include "scenario.h"
 
 #include "ns3/collective-transport.h"
+#include "ns3/fabric-fault-injector.h"
 #include "ns3/fabric-topology.h"
 #include "ns3/flow-workload.h"
 #include "ns3/latency-histogram.h"
@@ -43,6 +44,7 @@ struct Simulation
     ns3::Ptr<ns3::LatencyHistogram> flowQueue;  //!< with flows: the switch egress queue (bytes)
                                                 //!< each data frame found on arrival
     ns3::Ptr<ns3::LatencyHistogram> latency;    //!< one-way latency of data packets
+    ns3::Ptr<ns3::FabricFaultInjector> faults;  //!< faults.events / faults.random, or null
     std::shared_ptr<TimelineRecorder> timeline; //!< workload.kind training (one job), or null
     std::vector<SimulatedJob> jobs; //!< with `jobs`: the included ones (the first is also
                                     //!< job / parallel)
@@ -54,6 +56,13 @@ struct Simulation
  * alone for `ai-fabric topology`. Throws ScenarioError on an invalid attribute value.
  */
 ns3::Ptr<ns3::FabricTopology> BuildTopology(const RunConfig& c);
+
+/**
+ * Throw ScenarioError if a fault event names a link, switch or NIC the run's fabric does not
+ * have (the fabric is built to look, then destroyed): before any run starts, so a typo costs
+ * nothing.
+ */
+void CheckFaultTargets(const RunConfig& c);
 
 /**
  * Set up one run from its configuration: ns-3 attribute defaults, seed and scheduler, then the

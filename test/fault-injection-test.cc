@@ -41,7 +41,8 @@ RoutedOver(Ptr<FabricTopology> topo, uint32_t l)
         const uint16_t port = (v == li.a ? li.devA : li.devB)->GetPortIndex();
         for (uint32_t d = 0; d < topo->GetNHosts(); ++d)
         {
-            for (uint16_t p : topo->GetSwitch(j)->GetRoutingTable().GetPorts(topo->GetHostAddress(d)))
+            for (uint16_t p :
+                 topo->GetSwitch(j)->GetRoutingTable().GetPorts(topo->GetHostAddress(d)))
             {
                 if (p == port)
                 {
@@ -63,7 +64,8 @@ Tables(Ptr<FabricTopology> topo)
         for (uint32_t d = 0; d < topo->GetNHosts(); ++d)
         {
             os << j << ">" << d << ":";
-            for (uint16_t p : topo->GetSwitch(j)->GetRoutingTable().GetPorts(topo->GetHostAddress(d)))
+            for (uint16_t p :
+                 topo->GetSwitch(j)->GetRoutingTable().GetPorts(topo->GetHostAddress(d)))
             {
                 os << p << ",";
             }
@@ -93,8 +95,14 @@ RingAllReduce(bool fault, Time convergence, Time rto)
     Ptr<FabricTopology> topo = TwoLeaves();
     RdmaHelper rdma;
     rdma.SetNicAttribute("RetransmitTimeout", TimeValue(rto));
-    Cluster c = MakeJob(topo, "ns3::RingCollective", "allreduce", 16 << 20, 1, MicroSeconds(10),
-                        false, rdma);
+    Cluster c = MakeJob(topo,
+                        "ns3::RingCollective",
+                        "allreduce",
+                        16 << 20,
+                        1,
+                        MicroSeconds(10),
+                        false,
+                        rdma);
     Ptr<FabricFaultInjector> inj = CreateObject<FabricFaultInjector>();
     inj->SetTopology(topo);
     inj->SetAttribute("ConvergenceTime", TimeValue(convergence));
@@ -120,10 +128,10 @@ RingAllReduce(bool fault, Time convergence, Time rto)
             out.faultAtMs = Simulator::Now().GetSeconds() * 1e3;
             inj->SetLinkUp(uint32_t(dead), false);
         });
-        inj->TraceConnectWithoutContext(
-            "Reconverged",
-            MakeCallback(+[](uint64_t* at, FabricFaultInjector* i) { *at = i->GetLinkDownDrops(); })
-                .Bind(&dropsAtConvergence, PeekPointer(inj)));
+        inj->TraceConnectWithoutContext("Reconverged",
+                                        MakeCallback(+[](uint64_t* at, FabricFaultInjector* i) {
+                                            *at = i->GetLinkDownDrops();
+                                        }).Bind(&dropsAtConvergence, PeekPointer(inj)));
     }
     Simulator::ScheduleNow(&TrainingJob::Start, c.job);
     Simulator::Stop(Seconds(1));
@@ -226,11 +234,10 @@ TEST_F(FabricTest, LinkDownMidAllReduceCompletesAfterReconvergence)
         EXPECT_GE(rise, conv - clean.stepMs) << rise;
         EXPECT_GE(rise, rtoMs - clean.stepMs) << rise;
         EXPECT_LE(rise, std::max(conv, rtoMs) + rtoMs * hit.timeouts + clean.stepMs) << rise;
-        std::cout << "convergence " << conv << " ms, RTO " << rtoMs << " ms: clean "
-                  << clean.stepMs << " ms; link down at " << hit.faultAtMs << " ms: step "
-                  << hit.stepMs << " ms (+" << rise << "), " << hit.linkDownDrops
-                  << " frames lost on the dead link, " << hit.retransmissions
-                  << " retransmitted, " << hit.timeouts << " timeouts\n";
+        std::cout << "convergence " << conv << " ms, RTO " << rtoMs << " ms: clean " << clean.stepMs
+                  << " ms; link down at " << hit.faultAtMs << " ms: step " << hit.stepMs << " ms (+"
+                  << rise << "), " << hit.linkDownDrops << " frames lost on the dead link, "
+                  << hit.retransmissions << " retransmitted, " << hit.timeouts << " timeouts\n";
     }
 }
 

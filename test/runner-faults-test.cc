@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// The runner's fault timeline (faults.events, routing.*): a switch down and back mid-job, the
+// summary's faults counters, and bad input (one line naming the key, exit 2, no results).
+#include "process-util.h"
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace
+{
+
+/// 8 one-GPU servers under two leaves and four spines; a 16 MiB ring AllReduce per step.
+const char* kFault = R"({"name": "fault",
+  "topology": {"servers": 8, "gpus_per_server": 1, "leaf_radix": 8},
+  "workload": {"algorithm": "ring", "bytes": 16777216, "steps": 3, "compute_ms": 1},
+  "rdma": {"retransmit_timeout_ms": 4}, "routing": {"convergence_ms": 1},
+  "faults": {"events": [{"at_ms": 1.2, "switch": "spine0", "action": "down"},
+                        {"at_ms": 8, "switch": "spine0", "action": "up"}]}})";
+
+Result
+Runner(const std::string& args)
+{
+    return RunCommand(std::string(AIFABRIC_RUNNER) + " --quiet " + args, "runner-faults");
+}
+
+json
+Summary(const fs::path& dir, const std::string& name, const std::string& sets)
+{
+    const fs::path out = dir / name;
+    const Result r =
+        Runner(WriteFile(dir / "s.json", kFault).string() + " " + sets + " --out " + out.string());
+    EXPECT_EQ(r.status, 0) << r.err;
+    std::ifstream f(out / "summary.json");
+    return json::parse(f);
+}
+
+} // namespace
+
+TEST(RunnerFaultsTest, SwitchDownMidJobThenRepairedStepsBackToNormal)
+{
+    const fs::path dir = ScratchDir("aif-faults");
+    const json clean = Summary(dir, "clean", "--set faults.events=[]");
+    const json hit = Summary(dir, "hit", "");
+    EXPECT_EQ(clean["faults"]["changes"], 0);
+    EXPECT_EQ(clean["faults"]["link_down_drops"], 0);
+    ASSERT_TRUE(hit["completed"].get<bool>());
+    // spine0's two links, down then up: four changes, each followed by a reconvergence.
+    EXPECT_EQ(hit["faults"]["events"], 2);
+    EXPECT_EQ(hit["faults"]["changes"], 4);
+    EXPECT_EQ(hit["faults"]["reconvergences"], 4);
+    EXPECT_EQ(hit["faults"]["links_down_at_end"], 0);
+    EXPECT_GT(hit["faults"]["link_down_drops"].get<uint64_t>(), 0u);
+    // The step the failure hit waits for a retransmission timeout (4 ms) ...
+    const auto& b0 = hit["barrier"][0];
+    EXPECT_EQ(b0["cause"], "timeout");
+    EXPECT_GT(b0["step_ms"].get<double>(), clean["barrier"][0]["step_ms"].get<double>() + 3.0);
+    // ... and once spine0 is back and routes have reconverged, the same paths give the same step
+    // within 0.1% (not to the nanosecond: the recovered queue pairs' timers and congestion
+    // state keep the episode's phase).
+    EXPECT_NEAR(hit["barrier"][2]["step_ms"].get<double>(),
+                clean["barrier"][2]["step_ms"].get<double>(),
+                1e-3 * clean["barrier"][2]["step_ms"].get<double>());
+    std::ifstream dash(dir / "hit" / "dashboard.txt");
+    const std::string text((std::istreambuf_iterator<char>(dash)), {});
+    EXPECT_NE(text.find("link changes / link-down drops"), std::string::npos) << text;
+    fs::remove_all(dir);
+}
+
+struct BadFault
+{
+    const char* name;
+    const char* events;
+    const char* mustSay;
+};
+
+void
+PrintTo(const BadFault& b, std::ostream* os)
+{
+    *os << b.name;
+}
+
+class RunnerFaultsBadInputTest : public ::testing::TestWithParam<BadFault>
+{
+};
+
+TEST_P(RunnerFaultsBadInputTest, OneLineExitTwoNoResults)
+{
+    const BadFault b = GetParam();
+    const fs::path dir = ScratchDir(std::string("aif-faults-bad-") + b.name);
+    const fs::path out = dir / "out";
+    const Result r = Runner(WriteFile(dir / "s.json", kFault).string() +
+                            " --set 'faults.events=" + b.events + "' --out " + out.string());
+    EXPECT_EQ(r.status, 2) << r.err;
+    EXPECT_NE(r.err.find(b.mustSay), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_FALSE(fs::exists(out));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases,
+    RunnerFaultsBadInputTest,
+    ::testing::Values(
+        BadFault{"unknownLink",
+                 R"([{"at_ms": 1, "link": "leaf0-spine9", "action": "down"}])",
+                 "faults.events[0].link: 'leaf0-spine9' is not a link of this fabric"},
+        BadFault{"gpuAsSwitch",
+                 R"([{"at_ms": 1, "switch": "gpu3", "action": "down"}])",
+                 "faults.events[0].switch: 'gpu3' is not a switch of this fabric"},
+        BadFault{"twoTargets",
+                 R"([{"at_ms": 1, "link": "gpu0-leaf0", "nic": "gpu0", "action": "down"}])",
+                 "faults.events[0]: give exactly one of link, switch, nic (got 2)"},
+        BadFault{"noAction",
+                 R"([{"at_ms": 1, "nic": "gpu0"}])",
+                 "faults.events[0].action: missing"},
+        BadFault{"action",
+                 R"([{"at_ms": 1, "nic": "gpu0", "action": "explode"}])",
+                 "faults.events[0].action: must be one of"},
+        BadFault{"degrade",
+                 R"([{"at_ms": 1, "nic": "gpu0", "action": "degrade"}])",
+                 "faults.events[0].gbps: missing (action degrade needs it)"},
+        BadFault{"lossRate",
+                 R"([{"at_ms": 1, "nic": "gpu0", "action": "loss", "rate": 1}])",
+                 "faults.events[0].rate: must be a number"},
+        BadFault{"flapUntil",
+                 R"([{"at_ms": 5, "nic": "gpu0", "action": "flap", "period_ms": 1,
+                      "until_ms": 2}])",
+                 "faults.events[0].until_ms: action flap needs until_ms > at_ms"},
+        BadFault{"misspelt",
+                 R"([{"at": 1, "nic": "gpu0", "action": "down"}])",
+                 "faults.events[0].at: unknown key (did you mean"},
+        BadFault{"notObject", R"([1])", "faults.events[0]: must be an object"}),
+    [](const ::testing::TestParamInfo<BadFault>& i) { return std::string(i.param.name); });
