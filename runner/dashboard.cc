@@ -114,8 +114,7 @@ JobsDashboard(const RunOutput& run)
         return std::to_string(j.servers) + " (" + j.placement + ")";
     });
     row("transport, workload", [](const json&, const JobConfig& j) {
-        return j.run.fabric + ", " +
-               (j.run.workloadKind == "training" ? j.run.model.name : j.run.collective);
+        return j.run.fabric + ", " + (j.run.RunsGraph() ? j.run.model.name : j.run.collective);
     });
     row("Step time (mean / p99)", [](const json& e, const JobConfig&) {
         return Num(e["step_ms"]["mean"].get<double>(), 4) + " / " +
@@ -123,9 +122,8 @@ JobsDashboard(const RunOutput& run)
     });
     row("MFU / busbw", [](const json& e, const JobConfig& j) {
         return Num(e["mfu_effective"].get<double>() * 100, 3) + " % / " +
-               (j.run.workloadKind == "training"
-                    ? std::string("-")
-                    : Num(e["busbw_gbytes_per_s"].get<double>(), 4) + " GB/s");
+               (j.run.RunsGraph() ? std::string("-")
+                                  : Num(e["busbw_gbytes_per_s"].get<double>(), 4) + " GB/s");
     });
     const bool baselines = !jobs.empty() && jobs[0].contains("slowdown");
     if (baselines)
@@ -239,11 +237,13 @@ Dashboard(const std::vector<RunOutput>& runs)
         });
         return print();
     }
-    if (first.workloadKind == "training")
+    if (first.RunsGraph())
     {
-        os << "\n  TRAINING STEP — " << first.model.name << " on " << first.Gpus() << " GPUs, "
-           << first.topologyKind << ", " << first.linkGbps << " Gb/s per GPU, "
-           << DescribeParallelism(first) << "\n\n";
+        os << "\n  TRAINING STEP — "
+           << (first.workloadKind == "chakra" ? "Chakra trace " + first.trace : first.model.name)
+           << " on " << first.Gpus() << " GPUs, " << first.topologyKind << ", " << first.linkGbps
+           << " Gb/s per GPU"
+           << (first.workloadKind == "chakra" ? "" : ", " + DescribeParallelism(first)) << "\n\n";
         row("", [](const json& s) { return s["name"].get<std::string>().substr(0, 24); });
         row("MFU (model FLOPs)",
             [](const json& s) { return Num(s["mfu_effective"].get<double>() * 100, 3) + " %"; });

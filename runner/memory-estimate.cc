@@ -232,6 +232,12 @@ EstimateMemory(const RunConfig& r)
         e.transfers = 0; // schedules are per communicator shape: small
         ringBytes = 0;
     }
+    if (r.workloadKind == "chakra" && r.graph)
+    {
+        e.operations = r.graph->OpCount();
+        e.transfers = 0;
+        ringBytes = 0;
+    }
     // Flow traffic: a connection (two queue pairs) per flow running at once on a pair of
     // hosts, at most one per flow and per ordered pair; the expected number of flows is the
     // Poisson rate x hosts x duration, plus the incast bursts'. Background flows last as long

@@ -146,6 +146,25 @@ TrainingSummary(const RunConfig& c, const ParallelTrainingJob& job, size_t steps
     {
         choices.push_back(x);
     }
+    const json ph = {{"compute", phase[0]},
+                     {"tp_exposed", phase[1]},
+                     {"pp_bubble", phase[2]},
+                     {"dp_exposed", phase[3]},
+                     {"ep_exposed", phase[4]},
+                     {"fsdp_exposed", phase[5]},
+                     {"barrier_wait", phase[6]}};
+    if (c.workloadKind == "chakra")
+    {
+        // A trace: no model shape or parallelism to report; its own FLOPs and operations.
+        return json{{"model", "chakra"},
+                    {"trace", c.trace},
+                    {"model_tflop_per_step", job.GetGraph()->modelFlops / 1e12},
+                    {"mfu", job.GetMfu()},
+                    {"phases_ms", ph},
+                    {"operations_per_step", job.GetGraph()->OpCount()},
+                    {"collectives_per_step", job.GetCollectivesPerStep()},
+                    {"collectives", choices}};
+    }
     return json{{"model", c.model.name},
                 {"params_b", double(c.model.TotalParams()) / 1e9},
                 {"active_params_b", double(c.model.ActiveParams()) / 1e9},

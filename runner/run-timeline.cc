@@ -12,18 +12,25 @@ namespace aifabric
 using namespace ns3;
 
 std::shared_ptr<TimelineRecorder>
-TimelineRecorder::Attach(Ptr<ParallelTrainingJob> job, const ParallelismConfig& p)
+TimelineRecorder::Attach(Ptr<ParallelTrainingJob> job, const ParallelismConfig* p)
 {
     auto t = std::make_shared<TimelineRecorder>();
     t->m_graph = job->GetGraph();
     const uint32_t n = t->m_graph->ranks;
     const bool all = t->m_graph->OpCount() <= kTimelineMaxOps;
     t->m_keep.assign(n, all);
+    t->m_replica = p != nullptr;
+    uint64_t ops = 0;
     for (uint32_t r = 0; r < n; ++r)
     {
-        if (!all && TransformerWorkload::CoordOf(p, r).dp == 0)
+        if (!all && p && TransformerWorkload::CoordOf(*p, r).dp == 0)
         {
             t->m_keep[r] = true;
+        }
+        if (!all && !p && ops + t->m_graph->ops[r].size() <= kTimelineMaxOps)
+        {
+            t->m_keep[r] = true; // a trace of unknown layout: the first ranks that fit
+            ops += t->m_graph->ops[r].size();
         }
         t->m_kept += t->m_keep[r] ? 1 : 0;
     }
@@ -66,8 +73,12 @@ TimelineRecorder::Csv() const
 std::string
 TimelineRecorder::Ranks() const
 {
-    return m_kept == m_keep.size() ? std::string("all")
-                                   : "dp replica 0 (" + std::to_string(m_kept) + " ranks)";
+    if (m_kept == m_keep.size())
+    {
+        return "all";
+    }
+    return m_replica ? "dp replica 0 (" + std::to_string(m_kept) + " ranks)"
+                     : "ranks 0-" + std::to_string(m_kept - 1);
 }
 
 } // namespace aifabric

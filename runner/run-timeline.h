@@ -16,20 +16,21 @@ namespace aifabric
 /**
  * Records the first step's operations (the job's OpDone trace) of some ranks: every rank when
  * the step has at most kTimelineMaxOps operations, else the ranks of data-parallel replica 0
- * (dp index 0: every TP and PP rank of one model copy, which the other replicas mirror).
+ * (dp index 0: every TP and PP rank of one model copy, which the other replicas mirror), or,
+ * for a graph without a parallelism (a Chakra trace), the first ranks that fit the budget.
  */
 class TimelineRecorder
 {
   public:
     static constexpr uint64_t kTimelineMaxOps = 500000;
 
-    /// Connect to `job` (its graph set) built from `p`.
+    /// Connect to `job` (its graph set) built from `p` (null: a graph of unknown layout).
     static std::shared_ptr<TimelineRecorder> Attach(ns3::Ptr<ns3::ParallelTrainingJob> job,
-                                                    const ns3::ParallelismConfig& p);
+                                                    const ns3::ParallelismConfig* p);
 
     /// rank,op,kind,phase,start_us,end_us in completion order.
     std::string Csv() const;
-    /// The ranks recorded: "all" or "dp replica 0 (N ranks)".
+    /// The ranks recorded: "all", "dp replica 0 (N ranks)" or "ranks 0-K".
     std::string Ranks() const;
 
   private:
@@ -47,6 +48,7 @@ class TimelineRecorder
     std::shared_ptr<const ns3::WorkloadGraph> m_graph;
     std::vector<bool> m_keep;
     uint32_t m_kept{0};
+    bool m_replica{false}; //!< kept a data-parallel replica (else the first ranks)
     bool m_open{true};
     std::vector<Entry> m_entries;
 };

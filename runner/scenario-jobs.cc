@@ -188,11 +188,11 @@ ResolveJobs(const json& j, RunConfig& cluster, const std::function<RunConfig(con
                                "Ethernet fabrics carry rocev2 and tcp jobs side by side)");
         }
         const std::string kind = jj["workload"]["kind"];
-        if (kind != "collective" && kind != "training")
+        if (kind != "collective" && kind != "training" && kind != "chakra")
         {
             throw JobError(i,
-                           "workload.kind: a job runs 'collective' or 'training' (got '" + kind +
-                               "')");
+                           "workload.kind: a job runs 'collective', 'training' or 'chakra' (got '" +
+                               kind + "')");
         }
         if (jj["workload"].contains("background"))
         {

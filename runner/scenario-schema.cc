@@ -255,10 +255,20 @@ Schema()
          0,
          false,
          false,
-         {"collective", "flows", "training"},
+         {"collective", "flows", "training", "chakra"},
          "collective: training steps of compute and a collective; flows: flow traffic "
          "(workload.flows) with FCT slowdown, no GPUs' steps (RDMA fabrics); training: a "
-         "parallel transformer job (workload.model, workload.parallelism)"},
+         "parallel transformer job (workload.model, workload.parallelism); chakra: the step of "
+         "a Chakra execution trace (workload.trace)"},
+        {"workload.trace",
+         Kind::STR,
+         0,
+         4096,
+         false,
+         false,
+         {},
+         "workload.kind chakra: a directory of Chakra ET files, <prefix>.<rank>.et for every "
+         "GPU, and comm_group.json (ai-fabric chakra export writes them)"},
         {"workload.model",
          Kind::ENUM,
          0,
@@ -818,6 +828,7 @@ DefaultScenario()
           {"protocol", "auto"},
           {"pxn", false},
           {"model", "llama3-8b"},
+          {"trace", ""},
           {"model_shape",
            {{"layers", 0},
             {"hidden", 0},

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "scenario-training.h"
 
+#include "ns3/chakra-trace.h"
+
 #include <string>
 
 namespace aifabric
@@ -37,6 +39,43 @@ GpuPreset(const std::string& model, double& tflops, double& hbm)
     }
 }
 
+/// workload.kind chakra: the trace read and checked against the cluster.
+void
+ResolveChakra(const json& j, RunConfig& r)
+{
+    r.trace = j["workload"]["trace"];
+    if (r.trace.empty())
+    {
+        throw ScenarioError("workload.trace: missing (workload.kind chakra runs the Chakra "
+                            "trace in this directory; ai-fabric chakra export writes one)");
+    }
+    if (!ns3::ChakraTrace::Available())
+    {
+        throw ScenarioError("workload.kind: chakra needs a build with protobuf (apt-get install "
+                            "libprotobuf-dev protobuf-compiler, then rebuild)");
+    }
+    try
+    {
+        r.graph = std::make_shared<const ns3::WorkloadGraph>(ns3::ChakraTrace::Read(r.trace));
+    }
+    catch (const ns3::ChakraTraceError& e)
+    {
+        throw ScenarioError("workload.trace: " + std::string(e.what()));
+    }
+    if (r.graph->ranks != r.Gpus())
+    {
+        throw ScenarioError("workload.trace: the trace has " + std::to_string(r.graph->ranks) +
+                            " ranks; the cluster has " + std::to_string(r.Gpus()) +
+                            " GPUs (topology.servers x gpus_per_server)");
+    }
+    if (r.fabric == "infiniband" && r.sharp)
+    {
+        throw ScenarioError("infiniband.sharp: workload.kind chakra runs NCCL's ring, tree, "
+                            "NVLS and PAT, not CollNet (set sharp false)");
+    }
+    r.model.name = "chakra";
+}
+
 } // namespace
 
 void
@@ -52,6 +91,11 @@ ResolveTraining(const json& j, RunConfig& r)
         gpu["hbm_tbytes_per_s"].get<double>() > 0 ? gpu["hbm_tbytes_per_s"].get<double>() : hbm;
     r.resolved["gpu"]["hbm_tbytes_per_s"] = hbmT;
     r.computeEfficiency = gpu["compute_efficiency"];
+    if (r.workloadKind == "chakra")
+    {
+        ResolveChakra(j, r);
+        return;
+    }
     if (r.workloadKind != "training")
     {
         return;

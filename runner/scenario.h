@@ -4,7 +4,9 @@
 
 #include "ns3/flow-size-distribution.h"
 #include "ns3/transformer-workload.h"
+#include "ns3/workload-graph.h"
 
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
@@ -104,6 +106,8 @@ struct RunConfig
     double computeEfficiency{0.55}; //!< gpu.compute_efficiency
     ns3::TransformerModel model;    //!< workload.kind training
     ns3::ParallelismConfig parallelism;
+    std::string trace;                               //!< workload.trace (kind chakra)
+    std::shared_ptr<const ns3::WorkloadGraph> graph; //!< kind chakra: the trace, read once
     std::vector<JobConfig> jobs; //!< `jobs`: several jobs on this run's fabric (else empty)
     bool jobsHaveRdma{false};    //!< some job runs rocev2 or infiniband
     bool jobsHaveTcp{false};     //!< some job runs tcp
@@ -112,6 +116,12 @@ struct RunConfig
     uint32_t Gpus() const
     {
         return servers * gpusPerServer;
+    }
+
+    /// workload.kind training or chakra: a dependency graph run by ParallelTrainingJob.
+    bool RunsGraph() const
+    {
+        return workloadKind == "training" || workloadKind == "chakra";
     }
 };
 

@@ -207,8 +207,11 @@ MakeParallelJob(const RunConfig& c,
                 Ptr<CollectiveTransport> network,
                 Ptr<CollectiveTransport> nvlink)
 {
-    auto graph =
-        std::make_shared<const WorkloadGraph>(TransformerWorkload::Build(c.model, c.parallelism));
+    // A Chakra trace's graph as read, or the transformer's step built from the model.
+    std::shared_ptr<const WorkloadGraph> graph =
+        c.graph ? c.graph
+                : std::make_shared<const WorkloadGraph>(
+                      TransformerWorkload::Build(c.model, c.parallelism));
     Ptr<ParallelTrainingJob> job = CreateObject<ParallelTrainingJob>();
     job->SetAttribute("Steps", UintegerValue(c.steps));
     job->SetAttribute("PeakTflops", DoubleValue(c.peakTflops));
@@ -315,7 +318,7 @@ AddJobs(const RunConfig& c, const std::vector<bool>* include, Simulation& sim)
         SimulatedJob sj;
         sj.index = i;
         sj.network = jc.run.fabric == "tcp" ? sim.tcpNetwork : sim.network;
-        if (jc.run.workloadKind == "training")
+        if (jc.run.RunsGraph())
         {
             sj.parallel = MakeParallelJob(jc.run, gpus, ranks, sj.network, sim.nvlink);
             sj.parallel->TraceConnectWithoutContext(
@@ -591,10 +594,12 @@ BuildSimulation(const RunConfig& c, const std::vector<bool>* include)
     {
         ranks[r] = r;
     }
-    if (c.workloadKind == "training")
+    if (c.RunsGraph())
     {
         sim.parallel = MakeParallelJob(c, topo->GetHosts(), ranks, network, nvlink);
-        sim.timeline = TimelineRecorder::Attach(sim.parallel, c.parallelism);
+        sim.timeline =
+            TimelineRecorder::Attach(sim.parallel,
+                                     c.workloadKind == "training" ? &c.parallelism : nullptr);
         sim.parallel->TraceConnectWithoutContext("StepDone",
                                                  MakeBoundCallback(&StopWhenDone, c.steps));
         return sim;

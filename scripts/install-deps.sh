@@ -12,6 +12,7 @@ PKGS=(
   libns3-dev ns3          # ns-3.37 libraries and headers; 'ns3' has helper binaries its CMake config checks
   libgsl-dev              # ns-3 headers pull in GSL
   nlohmann-json3-dev      # scenario files
+  libprotobuf-dev protobuf-compiler  # Chakra execution traces (ChakraTrace; optional at build time)
   libgtest-dev            # tests
   gnuplot-nox             # figures
   tshark                  # tests decode our pcap files (RoCEv2 BTH, PFC)

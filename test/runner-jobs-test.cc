@@ -218,7 +218,7 @@ INSTANTIATE_TEST_SUITE_P(
                 "jobs[0].fabric: 'infiniband' cannot run on a rocev2 fabric"},
         BadJobs{"flows",
                 R"([{"servers": 2, "workload": {"kind": "flows"}}])",
-                "jobs[0].workload.kind: a job runs 'collective' or 'training'"},
+                "jobs[0].workload.kind: a job runs 'collective', 'training' or 'chakra'"},
         BadJobs{"jobWorkload",
                 R"([{"servers": 2}, {"servers": 2, "workload": {"parallelism": {"tp": 0}}}])",
                 "jobs[1].workload.parallelism.tp: must be an integer"},
