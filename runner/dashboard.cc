@@ -90,6 +90,32 @@ FlowRows(Row& row)
     });
 }
 
+/// Rows of a label and one cell per column; each column as wide as its widest cell (at least
+/// `minWidth`) so that cells never run into each other.
+void
+PrintTable(std::ostream& os,
+           const std::vector<std::pair<std::string, std::vector<std::string>>>& table,
+           size_t minWidth)
+{
+    std::vector<size_t> width(table.empty() ? 0 : table.front().second.size(), minWidth);
+    for (const auto& [label, cells] : table)
+    {
+        for (size_t i = 0; i < cells.size() && i < width.size(); ++i)
+        {
+            width[i] = std::max(width[i], cells[i].size() + 2);
+        }
+    }
+    for (const auto& [label, cells] : table)
+    {
+        os << std::left << std::setw(28) << label;
+        for (size_t i = 0; i < cells.size() && i < width.size(); ++i)
+        {
+            os << std::left << std::setw(static_cast<int>(width[i])) << cells[i];
+        }
+        os << "\n";
+    }
+}
+
 /// A run with `jobs`: one column per job (its step, MFU or busbw, and slowdowns).
 std::string
 JobsDashboard(const RunOutput& run)
@@ -144,23 +170,7 @@ JobsDashboard(const RunOutput& run)
             return cell;
         });
     }
-    std::vector<size_t> width(jobs.size(), 22);
-    for (const auto& [label, cells] : table)
-    {
-        for (size_t i = 0; i < cells.size(); ++i)
-        {
-            width[i] = std::max(width[i], cells[i].size() + 2);
-        }
-    }
-    for (const auto& [label, cells] : table)
-    {
-        os << std::left << std::setw(28) << label;
-        for (size_t i = 0; i < cells.size(); ++i)
-        {
-            os << std::left << std::setw(static_cast<int>(width[i])) << cells[i];
-        }
-        os << "\n";
-    }
+    PrintTable(os, table, 22);
     if (!baselines)
     {
         os << "  (slowdowns: jobs_baselines runs each job alone; off, or a job did not complete)\n";
@@ -195,23 +205,7 @@ Dashboard(const std::vector<RunOutput>& runs)
         table.emplace_back(label, std::move(cells));
     };
     auto print = [&]() {
-        std::vector<size_t> width(runs.size(), 26);
-        for (const auto& [label, cells] : table)
-        {
-            for (size_t i = 0; i < cells.size(); ++i)
-            {
-                width[i] = std::max(width[i], cells[i].size() + 2);
-            }
-        }
-        for (const auto& [label, cells] : table)
-        {
-            os << std::left << std::setw(28) << label;
-            for (size_t i = 0; i < cells.size(); ++i)
-            {
-                os << std::left << std::setw(static_cast<int>(width[i])) << cells[i];
-            }
-            os << "\n";
-        }
+        PrintTable(os, table, 26);
         return os.str();
     };
     const RunConfig& first = runs.front().config;

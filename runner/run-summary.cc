@@ -17,21 +17,6 @@ using namespace ns3;
 namespace
 {
 
-double
-PeakRssMb()
-{
-    std::ifstream f("/proc/self/status");
-    std::string line;
-    while (std::getline(f, line))
-    {
-        if (line.rfind("VmHWM:", 0) == 0)
-        {
-            return std::stod(line.substr(6)) / 1024.0;
-        }
-    }
-    return 0;
-}
-
 /// Nearest-rank quantile of a sample.
 double
 Quantile(std::vector<double> v, double q)
@@ -193,6 +178,21 @@ TrainingSummary(const RunConfig& c, const ParallelTrainingJob& job, size_t steps
                 {"operations_per_step", job.GetGraph()->OpCount()},
                 {"collectives_per_step", job.GetCollectivesPerStep()},
                 {"collectives", choices}};
+}
+
+double
+PeakRssMb()
+{
+    std::ifstream f("/proc/self/status");
+    std::string line;
+    while (std::getline(f, line))
+    {
+        if (line.rfind("VmHWM:", 0) == 0)
+        {
+            return std::stod(line.substr(6)) / 1024.0;
+        }
+    }
+    return 0;
 }
 
 std::vector<TrainingStepRecord>

@@ -14,6 +14,9 @@
 namespace aifabric
 {
 
+/// Peak resident set of this process, MB (VmHWM of /proc/self/status; 0 if unknown).
+double PeakRssMb();
+
 /// The steps every rank finished (a run stopped by limits.max_sim_seconds has fewer).
 std::vector<ns3::TrainingStepRecord> CompletedSteps(const Simulation& sim);
 

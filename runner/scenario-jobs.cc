@@ -16,22 +16,6 @@ using nlohmann::json;
 namespace
 {
 
-void
-Merge(json& base, const json& over)
-{
-    for (auto it = over.begin(); it != over.end(); ++it)
-    {
-        if (it.value().is_object() && base.contains(it.key()) && base[it.key()].is_object())
-        {
-            Merge(base[it.key()], it.value());
-        }
-        else
-        {
-            base[it.key()] = it.value();
-        }
-    }
-}
-
 /// "jobs[i]." before a job's own error; its servers are jobs[i].servers, not topology's.
 ScenarioError
 JobError(size_t i, const std::string& what)
@@ -177,7 +161,7 @@ ResolveJobs(const json& j, RunConfig& cluster, const std::function<RunConfig(con
         }
         if (e.contains("workload"))
         {
-            Merge(jj["workload"], e["workload"]);
+            MergeScenario(jj["workload"], e["workload"]);
         }
         const std::string fabric = jj["fabric"];
         if ((fabric == "infiniband") != (cluster.fabric == "infiniband"))

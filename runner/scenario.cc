@@ -43,22 +43,6 @@ IsBuiltForEveryAlgorithm(const std::string& collective)
  * The TCP algorithm an attribute selects, as the scenario's attributes or ns-3's default set it,
  * in the runner's spelling: "ns3::TcpCubic" -> "cubic", "ns3::TcpPrrRecovery" -> "prr".
  */
-void
-Merge(json& base, const json& over)
-{
-    for (auto it = over.begin(); it != over.end(); ++it)
-    {
-        if (it.value().is_object() && base.contains(it.key()) && base[it.key()].is_object())
-        {
-            Merge(base[it.key()], it.value());
-        }
-        else
-        {
-            base[it.key()] = it.value();
-        }
-    }
-}
-
 std::string
 TopologyKey(const std::string& attribute)
 {
@@ -176,7 +160,7 @@ ToRun(const json& j, size_t index)
                                 "workload.kind collective (with kind flows, use workload.flows)");
         }
         json b = FlowsDefaults(false);
-        Merge(b, w["background"]);
+        MergeScenario(b, w["background"]);
         r.resolved["workload"]["background"] = b;
         r.background = true;
         r.backgroundFlows = ToFlows(b, "workload.background");
@@ -442,6 +426,22 @@ ToRunWithJobs(const json& j, size_t index)
 } // namespace
 
 void
+MergeScenario(json& base, const json& over)
+{
+    for (auto it = over.begin(); it != over.end(); ++it)
+    {
+        if (it.value().is_object() && base.contains(it.key()) && base[it.key()].is_object())
+        {
+            MergeScenario(base[it.key()], it.value());
+        }
+        else
+        {
+            base[it.key()] = it.value();
+        }
+    }
+}
+
+void
 ApplySet(json& scenario, const std::string& assignment)
 {
     const size_t eq = assignment.find('=');
@@ -510,7 +510,7 @@ ResolveScenario(const json& scenario)
     json base = DefaultScenario();
     json top = scenario;
     top.erase("compare");
-    Merge(base, top);
+    MergeScenario(base, top);
     std::vector<RunConfig> runs;
     if (!scenario.contains("compare") || scenario["compare"].empty())
     {
@@ -521,7 +521,7 @@ ResolveScenario(const json& scenario)
     for (const auto& over : scenario["compare"])
     {
         json j = base;
-        Merge(j, over);
+        MergeScenario(j, over);
         if (!over.contains("name"))
         {
             j["name"] = base.value("name", std::string("run")) + "-" + std::to_string(i);

@@ -139,6 +139,9 @@ struct JobConfig
 /// The JSON of every default value (what a scenario file overrides).
 nlohmann::json DefaultScenario();
 
+/// Merge `over` into `base`: objects key by key, recursively; anything else replaces.
+void MergeScenario(nlohmann::json& base, const nlohmann::json& over);
+
 /**
  * Apply "--set key.path=value": the value is parsed as JSON when it is valid JSON (numbers,
  * true/false, quoted strings, objects), else taken as a string.

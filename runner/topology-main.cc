@@ -9,6 +9,7 @@
 // the key), 1 for an internal error.
 #include "guarded-main.h"
 #include "json-input.h"
+#include "run-summary.h"
 #include "scenario-args.h"
 #include "scenario.h"
 #include "simulation-builder.h"
@@ -19,7 +20,6 @@
 
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <map>
 #include <sstream>
@@ -37,22 +37,6 @@ Usage()
                  "its GPUs,\nswitches by role, links, bisection, build time and peak memory; "
                  "--list adds one line\nper link: NAME END-A END-B GBPS. Names are those "
                  "fault events use (gpu5-leaf0, leaf0-spine2).\n";
-}
-
-/// Peak resident set of this process, MB (VmHWM).
-double
-PeakRssMb()
-{
-    std::ifstream f("/proc/self/status");
-    std::string line;
-    while (std::getline(f, line))
-    {
-        if (line.rfind("VmHWM:", 0) == 0)
-        {
-            return std::stod(line.substr(6)) / 1024.0;
-        }
-    }
-    return 0;
 }
 
 } // namespace
