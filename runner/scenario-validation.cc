@@ -276,6 +276,10 @@ ValidateFaultEvents(const json& list)
         {
             throw ScenarioError(at + "." + needs + ": missing (action " + action + " needs it)");
         }
+        if (e.contains("frames") && action != "loss")
+        {
+            throw ScenarioError(at + ".frames: only with action loss (got action " + action + ")");
+        }
         if (action == "flap" &&
             (!e.contains("until_ms") || e["until_ms"].get<double>() <= e["at_ms"].get<double>()))
         {

@@ -397,6 +397,7 @@ BuildFaults(const RunConfig& c, Ptr<FabricTopology> topo)
                                          : FabricFaultEvent::FLAP;
         e.gbps = j.value("gbps", 0.0);
         e.rate = j.value("rate", 0.0);
+        e.allFrames = j.value("frames", std::string("data")) == "all";
         e.period = ms(j.value("period_ms", 0.0));
         e.until = ms(j.value("until_ms", 0.0));
         inj->AddEvent(e);

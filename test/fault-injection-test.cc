@@ -283,3 +283,69 @@ TEST_F(FabricTest, FlapsAndDegradedLinksApplyToBothEnds)
     EXPECT_EQ(li.devB->GetDataRate().GetBitRate(), 100000000000ULL);
     Simulator::Destroy();
 }
+
+TEST_F(FabricTest, LostPfcFramesBreakLosslessness)
+{
+    // An 8-to-1 RDMA incast through one switch is lossless with PFC; when every PAUSE the
+    // senders' NICs receive is lost, they never stop and the switch overflows its headroom.
+    auto incast = [](bool losePauses) {
+        Ptr<FabricTopology> topo = BuildStar(9);
+        if (losePauses)
+        {
+            for (uint32_t h = 1; h <= 8; ++h)
+            {
+                topo->GetHostDevice(h)->SetAttribute("ControlErrorRate", DoubleValue(1.0));
+            }
+        }
+        RdmaHelper rdma;
+        rdma.SetCongestionControl("ns3::RdmaNoCc");
+        rdma.Install(topo);
+        Completions done;
+        PostIncast(topo, 8, 4 << 20, done);
+        Simulator::Stop(Seconds(1));
+        Simulator::Run();
+        uint64_t headroomDrops = 0;
+        uint64_t pausesLost = 0;
+        for (uint32_t j = 0; j < topo->GetNSwitches(); ++j)
+        {
+            headroomDrops +=
+                topo->GetSwitch(j)->GetCounters().drops[size_t(FabricDropReason::HEADROOM_FULL)];
+        }
+        for (uint32_t h = 1; h <= 8; ++h)
+        {
+            pausesLost +=
+                topo->GetHostDevice(h)->GetCounters().drops[size_t(FabricDropReason::CORRUPT)];
+        }
+        Simulator::Destroy();
+        return std::make_pair(headroomDrops, pausesLost);
+    };
+    const auto lossless = incast(false);
+    EXPECT_EQ(lossless.first, 0u);
+    EXPECT_EQ(lossless.second, 0u);
+    const auto lost = incast(true);
+    EXPECT_GT(lost.second, 0u) << "PAUSE frames arrived and were dropped";
+    EXPECT_GT(lost.first, 0u) << "without their pauses the senders overflow the headroom";
+}
+
+TEST_F(FabricTest, LinkLossOfEveryFrameSetsBothEnds)
+{
+    Ptr<FabricTopology> topo = TwoLeaves();
+    Ptr<FabricFaultInjector> inj = CreateObject<FabricFaultInjector>();
+    inj->SetTopology(topo);
+    const uint32_t l = uint32_t(topo->FindLink("leaf0-spine0"));
+    const FabricLinkInfo& li = topo->GetLinks()[l];
+    for (const bool all : {false, true})
+    {
+        inj->SetLinkLoss(l, 0.25, all);
+        for (const auto& d : {li.devA, li.devB})
+        {
+            DoubleValue data;
+            DoubleValue control;
+            d->GetAttribute("ReceiveErrorRate", data);
+            d->GetAttribute("ControlErrorRate", control);
+            EXPECT_EQ(data.Get(), 0.25);
+            EXPECT_EQ(control.Get(), all ? 0.25 : 0.0);
+        }
+    }
+    Simulator::Destroy();
+}

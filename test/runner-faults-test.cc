@@ -131,5 +131,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadFault{"misspelt",
                  R"([{"at": 1, "nic": "gpu0", "action": "down"}])",
                  "faults.events[0].at: unknown key (did you mean"},
+        BadFault{"framesNotLoss",
+                 R"([{"at_ms": 1, "nic": "gpu0", "action": "down", "frames": "all"}])",
+                 "faults.events[0].frames: only with action loss"},
         BadFault{"notObject", R"([1])", "faults.events[0]: must be an object"}),
     [](const ::testing::TestParamInfo<BadFault>& i) { return std::string(i.param.name); });

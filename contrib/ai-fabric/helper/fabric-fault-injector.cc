@@ -124,7 +124,7 @@ FabricFaultInjector::Apply(FabricFaultEvent e)
             SetLinkRate(l, DataRate(uint64_t(e.gbps * 1e9)));
             break;
         case FabricFaultEvent::LOSS:
-            SetLinkLoss(l, e.rate);
+            SetLinkLoss(l, e.rate, e.allFrames);
             break;
         case FabricFaultEvent::FLAP:
             Flap(l, e.period / 2, Simulator::Now() + e.until - e.at, false);
@@ -167,11 +167,14 @@ FabricFaultInjector::SetLinkRate(uint32_t link, DataRate rate)
 }
 
 void
-FabricFaultInjector::SetLinkLoss(uint32_t link, double rate)
+FabricFaultInjector::SetLinkLoss(uint32_t link, double rate, bool allFrames)
 {
     const FabricLinkInfo& li = m_topo->GetLinks().at(link);
-    li.devA->SetAttribute("ReceiveErrorRate", DoubleValue(rate));
-    li.devB->SetAttribute("ReceiveErrorRate", DoubleValue(rate));
+    for (const auto& d : {li.devA, li.devB})
+    {
+        d->SetAttribute("ReceiveErrorRate", DoubleValue(rate));
+        d->SetAttribute("ControlErrorRate", DoubleValue(allFrames ? rate : 0.0));
+    }
     ++m_changes;
 }
 

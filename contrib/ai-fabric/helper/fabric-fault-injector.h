@@ -23,7 +23,8 @@ struct FabricFaultEvent
         DOWN = 0,    //!< the link(s) go down at both ends
         UP = 1,      //!< the link(s) come back
         DEGRADE = 2, //!< the link(s) run at `gbps` (both directions)
-        LOSS = 3,    //!< each end drops a received data frame with probability `rate`
+        LOSS = 3,    //!< each end drops a received data frame (and, with allFrames, a control
+                     //!< frame: PFC, IB flow control) with probability `rate`
         FLAP = 4,    //!< down, up, down, ... every period / 2 from `at` to `until`
     };
 
@@ -32,6 +33,7 @@ struct FabricFaultEvent
     std::vector<uint32_t> links; //!< the links it applies to (a switch: all of its links)
     double gbps{0};              //!< DEGRADE
     double rate{0};              //!< LOSS
+    bool allFrames{false};       //!< LOSS: control frames too (PFC pauses can be lost)
     Time period;                 //!< FLAP: one down + up cycle
     Time until;                  //!< FLAP: last change no later than this
     std::string target;          //!< the name it was given ("leaf0-spine1", "spine3")
@@ -72,7 +74,9 @@ class FabricFaultInjector : public Object
     // Immediate changes (what scheduled events call; usable from scripts too).
     void SetLinkUp(uint32_t link, bool up);
     void SetLinkRate(uint32_t link, DataRate rate);
-    void SetLinkLoss(uint32_t link, double rate);
+    /// Data frames (and with `allFrames` control frames) received at either end of `link` are
+    /// lost with probability `rate`.
+    void SetLinkLoss(uint32_t link, double rate, bool allFrames = false);
     /// Recompute every switch's routes over the links that are up, now.
     void Reconverge();
 

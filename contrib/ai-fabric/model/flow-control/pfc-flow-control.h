@@ -26,8 +26,8 @@ namespace ns3
  * quanta 0 (resume) is sent. PFC frames are real 64-byte MAC-control frames (84 bytes on the
  * wire with preamble and IFG) that bypass the data queues.
  *
- * Not modelled: PFC watchdog / deadlock recovery, and PFC frames lost to bit errors (the error
- * model applies to data frames only).
+ * Not modelled: PFC watchdog / deadlock recovery. PFC frames are lost to bit errors only with the
+ * receiving device's ControlErrorRate (ReceiveErrorRate applies to data frames).
  */
 class PfcFlowControl : public FabricFlowControl
 {

@@ -322,6 +322,11 @@ FabricNetDevice::Receive(FabricFrame& frame)
     }
     if (frame.kind != FabricFrame::DATA)
     {
+        if (m_controlErrorRate > 0.0 && m_errorRng->GetValue() < m_controlErrorRate)
+        {
+            DropFrame(frame, FabricDropReason::CORRUPT);
+            return;
+        }
         ++m_counters.rxFrames;
         m_counters.rxBytes += WireBytes(frame);
         if (frame.kind == FabricFrame::PFC)

@@ -97,6 +97,13 @@ FabricNetDevice::GetTypeId()
                           DoubleValue(0.0),
                           MakeDoubleAccessor(&FabricNetDevice::m_errorRate),
                           MakeDoubleChecker<double>(0.0, 1.0))
+            .AddAttribute("ControlErrorRate",
+                          "Probability in [0,1] that a received control frame (PFC PAUSE/resume, "
+                          "InfiniBand flow-control packet) is corrupt and dropped (reason "
+                          "'corrupt'); 0: control frames are never lost.",
+                          DoubleValue(0.0),
+                          MakeDoubleAccessor(&FabricNetDevice::m_controlErrorRate),
+                          MakeDoubleChecker<double>(0.0, 1.0))
             .AddAttribute("CutThrough",
                           "Receive side: a frame is handed on after its first bit arrives "
                           "(plus ReceiveLatency) instead of its last bit (store-and-forward).",

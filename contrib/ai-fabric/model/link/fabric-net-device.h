@@ -357,6 +357,7 @@ class alignas(64) FabricNetDevice : public NetDevice // per-frame state in the f
     uint32_t m_phyOverhead{20};
     FabricFrameReceiver* m_receiver{nullptr};
     double m_errorRate{0.0};
+    double m_controlErrorRate{0.0}; //!< ControlErrorRate: received control frames lost
     Callback<bool, const FabricFrame&> m_rxFilter;
     FabricDeviceCounters m_counters;
     // per-frame state: transmit side
