@@ -70,22 +70,6 @@ struct TraceDir
 
 #ifdef AI_FABRIC_HAVE_CHAKRA
 
-/// The parallel-training tests' small dense model: equal stages, kernels of whole nanoseconds.
-inline TransformerModel
-SmallModel(uint32_t layers)
-{
-    TransformerModel m;
-    m.layers = layers;
-    m.hidden = 1024;
-    m.ffn = 4096;
-    m.heads = 8;
-    m.kvHeads = 8;
-    m.seqLen = 1024;
-    m.vocab = 0;
-    m.gated = false;
-    return m;
-}
-
 /// The first difference between two graphs, op by op, or empty.
 inline std::string
 FirstDifference(const WorkloadGraph& a, const WorkloadGraph& b)

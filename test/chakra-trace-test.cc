@@ -29,15 +29,7 @@ struct FabricRun
 
     explicit FabricRun(std::shared_ptr<const WorkloadGraph> graph)
     {
-        Ptr<FatTreeHelper> ft = CreateObject<FatTreeHelper>();
-        ft->SetAttribute("Servers", UintegerValue(graph->ranks));
-        ft->SetAttribute("GpusPerServer", UintegerValue(1));
-        ft->SetAttribute("LeafRadix", UintegerValue(8));
-        ft->SetAttribute("LinkRate", DataRateValue(DataRate("400Gbps")));
-        ft->SetAttribute("FabricLinkRate", DataRateValue(DataRate("100Gbps")));
-        Ptr<FabricTopology> topo = ft->Build();
-        RdmaHelper rdma;
-        rdma.Install(topo);
+        Ptr<FabricTopology> topo = SharedSpineFatTree(graph->ranks);
         topo->AssignStreams(1);
         Ptr<RdmaCollectiveTransport> net = CreateObject<RdmaCollectiveTransport>();
         net->SetRanks(topo->GetHosts());

@@ -12,23 +12,6 @@ using namespace ns3;
 namespace
 {
 
-/// A small dense model whose stages are equal (no output head) and whose kernels last whole
-/// nanoseconds at 1 PFLOP/s × 1.
-TransformerModel
-SmallModel(uint32_t layers)
-{
-    TransformerModel m;
-    m.layers = layers;
-    m.hidden = 1024;
-    m.ffn = 4096;
-    m.heads = 8;
-    m.kvHeads = 8;
-    m.seqLen = 1024;
-    m.vocab = 0; // no head: every stage computes the same
-    m.gated = false;
-    return m;
-}
-
 /// A job over `n` GPUs of `g` per server on an ideal network (or `network` when given).
 struct JobRun
 {
@@ -413,15 +396,7 @@ namespace
 std::vector<double>
 StepsOf(const std::vector<std::vector<uint32_t>>& jobs)
 {
-    Ptr<FatTreeHelper> ft = CreateObject<FatTreeHelper>();
-    ft->SetAttribute("Servers", UintegerValue(16));
-    ft->SetAttribute("GpusPerServer", UintegerValue(1));
-    ft->SetAttribute("LeafRadix", UintegerValue(8));
-    ft->SetAttribute("LinkRate", DataRateValue(DataRate("400Gbps")));
-    ft->SetAttribute("FabricLinkRate", DataRateValue(DataRate("100Gbps")));
-    Ptr<FabricTopology> topo = ft->Build();
-    RdmaHelper rdma;
-    rdma.Install(topo);
+    Ptr<FabricTopology> topo = SharedSpineFatTree(16);
     Ptr<RdmaCollectiveTransport> net = CreateObject<RdmaCollectiveTransport>();
     net->SetRanks(topo->GetHosts());
     TransformerModel model = SmallModel(4);

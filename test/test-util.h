@@ -235,4 +235,39 @@ MakeJob(ns3::Ptr<ns3::FabricTopology> topo,
     return c;
 }
 
+/// The training tests' small dense model: equal stages (no output head) and kernels of whole
+/// nanoseconds at 1 PFLOP/s x 1.
+inline ns3::TransformerModel
+SmallModel(uint32_t layers)
+{
+    ns3::TransformerModel m;
+    m.layers = layers;
+    m.hidden = 1024;
+    m.ffn = 4096;
+    m.heads = 8;
+    m.kvHeads = 8;
+    m.seqLen = 1024;
+    m.vocab = 0; // no head: every stage computes the same
+    m.gated = false;
+    return m;
+}
+
+/// `servers` one-GPU servers on a 2-tier fat-tree of radix-8 leaves (4 hosts each), 400G host
+/// links and 100G fabric links (traffic between leaves shares the spines), RDMA NICs installed.
+inline ns3::Ptr<ns3::FabricTopology>
+SharedSpineFatTree(uint32_t servers)
+{
+    using namespace ns3;
+    Ptr<FatTreeHelper> ft = CreateObject<FatTreeHelper>();
+    ft->SetAttribute("Servers", UintegerValue(servers));
+    ft->SetAttribute("GpusPerServer", UintegerValue(1));
+    ft->SetAttribute("LeafRadix", UintegerValue(8));
+    ft->SetAttribute("LinkRate", DataRateValue(DataRate("400Gbps")));
+    ft->SetAttribute("FabricLinkRate", DataRateValue(DataRate("100Gbps")));
+    Ptr<FabricTopology> topo = ft->Build();
+    RdmaHelper rdma;
+    rdma.Install(topo);
+    return topo;
+}
+
 #endif
