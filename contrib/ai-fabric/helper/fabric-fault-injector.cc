@@ -154,7 +154,13 @@ FabricFaultInjector::SetLinkUp(uint32_t link, bool up)
     m_topo->SetLinkUp(link, up);
     ++m_changes;
     m_linkTrace(link, up);
-    Simulator::Schedule(m_convergence, &FabricFaultInjector::Reconverge, this);
+    // Changes at the same instant (a switch's links) converge together: one recomputation.
+    const Time at = Simulator::Now() + m_convergence;
+    if (m_pending.IsExpired() || m_pendingAt != at)
+    {
+        m_pending = Simulator::Schedule(m_convergence, &FabricFaultInjector::Reconverge, this);
+        m_pendingAt = at;
+    }
 }
 
 void

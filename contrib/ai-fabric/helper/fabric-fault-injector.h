@@ -4,6 +4,7 @@
 
 #include "fabric-topology.h"
 
+#include "ns3/event-id.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
 #include "ns3/random-variable-stream.h"
@@ -46,7 +47,8 @@ struct FabricFaultEvent
  * A link goes down at both ends at once (FabricTopology::SetLinkUp): frames queued for it, on
  * the cable and arriving are dropped (reason link-down), and until the routes reconverge,
  * switches keep hashing flows onto it (black-holed as link-down). ConvergenceTime after each
- * topology change (down or up), every switch's table is recomputed over the links that are up
+ * topology change (down or up; changes at the same instant, such as a switch's links, converge
+ * together), every switch's table is recomputed over the links that are up
  * (FabricTopology::PopulateRoutes; InfiniBand's linear forwarding tables are rebuilt as a subnet
  * manager's sweep would): ECMP groups through a dead link shrink, and grow back after a repair.
  * Degraded rates and link loss apply at once and change no route.
@@ -103,6 +105,8 @@ class FabricFaultInjector : public Object
     Time m_convergence;
     uint64_t m_changes{0};
     uint64_t m_reconvergences{0};
+    EventId m_pending; //!< the latest scheduled reconvergence
+    Time m_pendingAt;  //!< when it runs
     Ptr<ExponentialRandomVariable> m_ttf;
     TracedCallback<uint32_t, bool> m_linkTrace;
     TracedCallback<> m_reconvergedTrace;
