@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "fabric-fault-injector.h"
 
+#include "fabric-topology-helper.h"
+
 #include "ns3/double.h"
 #include "ns3/fabric-net-device.h"
 #include "ns3/fabric-switch.h"
+#include "ns3/pfc-flow-control.h"
 #include "ns3/simulator.h"
 #include "ns3/trace-source-accessor.h"
 
@@ -129,6 +132,19 @@ FabricFaultInjector::Apply(FabricFaultEvent e)
         case FabricFaultEvent::FLAP:
             Flap(l, e.period / 2, Simulator::Now() + e.until - e.at, false);
             break;
+        case FabricFaultEvent::PAUSE_STORM:
+            SetPauseStorm(l, e.stormEnd, e.priority, true);
+            if (e.until > e.at)
+            {
+                Simulator::Schedule(e.until - e.at,
+                                    &FabricFaultInjector::SetPauseStorm,
+                                    this,
+                                    l,
+                                    e.stormEnd,
+                                    e.priority,
+                                    false);
+            }
+            break;
         }
     }
 }
@@ -182,6 +198,38 @@ FabricFaultInjector::SetLinkLoss(uint32_t link, double rate, bool allFrames)
         d->SetAttribute("ControlErrorRate", DoubleValue(allFrames ? rate : 0.0));
     }
     ++m_changes;
+}
+
+void
+FabricFaultInjector::SetPauseStorm(uint32_t link, uint32_t end, uint8_t prio, bool on)
+{
+    const FabricLinkInfo& li = m_topo->GetLinks().at(link);
+    if (end != li.a && end != li.b)
+    {
+        throw FabricConfigError("PauseStorm",
+                                "vertex " + std::to_string(end) + " is not an end of link " +
+                                    m_topo->GetLinkName(link));
+    }
+    Ptr<FabricNetDevice> dev = end == li.a ? li.devA : li.devB;
+    Ptr<PfcFlowControl> fc = DynamicCast<PfcFlowControl>(dev->GetFlowControl());
+    if (!fc || !fc->IsLossless(prio))
+    {
+        throw FabricConfigError("PauseStorm",
+                                "the " + m_topo->GetVertexName(end) + " end of " +
+                                    m_topo->GetLinkName(link) + " has no PFC on priority " +
+                                    std::to_string(unsigned(prio)));
+    }
+    if (on && !fc->IsStorming(prio))
+    {
+        ++m_storms;
+    }
+    fc->SetStorm(prio, on);
+}
+
+uint64_t
+FabricFaultInjector::GetPauseStorms() const
+{
+    return m_storms;
 }
 
 void

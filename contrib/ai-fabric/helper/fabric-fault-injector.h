@@ -21,12 +21,14 @@ struct FabricFaultEvent
 {
     enum Action : uint8_t
     {
-        DOWN = 0,    //!< the link(s) go down at both ends
-        UP = 1,      //!< the link(s) come back
-        DEGRADE = 2, //!< the link(s) run at `gbps` (both directions)
-        LOSS = 3,    //!< each end drops a received data frame (and, with allFrames, a control
-                     //!< frame: PFC, IB flow control) with probability `rate`
-        FLAP = 4,    //!< down, up, down, ... every period / 2 from `at` to `until`
+        DOWN = 0,        //!< the link(s) go down at both ends
+        UP = 1,          //!< the link(s) come back
+        DEGRADE = 2,     //!< the link(s) run at `gbps` (both directions)
+        LOSS = 3,        //!< each end drops a received data frame (and, with allFrames, a control
+                         //!< frame: PFC, IB flow control) with probability `rate`
+        FLAP = 4,        //!< down, up, down, ... every period / 2 from `at` to `until`
+        PAUSE_STORM = 5, //!< the `stormEnd` end of the link pauses its peer's `priority`
+                         //!< without end (PfcFlowControl::SetStorm), until `until` if set
     };
 
     Time at;
@@ -36,7 +38,9 @@ struct FabricFaultEvent
     double rate{0};              //!< LOSS
     bool allFrames{false};       //!< LOSS: control frames too (PFC pauses can be lost)
     Time period;                 //!< FLAP: one down + up cycle
-    Time until;                  //!< FLAP: last change no later than this
+    Time until;                  //!< FLAP: last change no later than this; PAUSE_STORM: its end
+    uint32_t stormEnd{0};        //!< PAUSE_STORM: the vertex (host or switch) that storms
+    uint8_t priority{3};         //!< PAUSE_STORM: the paused priority
     std::string target;          //!< the name it was given ("leaf0-spine1", "spine3")
 };
 
@@ -79,6 +83,14 @@ class FabricFaultInjector : public Object
     /// Data frames (and with `allFrames` control frames) received at either end of `link` are
     /// lost with probability `rate`.
     void SetLinkLoss(uint32_t link, double rate, bool allFrames = false);
+    /**
+     * Start or end a pause storm: the port of vertex `end` on `link` holds its peer's `prio`
+     * paused (refreshing PAUSE frames) whatever its buffer holds. The port's flow control must
+     * be PFC (FabricConfigError otherwise).
+     */
+    void SetPauseStorm(uint32_t link, uint32_t end, uint8_t prio, bool on);
+    /// Pause storms started so far.
+    uint64_t GetPauseStorms() const;
     /// Recompute every switch's routes over the links that are up, now.
     void Reconverge();
 
@@ -105,6 +117,7 @@ class FabricFaultInjector : public Object
     Time m_convergence;
     uint64_t m_changes{0};
     uint64_t m_reconvergences{0};
+    uint64_t m_storms{0};
     EventId m_pending; //!< the latest scheduled reconvergence
     Time m_pendingAt;  //!< when it runs
     Ptr<ExponentialRandomVariable> m_ttf;

@@ -138,7 +138,11 @@ PfcFlowControl::ReceiveControl(const FabricFrame& frame)
         uint16_t q = h.GetQuanta(p);
         m_pauseReceivedTrace(p, q);
         m_expire[p].Cancel();
-        if (q == 0)
+        if (q != 0)
+        {
+            m_lastPause[p] = Simulator::Now();
+        }
+        if (q == 0 || IsIgnoringPause(p))
         {
             Expire(p);
             continue;
@@ -171,11 +175,73 @@ PfcFlowControl::Expire(uint8_t prio)
 void
 PfcFlowControl::SetIngressCongested(uint8_t prio, bool congested)
 {
-    if (!IsLossless(prio) || !m_device || congested == IsHoldingPause(prio))
+    if (!IsLossless(prio) || !m_device)
     {
         return;
     }
-    if (congested)
+    const uint8_t bit = static_cast<uint8_t>(1U << (prio & 7));
+    m_congestedMask = congested ? (m_congestedMask | bit) : (m_congestedMask & ~bit);
+    UpdateHold(prio & 7);
+}
+
+void
+PfcFlowControl::SetStorm(uint8_t prio, bool on)
+{
+    if (!IsLossless(prio) || !m_device)
+    {
+        return;
+    }
+    const uint8_t bit = static_cast<uint8_t>(1U << (prio & 7));
+    m_stormMask = on ? (m_stormMask | bit) : (m_stormMask & ~bit);
+    UpdateHold(prio & 7);
+}
+
+bool
+PfcFlowControl::IsStorming(uint8_t prio) const
+{
+    return (m_stormMask >> (prio & 7)) & 1U;
+}
+
+void
+PfcFlowControl::SetIgnorePause(uint8_t prio, bool ignore)
+{
+    const uint8_t p = prio & 7;
+    const uint8_t bit = static_cast<uint8_t>(1U << p);
+    m_ignoreMask = ignore ? (m_ignoreMask | bit) : (m_ignoreMask & ~bit);
+    if (ignore && IsPaused(p))
+    {
+        m_expire[p].Cancel();
+        Expire(p);
+    }
+}
+
+bool
+PfcFlowControl::IsIgnoringPause(uint8_t prio) const
+{
+    return (m_ignoreMask >> (prio & 7)) & 1U;
+}
+
+Time
+PfcFlowControl::GetPausedSince(uint8_t prio) const
+{
+    return m_pausedSince[prio & 7];
+}
+
+Time
+PfcFlowControl::GetLastPauseReceived(uint8_t prio) const
+{
+    return m_lastPause[prio & 7];
+}
+
+void
+PfcFlowControl::UpdateHold(uint8_t prio)
+{
+    const bool want = ((m_congestedMask | m_stormMask) >> prio) & 1U;
+    if (want == IsHoldingPause(prio))
+    {
+        return;
+    }
+    if (want)
     {
         m_holdingMask |= static_cast<uint8_t>(1U << prio);
         SendPause(prio, m_pauseQuanta);

@@ -45,6 +45,29 @@ class PfcFlowControl : public FabricFlowControl
     bool IsPaused(uint8_t prio) const;
     /// \return true if we currently hold the upstream of `prio` paused
     bool IsHoldingPause(uint8_t prio) const;
+    /**
+     * A pause storm: hold the peer's `prio` paused regardless of our buffer, refreshing the
+     * PAUSE for as long as the storm lasts (a NIC or port whose pause generator is stuck: the
+     * "PFC storm" of lossless-fabric operations). Ending it resumes the peer unless congestion
+     * still holds it.
+     */
+    void SetStorm(uint8_t prio, bool on);
+    /// \return true while SetStorm holds `prio`
+    bool IsStorming(uint8_t prio) const;
+    /**
+     * Transmit side: honour PAUSE frames for `prio` or not (a PFC watchdog's mitigation). While
+     * ignored, PAUSEs are still counted and traced but do not stop transmission; ignoring ends a
+     * pause in force.
+     */
+    void SetIgnorePause(uint8_t prio, bool ignore);
+    bool IsIgnoringPause(uint8_t prio) const;
+    /**
+     * \return when the pause in force on `prio` began (pauses refreshed before they expire
+     * count as one); meaningful while IsPaused(prio)
+     */
+    Time GetPausedSince(uint8_t prio) const;
+    /// \return when the last PAUSE (quanta > 0) for `prio` arrived, ignored or not (-1 s: never)
+    Time GetLastPauseReceived(uint8_t prio) const;
 
     uint64_t GetPauseFramesSent() const;
     uint64_t GetResumeFramesSent() const;
@@ -85,6 +108,8 @@ class PfcFlowControl : public FabricFlowControl
 
   private:
     void SendPause(uint8_t prio, uint16_t quanta);
+    /// Start or stop holding the peer's `prio` paused as congestion or a storm requires.
+    void UpdateHold(uint8_t prio);
     void Refresh(uint8_t prio);
     void Expire(uint8_t prio);
 
@@ -96,7 +121,18 @@ class PfcFlowControl : public FabricFlowControl
     uint8_t m_pausedMask{0};           //!< tx side: priorities paused by the peer
     std::array<Time, 8> m_pausedSince; //!< when each paused priority was paused
     std::array<Time, 8> m_pausedTotal; //!< paused time of each priority, ended pauses
-    uint8_t m_holdingMask{0};          //!< rx side: priorities we hold paused upstream
+    std::array<Time, 8> m_lastPause{Seconds(-1),
+                                    Seconds(-1),
+                                    Seconds(-1),
+                                    Seconds(-1),
+                                    Seconds(-1),
+                                    Seconds(-1),
+                                    Seconds(-1),
+                                    Seconds(-1)};
+    uint8_t m_holdingMask{0};   //!< rx side: priorities we hold paused upstream
+    uint8_t m_congestedMask{0}; //!< rx side: priorities the buffer says are congested
+    uint8_t m_stormMask{0};     //!< rx side: priorities a storm holds paused
+    uint8_t m_ignoreMask{0};    //!< tx side: priorities whose PAUSEs are ignored
     uint64_t m_pauseSent{0};
     uint64_t m_resumeSent{0};
     uint64_t m_pauseReceived{0};

@@ -34,6 +34,8 @@ FabricDropReasonName(FabricDropReason r)
         return "ttl-expired";
     case FabricDropReason::NO_LISTENER:
         return "no-listener";
+    case FabricDropReason::PFC_WATCHDOG:
+        return "pfc-watchdog";
     default:
         return "unknown";
     }

@@ -30,7 +30,8 @@ enum class FabricDropReason : uint8_t
     TX_QUEUE_FULL = 5, //!< host NIC egress queue limit exceeded
     TTL_EXPIRED = 6,   //!< IPv4 TTL reached zero (forwarding loop)
     NO_LISTENER = 7,   //!< frame reached its host but no client was listening on its port
-    COUNT = 8
+    PFC_WATCHDOG = 8,  //!< a PFC watchdog's drop action discarded a stormed queue's frame
+    COUNT = 9
 };
 
 /// \return the stable string name of a drop reason ("buffer-full", "corrupt", ...)

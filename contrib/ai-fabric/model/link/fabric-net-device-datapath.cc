@@ -48,6 +48,15 @@ FabricNetDevice::Enqueue(FabricFrame&& frame)
         return false;
     }
     const uint8_t p = frame.priority & 7;
+    if ((m_discardMask >> p) & 1U)
+    {
+        if (m_receiver)
+        {
+            m_receiver->NotifyDequeue(this, frame);
+        }
+        DropFrame(frame, FabricDropReason::PFC_WATCHDOG);
+        return false;
+    }
     const uint32_t bytes = BufferBytes(frame);
     if (m_txQueueLimit != 0 && m_queueBytes[p] + bytes > m_txQueueLimit)
     {
@@ -117,6 +126,51 @@ FabricNetDevice::SetTxBlocked(uint8_t prio, bool blocked)
     {
         m_blockedMask &= static_cast<uint8_t>(~bit);
         TryTransmit();
+    }
+}
+
+void
+FabricNetDevice::SetTxDiscard(uint8_t prio, bool discard)
+{
+    const uint8_t p = prio & 7;
+    const uint8_t bit = static_cast<uint8_t>(1U << p);
+    if (!discard)
+    {
+        m_discardMask &= static_cast<uint8_t>(~bit);
+        return;
+    }
+    m_discardMask |= bit;
+    FabricFrame f;
+    while (!m_queue[p].Empty())
+    {
+        m_queue[p].PopFrontInto(f);
+        m_queueBytes[p] -= BufferBytes(f);
+        if (m_receiver)
+        {
+            m_receiver->NotifyDequeue(this, f);
+        }
+        DropFrame(f, FabricDropReason::PFC_WATCHDOG);
+    }
+    m_nonEmptyMask &= static_cast<uint8_t>(~bit);
+    if (m_traced & TRACED_QUEUE_LENGTH)
+    {
+        m_queueLengthTrace(p, 0);
+    }
+}
+
+bool
+FabricNetDevice::IsTxDiscarding(uint8_t prio) const
+{
+    return (m_discardMask >> (prio & 7)) & 1U;
+}
+
+void
+FabricNetDevice::ForEachQueued(uint8_t prio, const std::function<void(const FabricFrame&)>& f) const
+{
+    const FabricRing<FabricFrame>& q = m_queue[prio & 7];
+    for (uint32_t i = 0; i < q.Size(); ++i)
+    {
+        f(q.At(i));
     }
 }
 

@@ -15,6 +15,7 @@
 #include "ns3/traced-callback.h"
 
 #include <array>
+#include <functional>
 #include <vector>
 
 namespace ns3
@@ -129,6 +130,15 @@ class alignas(64) FabricNetDevice : public NetDevice // per-frame state in the f
     /// Block or unblock transmission of priority `prio` (link-level flow control).
     void SetTxBlocked(uint8_t prio, bool blocked);
     bool IsTxBlocked(uint8_t prio) const;
+    /**
+     * Discard priority `prio` instead of sending it (a PFC watchdog's drop action): what is
+     * queued on it now and what is enqueued on it later is dropped (reason pfc-watchdog), each
+     * frame handed to the receiver's NotifyDequeue first so a switch frees its buffer.
+     */
+    void SetTxDiscard(uint8_t prio, bool discard);
+    bool IsTxDiscarding(uint8_t prio) const;
+    /// Visit the frames queued on priority `prio`, head first (diagnostics; not per frame).
+    void ForEachQueued(uint8_t prio, const std::function<void(const FabricFrame&)>& f) const;
 
     /// Set who receives data frames (a FabricSwitch, or a host client). Not owned.
     void SetFrameReceiver(FabricFrameReceiver* receiver);
@@ -348,6 +358,7 @@ class alignas(64) FabricNetDevice : public NetDevice // per-frame state in the f
     bool m_schedCountsSent{false}; //!< m_scheduler->CountsSent(), asked when it is installed
     uint8_t m_nonEmptyMask{0};
     uint8_t m_blockedMask{0};
+    uint8_t m_discardMask{0}; //!< SetTxDiscard: priorities dropped instead of sent
     uint8_t m_sourceReadyMask{0};
     uint8_t m_traced{0}; //!< TRACED_* bits: which per-frame trace sources have sinks
     bool m_cutThrough{false};
