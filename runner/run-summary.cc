@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "run-summary.h"
 
+#include "run-pfc.h"
+
 #include "ns3/ai-fabric-module.h"
 #include "ns3/core-module.h"
 
@@ -420,6 +422,7 @@ Summary(const RunConfig& c, const Simulation& sim, uint64_t events, double wall)
                        {"reconvergences", f ? f->GetReconvergences() : 0},
                        {"link_down_drops", f ? f->GetLinkDownDrops() : 0},
                        {"links_down_at_end", f ? f->GetLinksDown() : 0}};
+    s["pfc_health"] = PfcSummary(c, sim);
     if (sim.flows)
     {
         s["flows"] = FlowsSummary(*sim.flows, *sim.flowQueue, topo);

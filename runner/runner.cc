@@ -4,6 +4,7 @@
 #include "interrupt.h"
 #include "run-attributes.h"
 #include "run-jobs.h"
+#include "run-pfc.h"
 #include "run-sampler.h"
 #include "run-summary.h"
 #include "run-traces.h"
@@ -177,26 +178,34 @@ IncompleteRunMessage(const RunOutput& r)
     std::ostringstream os;
     os << "run '" << r.config.name << "': ";
     const uint64_t qpErrors = s["counters"]["qp_errors"].get<uint64_t>();
-    if (r.config.workloadKind == "flows" && qpErrors == 0)
+    if (r.config.workloadKind == "flows" && qpErrors == 0 && s["pfc_health"]["deadlocks"].empty())
     {
         os << "hit limits.max_sim_seconds (" << r.config.maxSimSeconds << " s) with "
            << s["flows"]["completed"] << " of " << s["flows"]["total"]
            << " flows completed; its summary covers the completed flows";
         return os.str();
     }
-    if (qpErrors > 0)
+    const std::string pfc = PfcStallReason(s);
+    if (!s["pfc_health"]["deadlocks"].empty() &&
+        !s["pfc_health"]["watchdog"]["enabled"].get<bool>())
+    {
+        os << pfc << "; the job did not complete (" << s["steps_completed"] << " of "
+           << r.config.steps << " steps)";
+    }
+    else if (qpErrors > 0)
     {
         // A queue pair in the error state never delivers its message: the step cannot end.
         os << qpErrors << (qpErrors == 1 ? " queue pair" : " queue pairs")
            << " exhausted their retries (faults.drop_rate " << r.config.dropRate
            << "); the job did not complete (" << s["steps_completed"] << " of " << r.config.steps
-           << " steps)";
+           << " steps)" << (pfc.empty() ? "" : " (" + pfc + ")");
     }
     else
     {
         os << "hit limits.max_sim_seconds (" << r.config.maxSimSeconds << " s) after "
            << s["steps_completed"] << " of " << r.config.steps
-           << " steps; the job did not complete, its summary covers the completed steps";
+           << " steps; the job did not complete, its summary covers the completed steps"
+           << (pfc.empty() ? "" : " (" + pfc + ")");
     }
     return os.str();
 }

@@ -276,6 +276,24 @@ ValidateFaultEvents(const json& list)
         {
             throw ScenarioError(at + "." + needs + ": missing (action " + action + " needs it)");
         }
+        for (const char* key : {"from", "priority"})
+        {
+            if (e.contains(key) && action != "pause-storm")
+            {
+                throw ScenarioError(at + "." + key + ": only with action pause-storm (got action " +
+                                    action + ")");
+            }
+        }
+        if (e.contains("from") && !e.contains("link"))
+        {
+            throw ScenarioError(at + ".from: only with a link target (a nic or switch storms "
+                                     "itself)");
+        }
+        if (action == "pause-storm" && e.contains("until_ms") &&
+            e["until_ms"].get<double>() <= e["at_ms"].get<double>())
+        {
+            throw ScenarioError(at + ".until_ms: a pause-storm's until_ms must be > at_ms");
+        }
         if (e.contains("frames") && action != "loss")
         {
             throw ScenarioError(at + ".frames: only with action loss (got action " + action + ")");

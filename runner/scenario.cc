@@ -146,6 +146,15 @@ ToRun(const json& j, size_t index)
     r.randomHostLinks = j["faults"]["random"]["host_links"];
     r.convergenceMs = j["routing"]["convergence_ms"];
     r.valleyFree = j["routing"]["valley_free"];
+    r.watchdog = j["pfc_watchdog"]["enabled"];
+    r.watchdogDetectionMs = j["pfc_watchdog"]["detection_ms"];
+    r.watchdogRestorationMs = j["pfc_watchdog"]["restoration_ms"];
+    r.watchdogPollMs = j["pfc_watchdog"]["poll_ms"];
+    r.watchdogAction = j["pfc_watchdog"]["action"];
+    r.deadlockDetection = j["pfc_deadlock"]["enabled"];
+    r.deadlockThresholdMs = j["pfc_deadlock"]["threshold_ms"];
+    r.deadlockPollMs = j["pfc_deadlock"]["poll_ms"];
+    r.deadlockStop = j["pfc_deadlock"]["stop"];
     const json& w = j["workload"];
     r.workloadKind = w["kind"];
     if (r.workloadKind == "flows")
@@ -248,6 +257,15 @@ ToRun(const json& j, size_t index)
         throw ScenarioError(
             "pfc: InfiniBand is lossless by credit flow control; pfc must stay true "
             "with fabric infiniband (pfc: false applies to rocev2 and tcp)");
+    }
+    for (size_t i = 0; i < r.faultEvents.size(); ++i)
+    {
+        if (r.faultEvents[i]["action"] == "pause-storm" && (r.fabric == "infiniband" || !r.pfc))
+        {
+            throw ScenarioError("faults.events[" + std::to_string(i) +
+                                "].action: pause-storm needs PFC (pfc true on rocev2 or tcp; "
+                                "InfiniBand has credits, not PAUSE frames)");
+        }
     }
     if (r.fabric != "infiniband" && r.congestionControl == "ib-cc")
     {

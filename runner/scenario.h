@@ -63,8 +63,17 @@ struct RunConfig
     double randomMtbfHours{0};                            //!< faults.random
     double randomRepairMs{1000};
     bool randomHostLinks{false};
-    double convergenceMs{100}; //!< routing.convergence_ms
-    bool valleyFree{true};     //!< routing.valley_free
+    double convergenceMs{100};       //!< routing.convergence_ms
+    bool valleyFree{true};           //!< routing.valley_free
+    bool watchdog{false};            //!< pfc_watchdog.enabled
+    double watchdogDetectionMs{200}; //!< pfc_watchdog.detection_ms
+    double watchdogRestorationMs{200};
+    double watchdogPollMs{100};
+    std::string watchdogAction{"drop"};
+    bool deadlockDetection{true}; //!< pfc_deadlock.enabled
+    double deadlockThresholdMs{10};
+    double deadlockPollMs{1};
+    bool deadlockStop{true};
     uint32_t steps{3};
     double computeMs{82};
     std::string collective{"allreduce"};

@@ -2,6 +2,8 @@
 #include "simulation-builder.h"
 
 #include "json-input.h"
+#include "run-faults.h"
+#include "run-pfc.h"
 #include "run-timeline.h"
 #include "scenario-tuning.h"
 
@@ -341,77 +343,6 @@ AddJobs(const RunConfig& c, const std::vector<bool>* include, Simulation& sim)
     }
 }
 
-/// The fault timeline (faults.events, faults.random) on `topo`, or null without one. A name
-/// that is not in the fabric is bad input.
-Ptr<FabricFaultInjector>
-BuildFaults(const RunConfig& c, Ptr<FabricTopology> topo)
-{
-    if (c.faultEvents.empty() && c.randomMtbfHours <= 0)
-    {
-        return nullptr;
-    }
-    Ptr<FabricFaultInjector> inj = CreateObject<FabricFaultInjector>();
-    inj->SetTopology(topo);
-    inj->SetAttribute("ConvergenceTime", TimeValue(NanoSeconds(int64_t(c.convergenceMs * 1e6))));
-    inj->AssignStreams(900000);
-    auto ms = [](double v) { return NanoSeconds(int64_t(v * 1e6)); };
-    for (size_t i = 0; i < c.faultEvents.size(); ++i)
-    {
-        const nlohmann::json& j = c.faultEvents[i];
-        const std::string at = "faults.events[" + std::to_string(i) + "].";
-        FabricFaultEvent e;
-        e.at = ms(j["at_ms"].get<double>());
-        if (j.contains("link"))
-        {
-            e.target = j["link"];
-            const int32_t l = topo->FindLink(e.target);
-            if (l < 0)
-            {
-                throw ScenarioError(at + "link: '" + EchoText(e.target) +
-                                    "' is not a link of this fabric (ai-fabric topology --list "
-                                    "prints them)");
-            }
-            e.links = {uint32_t(l)};
-        }
-        else
-        {
-            const bool sw = j.contains("switch");
-            e.target = j[sw ? "switch" : "nic"];
-            const int32_t v = topo->FindVertex(e.target);
-            const bool ok = v >= 0 && (sw ? uint32_t(v) >= topo->GetNEndpoints()
-                                          : uint32_t(v) < topo->GetNHosts());
-            if (!ok)
-            {
-                throw ScenarioError(at + (sw ? "switch" : "nic") + ": '" + EchoText(e.target) +
-                                    "' is not a " + (sw ? "switch" : "GPU") + " of this fabric (" +
-                                    (sw ? "leaf0, spine3, ..." : "gpu0, ...") +
-                                    "; ai-fabric topology --list)");
-            }
-            e.links = topo->GetVertexLinks(uint32_t(v));
-        }
-        const std::string action = j["action"];
-        e.action = action == "down"      ? FabricFaultEvent::DOWN
-                   : action == "up"      ? FabricFaultEvent::UP
-                   : action == "degrade" ? FabricFaultEvent::DEGRADE
-                   : action == "loss"    ? FabricFaultEvent::LOSS
-                                         : FabricFaultEvent::FLAP;
-        e.gbps = j.value("gbps", 0.0);
-        e.rate = j.value("rate", 0.0);
-        e.allFrames = j.value("frames", std::string("data")) == "all";
-        e.period = ms(j.value("period_ms", 0.0));
-        e.until = ms(j.value("until_ms", 0.0));
-        inj->AddEvent(e);
-    }
-    if (c.randomMtbfHours > 0)
-    {
-        inj->AddRandomFailures(Seconds(c.randomMtbfHours * 3600),
-                               ms(c.randomRepairMs),
-                               c.randomHostLinks,
-                               Seconds(c.maxSimSeconds));
-    }
-    return inj;
-}
-
 } // namespace
 
 Ptr<FabricTopology>
@@ -559,6 +490,7 @@ BuildSimulation(const RunConfig& c, const std::vector<bool>* include)
     Simulation sim;
     sim.topo = topo;
     sim.faults = faults;
+    AddPfcHealth(c, sim);
     sim.nics = nics;
     sim.network = network;
     sim.tcpNetwork = tcpNetwork ? tcpNetwork : (tcp ? network : nullptr);

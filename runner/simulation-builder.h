@@ -12,6 +12,8 @@
 #include "ns3/latency-histogram.h"
 #include "ns3/nvlink-transport.h"
 #include "ns3/parallel-training-job.h"
+#include "ns3/pfc-deadlock-detector.h"
+#include "ns3/pfc-watchdog.h"
 #include "ns3/rdma-nic.h"
 #include "ns3/training-job.h"
 
@@ -40,12 +42,14 @@ struct Simulation
     ns3::Ptr<ns3::NvlinkTransport> nvlink;         //!< null with one GPU per server
     ns3::Ptr<ns3::TrainingJob> job;                //!< workload.kind collective, else null
     ns3::Ptr<ns3::ParallelTrainingJob> parallel;   //!< workload.kind training, else null
-    ns3::Ptr<ns3::FlowWorkload> flows;          //!< workload.flows or workload.background, or null
-    ns3::Ptr<ns3::LatencyHistogram> flowQueue;  //!< with flows: the switch egress queue (bytes)
-                                                //!< each data frame found on arrival
-    ns3::Ptr<ns3::LatencyHistogram> latency;    //!< one-way latency of data packets
-    ns3::Ptr<ns3::FabricFaultInjector> faults;  //!< faults.events / faults.random, or null
-    std::shared_ptr<TimelineRecorder> timeline; //!< workload.kind training (one job), or null
+    ns3::Ptr<ns3::FlowWorkload> flows;           //!< workload.flows or workload.background, or null
+    ns3::Ptr<ns3::LatencyHistogram> flowQueue;   //!< with flows: the switch egress queue (bytes)
+                                                 //!< each data frame found on arrival
+    ns3::Ptr<ns3::LatencyHistogram> latency;     //!< one-way latency of data packets
+    ns3::Ptr<ns3::FabricFaultInjector> faults;   //!< faults.events / faults.random, or null
+    ns3::Ptr<ns3::PfcWatchdog> watchdog;         //!< pfc_watchdog, or null
+    ns3::Ptr<ns3::PfcDeadlockDetector> deadlock; //!< pfc_deadlock, or null
+    std::shared_ptr<TimelineRecorder> timeline;  //!< workload.kind training (one job), or null
     std::vector<SimulatedJob> jobs; //!< with `jobs`: the included ones (the first is also
                                     //!< job / parallel)
 };

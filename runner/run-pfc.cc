@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "run-pfc.h"
+
+#include "ns3/boolean.h"
+#include "ns3/enum.h"
+#include "ns3/fabric-switch.h"
+#include "ns3/pfc-flow-control.h"
+#include "ns3/simulator.h"
+
+#include <algorithm>
+#include <sstream>
+#include <unordered_map>
+
+using namespace ns3;
+using json = nlohmann::json;
+
+namespace aifabric
+{
+
+namespace
+{
+
+Time
+Ms(double ms)
+{
+    return NanoSeconds(int64_t(ms * 1e6));
+}
+
+/// "a>b": the egress queue of vertex a's port on the link to b.
+std::unordered_map<const FabricNetDevice*, std::string>
+EgressNames(const FabricTopology& topo)
+{
+    std::unordered_map<const FabricNetDevice*, std::string> names;
+    const auto& links = topo.GetLinks();
+    for (size_t l = 0; l < links.size(); ++l)
+    {
+        const std::string a = topo.GetVertexName(links[l].a);
+        const std::string b = topo.GetVertexName(links[l].b);
+        names[PeekPointer(links[l].devA)] = a + ">" + b;
+        names[PeekPointer(links[l].devB)] = b + ">" + a;
+    }
+    return names;
+}
+
+} // namespace
+
+void
+AddPfcHealth(const RunConfig& c, Simulation& sim)
+{
+    if (!c.pfc || c.fabric == "infiniband")
+    {
+        return;
+    }
+    const uint32_t n = sim.topo->GetNSwitches();
+    if (c.watchdog)
+    {
+        sim.watchdog = CreateObject<PfcWatchdog>();
+        sim.watchdog->SetAttribute("DetectionTime", TimeValue(Ms(c.watchdogDetectionMs)));
+        sim.watchdog->SetAttribute("RestorationTime", TimeValue(Ms(c.watchdogRestorationMs)));
+        sim.watchdog->SetAttribute("PollInterval", TimeValue(Ms(c.watchdogPollMs)));
+        sim.watchdog->SetAttribute("Action",
+                                   EnumValue(c.watchdogAction == "drop"      ? PfcWatchdog::DROP
+                                             : c.watchdogAction == "forward" ? PfcWatchdog::FORWARD
+                                                                             : PfcWatchdog::ALERT));
+        for (uint32_t j = 0; j < n; ++j)
+        {
+            sim.watchdog->Install(sim.topo->GetSwitch(j));
+        }
+    }
+    if (c.deadlockDetection)
+    {
+        sim.deadlock = CreateObject<PfcDeadlockDetector>();
+        sim.deadlock->SetAttribute("Threshold", TimeValue(Ms(c.deadlockThresholdMs)));
+        sim.deadlock->SetAttribute("PollInterval", TimeValue(Ms(c.deadlockPollMs)));
+        sim.deadlock->SetAttribute("StopSimulation", BooleanValue(c.deadlockStop && !c.watchdog));
+        for (uint32_t j = 0; j < n; ++j)
+        {
+            sim.deadlock->AddSwitch(sim.topo->GetSwitch(j));
+        }
+    }
+}
+
+json
+PfcSummary(const RunConfig& c, const Simulation& sim)
+{
+    const FabricTopology& topo = *sim.topo;
+    const auto names = EgressNames(topo);
+    auto name = [&names](const FabricNetDevice* d) {
+        const auto it = names.find(d);
+        return it == names.end() ? std::string("?") : it->second;
+    };
+    json deadlocks = json::array();
+    if (sim.deadlock)
+    {
+        for (const auto& cycle : sim.deadlock->GetDeadlocks())
+        {
+            json queues = json::array();
+            double pausedMs = 1e300;
+            for (const PfcDeadlockHop& h : cycle)
+            {
+                queues.push_back(name(PeekPointer(h.device)));
+                pausedMs = std::min(pausedMs, h.pausedFor.GetSeconds() * 1e3);
+            }
+            deadlocks.push_back(json{{"queues", queues},
+                                     {"priority", cycle.front().prio},
+                                     {"paused_ms", pausedMs}});
+        }
+    }
+
+    // Queues paused at the end, longest first (at most 16).
+    struct Paused
+    {
+        std::string queue;
+        uint8_t prio;
+        double ms;
+    };
+
+    std::vector<Paused> paused;
+    const Time now = Simulator::Now();
+    for (const auto& li : topo.GetLinks())
+    {
+        for (const auto& d : {li.devA, li.devB})
+        {
+            Ptr<PfcFlowControl> fc = DynamicCast<PfcFlowControl>(d->GetFlowControl());
+            for (uint8_t p = 0; fc && p < 8; ++p)
+            {
+                if (fc->IsLossless(p) && fc->IsPaused(p))
+                {
+                    paused.push_back(Paused{name(PeekPointer(d)),
+                                            p,
+                                            (now - fc->GetPausedSince(p)).GetSeconds() * 1e3});
+                }
+            }
+        }
+    }
+    std::stable_sort(paused.begin(), paused.end(), [](const Paused& a, const Paused& b) {
+        return a.ms > b.ms;
+    });
+    json atEnd = json::array();
+    for (size_t i = 0; i < paused.size() && i < 16; ++i)
+    {
+        atEnd.push_back(json{{"queue", paused[i].queue},
+                             {"priority", paused[i].prio},
+                             {"paused_ms", paused[i].ms}});
+    }
+    const auto& w = sim.watchdog;
+    return json{{"pause_storms", sim.faults ? sim.faults->GetPauseStorms() : 0},
+                {"watchdog",
+                 {{"enabled", c.watchdog},
+                  {"storms_detected", w ? w->GetStormsDetected() : 0},
+                  {"restorations", w ? w->GetRestorations() : 0},
+                  {"dropped_frames", w ? w->GetDroppedFrames() : 0},
+                  {"stormed_at_end", w ? w->GetStormedQueues() : 0}}},
+                {"deadlocks", deadlocks},
+                {"paused_queues_at_end", paused.size()},
+                {"longest_paused_at_end", atEnd}};
+}
+
+std::string
+PfcStallReason(const json& s)
+{
+    if (!s.contains("pfc_health"))
+    {
+        return "";
+    }
+    const json& p = s["pfc_health"];
+    std::ostringstream os;
+    if (!p["deadlocks"].empty())
+    {
+        const json& d = p["deadlocks"].front();
+        if (p["watchdog"]["enabled"].get<bool>())
+        {
+            os << p["deadlocks"].size() << " PFC deadlock(s) found, the watchdog broke them "
+               << p["watchdog"]["storms_detected"] << " times by dropping ("
+               << p["watchdog"]["dropped_frames"] << " frames)";
+            return os.str();
+        }
+        os << "PFC deadlock: a cycle of " << d["queues"].size() << " paused queues (priority "
+           << d["priority"] << "): ";
+        for (size_t i = 0; i < d["queues"].size(); ++i)
+        {
+            os << (i ? " -> " : "") << d["queues"][i].get<std::string>();
+        }
+        os << ", each paused " << d["paused_ms"].get<double>()
+           << " ms; the run stopped there (pfc_watchdog.enabled breaks deadlocks by dropping)";
+        return os.str();
+    }
+    if (!p["longest_paused_at_end"].empty())
+    {
+        const json& q = p["longest_paused_at_end"].front();
+        os << p["paused_queues_at_end"] << " queue(s) still paused by PFC, longest "
+           << q["queue"].get<std::string>() << " (priority " << q["priority"] << ", "
+           << q["paused_ms"].get<double>() << " ms)";
+        if (p["pause_storms"].get<uint64_t>() > 0 && !p["watchdog"]["enabled"].get<bool>())
+        {
+            os << ": a pause storm stalls its victims (pfc_watchdog.enabled mitigates it)";
+        }
+        return os.str();
+    }
+    return "";
+}
+
+} // namespace aifabric
