@@ -186,6 +186,77 @@ class TimingWheelOrderTestCase : public TestCase
     }
 };
 
+/// A NIC storming PAUSE frames stalls a flow from a host it pauses; the PFC watchdog frees it.
+class PfcWatchdogTestCase : public TestCase
+{
+  public:
+    PfcWatchdogTestCase()
+        : TestCase("a pause storm stalls its victim until the PFC watchdog drops the stormed queue")
+    {
+    }
+
+  private:
+    static void Done(Time* at, const RdmaCompletion& c)
+    {
+        if (c.status == RdmaCompletion::SUCCESS)
+        {
+            *at = Simulator::Now();
+        }
+    }
+
+    /// \return when gpu1's write to gpu2 completed (-1 s: never), gpu0 storming from 1 ms
+    Time Victim(bool watchdog)
+    {
+        Ptr<StarTopologyHelper> star = CreateObject<StarTopologyHelper>();
+        star->SetAttribute("Servers", UintegerValue(3));
+        star->SetAttribute("GpusPerServer", UintegerValue(1));
+        Ptr<FabricTopology> topo = star->Build();
+        RdmaHelper rdma;
+        rdma.SetCongestionControl("ns3::RdmaNoCc");
+        rdma.Install(topo);
+        Ptr<FabricFaultInjector> inj = CreateObject<FabricFaultInjector>();
+        inj->SetTopology(topo);
+        Simulator::Schedule(MilliSeconds(1),
+                            &FabricFaultInjector::SetPauseStorm,
+                            inj,
+                            topo->GetVertexLinks(0).front(),
+                            0,
+                            3,
+                            true);
+        Ptr<PfcWatchdog> wd = CreateObject<PfcWatchdog>();
+        wd->SetAttribute("DetectionTime", TimeValue(MilliSeconds(20)));
+        wd->SetAttribute("PollInterval", TimeValue(MilliSeconds(10)));
+        if (watchdog)
+        {
+            wd->Install(topo->GetSwitch(0));
+        }
+        Time victim = Seconds(-1);
+        Simulator::Schedule(MilliSeconds(2), [&]() {
+            auto a = RdmaHelper::Connect(topo->GetHostNode(1), topo->GetHostNode(0));
+            a.first->PostWrite(4 << 20);
+            auto b = RdmaHelper::Connect(topo->GetHostNode(1), topo->GetHostNode(2));
+            b.first->SetCompletionCallback(MakeBoundCallback(&PfcWatchdogTestCase::Done, &victim));
+            b.first->PostWrite(4 << 20);
+        });
+        Simulator::Stop(MilliSeconds(100));
+        Simulator::Run();
+        if (watchdog)
+        {
+            NS_TEST_EXPECT_MSG_EQ(wd->GetStormsDetected(), 1, "one storm detected");
+        }
+        Simulator::Destroy();
+        return victim;
+    }
+
+    void DoRun() override
+    {
+        NS_TEST_ASSERT_MSG_EQ(Victim(false), Seconds(-1), "without the watchdog the victim stalls");
+        const Time t = Victim(true);
+        NS_TEST_ASSERT_MSG_GT(t, MilliSeconds(21), "not before detection");
+        NS_TEST_ASSERT_MSG_LT(t, MilliSeconds(32), "within detection + a poll");
+    }
+};
+
 class AiFabricTestSuite : public TestSuite
 {
   public:
@@ -196,6 +267,7 @@ class AiFabricTestSuite : public TestSuite
         AddTestCase(new BufferManagerPfcTestCase);
         AddTestCase(new IbCreditLoopTestCase);
         AddTestCase(new TimingWheelOrderTestCase);
+        AddTestCase(new PfcWatchdogTestCase);
     }
 };
 
