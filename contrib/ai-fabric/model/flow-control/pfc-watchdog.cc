@@ -4,6 +4,7 @@
 #include "pfc-flow-control.h"
 
 #include "ns3/enum.h"
+#include "ns3/fabric-enum-accessor.h"
 #include "ns3/fabric-net-device.h"
 #include "ns3/fabric-switch.h"
 #include "ns3/log.h"
@@ -46,7 +47,7 @@ PfcWatchdog::GetTypeId()
                           "What is done to a stormed queue: Drop (ignore PAUSEs and discard its "
                           "frames, SONiC's default), Forward (ignore PAUSEs), Alert (count only).",
                           EnumValue(PfcWatchdog::DROP),
-                          MakeEnumAccessor(&PfcWatchdog::m_action),
+                          MakeFabricEnumAccessor<PfcWatchdog::Action>(&PfcWatchdog::m_action),
                           MakeEnumChecker(PfcWatchdog::DROP,
                                           "Drop",
                                           PfcWatchdog::FORWARD,
