@@ -245,6 +245,7 @@ Summary(const RunConfig& c, const Simulation& sim, uint64_t events, double wall)
     uint64_t dataPackets = 0;
     uint64_t cnps = 0;
     uint64_t qpErrors = 0;
+    uint64_t outOfOrder = 0;
     const uint64_t retx = network->GetRetransmissions();
     const uint64_t timeouts = network->GetTimeouts();
     for (auto& n : nics)
@@ -252,6 +253,7 @@ Summary(const RunConfig& c, const Simulation& sim, uint64_t events, double wall)
         dataPackets += n->GetCounters().dataPacketsSent;
         cnps += n->GetCounters().cnpsSent;
         qpErrors += n->GetCounters().qpErrors;
+        outOfOrder += n->GetCounters().outOfOrderPackets;
     }
     if (tcp)
     {
@@ -344,7 +346,8 @@ Summary(const RunConfig& c, const Simulation& sim, uint64_t events, double wall)
                          {"cnps", cnps},
                          {"retransmitted_packets", retx},
                          {"timeouts", timeouts},
-                         {"qp_errors", qpErrors}};
+                         {"qp_errors", qpErrors},
+                         {"out_of_order_packets", outOfOrder}};
     // Same keys in every run: RDMA runs report zero TCP messages.
     s["tcp_message_breakdown_us"] = json{{"messages", 0},
                                          {"gpu_to_host", 0.0},

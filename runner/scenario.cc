@@ -146,6 +146,13 @@ ToRun(const json& j, size_t index)
     r.randomHostLinks = j["faults"]["random"]["host_links"];
     r.convergenceMs = j["routing"]["convergence_ms"];
     r.valleyFree = j["routing"]["valley_free"];
+    r.loadBalancing = j["routing"]["load_balancing"];
+    r.flowletGapUs = j["routing"]["flowlet_gap_us"];
+    r.qpsPerConnection = j["routing"]["qps_per_connection"];
+    if (r.qpsPerConnection == 0)
+    {
+        r.qpsPerConnection = r.loadBalancing == "qp-ecmp" ? 4 : 1;
+    }
     r.watchdog = j["pfc_watchdog"]["enabled"];
     r.watchdogDetectionMs = j["pfc_watchdog"]["detection_ms"];
     r.watchdogRestorationMs = j["pfc_watchdog"]["restoration_ms"];
@@ -257,6 +264,17 @@ ToRun(const json& j, size_t index)
         throw ScenarioError(
             "pfc: InfiniBand is lossless by credit flow control; pfc must stay true "
             "with fabric infiniband (pfc: false applies to rocev2 and tcp)");
+    }
+    if (r.fabric == "infiniband" && r.loadBalancing != "ecmp" && r.loadBalancing != "adaptive")
+    {
+        throw ScenarioError("routing.load_balancing: with fabric infiniband must be ecmp (the "
+                            "subnet manager's LFT) or adaptive (got " +
+                            r.loadBalancing + ")");
+    }
+    if (r.fabric == "tcp" && r.loadBalancing == "qp-ecmp")
+    {
+        throw ScenarioError("routing.load_balancing: qp-ecmp needs RDMA queue pairs (fabric "
+                            "rocev2); kernel TCP spreads over tcp.sockets_per_peer connections");
     }
     for (size_t i = 0; i < r.faultEvents.size(); ++i)
     {

@@ -63,10 +63,13 @@ struct RunConfig
     double randomMtbfHours{0};                            //!< faults.random
     double randomRepairMs{1000};
     bool randomHostLinks{false};
-    double convergenceMs{100};       //!< routing.convergence_ms
-    bool valleyFree{true};           //!< routing.valley_free
-    bool watchdog{false};            //!< pfc_watchdog.enabled
-    double watchdogDetectionMs{200}; //!< pfc_watchdog.detection_ms
+    double convergenceMs{100};         //!< routing.convergence_ms
+    bool valleyFree{true};             //!< routing.valley_free
+    std::string loadBalancing{"ecmp"}; //!< routing.load_balancing
+    double flowletGapUs{10};           //!< routing.flowlet_gap_us
+    uint32_t qpsPerConnection{1};      //!< routing.qps_per_connection, resolved
+    bool watchdog{false};              //!< pfc_watchdog.enabled
+    double watchdogDetectionMs{200};   //!< pfc_watchdog.detection_ms
     double watchdogRestorationMs{200};
     double watchdogPollMs{100};
     std::string watchdogAction{"drop"};

@@ -196,6 +196,7 @@ InstallRdma(const RunConfig& c,
         nics.push_back(n);
     }
     Ptr<RdmaCollectiveTransport> r = CreateObject<RdmaCollectiveTransport>();
+    r->SetAttribute("QpsPerConnection", UintegerValue(c.qpsPerConnection));
     r->SetRanks(topo->GetEndpoints());
     return r;
 }
@@ -410,6 +411,16 @@ BuildTopology(const RunConfig& c)
             UintegerValue(uint32_t(c.ibFecnThresholdKib * 1024)));
     }
     helper->SetAttribute("InNetworkAggregation", BooleanValue(c.sharp));
+    if (c.loadBalancing != "ecmp" && c.loadBalancing != "qp-ecmp")
+    {
+        helper->SetSwitchAttribute("PathSelection",
+                                   EnumValue(c.loadBalancing == "flowlet" ? FabricSwitch::FLOWLET
+                                             : c.loadBalancing == "spray"
+                                                 ? FabricSwitch::SPRAY
+                                                 : FabricSwitch::ADAPTIVE));
+        helper->SetSwitchAttribute("FlowletGap",
+                                   TimeValue(NanoSeconds(int64_t(c.flowletGapUs * 1e3))));
+    }
     helper->SetAttribute("Servers", UintegerValue(c.servers));
     helper->SetAttribute("GpusPerServer", UintegerValue(c.gpusPerServer));
     helper->SetAttribute("LinkRate", DataRateValue(DataRate(uint64_t(c.linkGbps * 1e9))));

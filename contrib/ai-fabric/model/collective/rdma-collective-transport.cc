@@ -17,16 +17,25 @@ NS_OBJECT_ENSURE_REGISTERED(RdmaCollectiveTransport);
 TypeId
 RdmaCollectiveTransport::GetTypeId()
 {
-    static TypeId tid = TypeId("ns3::RdmaCollectiveTransport")
-                            .SetParent<CollectiveTransport>()
-                            .SetGroupName("AiFabric")
-                            .AddConstructor<RdmaCollectiveTransport>()
-                            .AddAttribute("Dscp",
-                                          "DSCP of the collective's queue pairs (0 = the NIC's "
-                                          "DataDscp).",
-                                          UintegerValue(0),
-                                          MakeUintegerAccessor(&RdmaCollectiveTransport::m_dscp),
-                                          MakeUintegerChecker<uint8_t>(0, 63));
+    static TypeId tid =
+        TypeId("ns3::RdmaCollectiveTransport")
+            .SetParent<CollectiveTransport>()
+            .SetGroupName("AiFabric")
+            .AddConstructor<RdmaCollectiveTransport>()
+            .AddAttribute("Dscp",
+                          "DSCP of the collective's queue pairs (0 = the NIC's "
+                          "DataDscp).",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&RdmaCollectiveTransport::m_dscp),
+                          MakeUintegerChecker<uint8_t>(0, 63))
+            .AddAttribute("QpsPerConnection",
+                          "Queue pairs per connection (rank pair and channel), messages "
+                          "round robin over them (NCCL_IB_QPS_PER_CONNECTION, default 1; "
+                          "each queue pair has its own UDP source port, so ECMP hashes "
+                          "them apart: Meta's QP scaling, SIGCOMM'24).",
+                          UintegerValue(1),
+                          MakeUintegerAccessor(&RdmaCollectiveTransport::m_qpsPerConnection),
+                          MakeUintegerChecker<uint32_t>(1, 64));
     return tid;
 }
 
@@ -63,28 +72,43 @@ RdmaCollectiveTransport::Send(uint32_t src,
                               uint64_t token,
                               uint32_t channel)
 {
-    uint32_t idx = FindPair(src, dst, channel);
-    if (idx == UINT32_MAX)
+    const uint32_t q = m_qpsPerConnection;
+    uint32_t idx = GetPair(src, dst, channel * q);
+    if (q > 1)
     {
-        Ptr<Node> a = m_nodes.Get(src);
-        Ptr<Node> b = m_nodes.Get(dst);
-        Ptr<RdmaNic> na = a->GetObject<RdmaNic>();
-        Ptr<RdmaNic> nb = b->GetObject<RdmaNic>();
-        NS_ABORT_MSG_IF(!na || !nb, "RdmaCollectiveTransport: ranks need an RdmaNic");
-        Pair p;
-        p.requester = na->CreateQueuePair(nb->GetDevice()->GetIpv4Address(), m_dscp);
-        p.responder = nb->CreateQueuePair(na->GetDevice()->GetIpv4Address(), m_dscp);
-        RdmaNic::Connect(p.requester, p.responder);
-        idx = static_cast<uint32_t>(m_pairs.size());
-        p.responder->SetReceiveCallback(
-            MakeCallback(&RdmaCollectiveTransport::Arrived, this).Bind(idx));
-        m_pairs.push_back(p);
-        const std::pair<uint64_t, uint32_t> entry((uint64_t(channel) << 32) | dst, idx);
-        auto& row = m_index[src];
-        row.insert(std::lower_bound(row.begin(), row.end(), entry), entry);
+        const uint32_t k = m_pairs[idx].nextQp;
+        m_pairs[idx].nextQp = (k + 1) % q;
+        idx = k == 0 ? idx : GetPair(src, dst, channel * q + k);
     }
     m_pairs[idx].pending.emplace_back(listener, token);
     m_pairs[idx].requester->PostWrite(bytes);
+}
+
+uint32_t
+RdmaCollectiveTransport::GetPair(uint32_t src, uint32_t dst, uint32_t key)
+{
+    uint32_t idx = FindPair(src, dst, key);
+    if (idx != UINT32_MAX)
+    {
+        return idx;
+    }
+    Ptr<Node> a = m_nodes.Get(src);
+    Ptr<Node> b = m_nodes.Get(dst);
+    Ptr<RdmaNic> na = a->GetObject<RdmaNic>();
+    Ptr<RdmaNic> nb = b->GetObject<RdmaNic>();
+    NS_ABORT_MSG_IF(!na || !nb, "RdmaCollectiveTransport: ranks need an RdmaNic");
+    Pair p;
+    p.requester = na->CreateQueuePair(nb->GetDevice()->GetIpv4Address(), m_dscp);
+    p.responder = nb->CreateQueuePair(na->GetDevice()->GetIpv4Address(), m_dscp);
+    RdmaNic::Connect(p.requester, p.responder);
+    idx = static_cast<uint32_t>(m_pairs.size());
+    p.responder->SetReceiveCallback(
+        MakeCallback(&RdmaCollectiveTransport::Arrived, this).Bind(idx));
+    m_pairs.push_back(p);
+    const std::pair<uint64_t, uint32_t> entry((uint64_t(key) << 32) | dst, idx);
+    auto& row = m_index[src];
+    row.insert(std::lower_bound(row.begin(), row.end(), entry), entry);
+    return idx;
 }
 
 void

@@ -53,7 +53,11 @@ class RdmaCollectiveTransport : public CollectiveTransport
         Ptr<RdmaQueuePair> requester;
         Ptr<RdmaQueuePair> responder;
         std::deque<std::pair<CollectiveTransportListener*, uint64_t>> pending;
+        uint32_t nextQp{0}; //!< the connection's first pair: the queue pair of its next message
     };
+
+    /// The pair of (src, dst, key), created on first use. \return its index in m_pairs
+    uint32_t GetPair(uint32_t src, uint32_t dst, uint32_t key);
 
     void Arrived(uint32_t pair, const RdmaCompletion& c);
     /// \return the index in m_pairs of (src, dst, channel), or UINT32_MAX
@@ -65,6 +69,7 @@ class RdmaCollectiveTransport : public CollectiveTransport
     /// (All-to-All: N-1), and a small sorted array stays in cache where a hash map's
     /// chained nodes did not (one lookup per message).
     std::vector<std::vector<std::pair<uint64_t, uint32_t>>> m_index;
+    uint32_t m_qpsPerConnection{1};
     uint8_t m_dscp{0};
 };
 

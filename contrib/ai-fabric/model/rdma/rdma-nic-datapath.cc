@@ -368,6 +368,7 @@ RdmaNic::HandleData(RdmaQueuePair* qp, const FabricFrame& f)
     }
     else if (psn > qp->m_epsn)
     {
+        ++m_counters.outOfOrderPackets;
         if (qp->m_recovery->KeepsOutOfOrder())
         {
             qp->m_ooo.emplace(psn, RdmaQueuePair::OooPacket{f.payloadBytes, op});

@@ -29,6 +29,7 @@ struct RdmaNicCounters
     uint64_t timeouts{0};
     uint64_t qpErrors{0};
     uint64_t unknownQp{0};
+    uint64_t outOfOrderPackets{0}; //!< data packets that arrived ahead of a gap (reordering, loss)
 };
 
 /**

@@ -52,7 +52,9 @@ FabricSwitch::GetTypeId()
                 "PathSelection",
                 "Choice among equal-cost egress ports: Ecmp (5-tuple hash, static "
                 "per flow), Lft (InfiniBand linear forwarding table by destination "
-                "LID), Adaptive (least bytes queued on the packet's VL, per packet).",
+                "LID), Adaptive (least bytes queued on the packet's VL, per packet), "
+                "Flowlet (a random port per flowlet, LetFlow), Spray (a random port per "
+                "packet).",
                 EnumValue(FabricSwitch::ECMP),
                 MakeFabricEnumAccessor<FabricSwitch::PathSelection>(&FabricSwitch::m_pathSelection),
                 MakeEnumChecker(FabricSwitch::ECMP,
@@ -60,7 +62,24 @@ FabricSwitch::GetTypeId()
                                 FabricSwitch::LFT,
                                 "Lft",
                                 FabricSwitch::ADAPTIVE,
-                                "Adaptive"))
+                                "Adaptive",
+                                FabricSwitch::FLOWLET,
+                                "Flowlet",
+                                FabricSwitch::SPRAY,
+                                "Spray"))
+            .AddAttribute("FlowletGap",
+                          "Flowlet: a flow idle this long may take another port (our default: "
+                          "above the few-microsecond queueing difference between the paths of "
+                          "a 400G Clos, so a new flowlet cannot overtake the previous one).",
+                          TimeValue(MicroSeconds(10)),
+                          MakeTimeAccessor(&FabricSwitch::m_flowletGap),
+                          MakeTimeChecker(Time(0)))
+            .AddAttribute("FlowletTableSize",
+                          "Flowlet: slots of the flowlet table (flows hashed into it; a slot "
+                          "taken by another flow starts a new flowlet).",
+                          UintegerValue(4096),
+                          MakeUintegerAccessor(&FabricSwitch::m_flowletSlots),
+                          MakeUintegerChecker<uint32_t>(1, 1U << 24))
             .AddAttribute("BufferManager",
                           "The shared-buffer manager.",
                           PointerValue(),
@@ -283,9 +302,51 @@ FabricSwitch::Choose(const FabricFrame& frame, const uint16_t* ports, uint32_t n
         }
         return best;
     }
+    case FLOWLET:
+        return ChooseFlowlet(frame, ports, n);
+    case SPRAY:
+        return ports[NextRandom() % n];
     default:
         return ports[FabricMix32(frame.flowHash ^ m_seed) % n];
     }
+}
+
+uint32_t
+FabricSwitch::NextRandom() const
+{
+    uint32_t x = m_rng ? m_rng : (m_seed | 1U);
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    m_rng = x;
+    return x;
+}
+
+uint16_t
+FabricSwitch::ChooseFlowlet(const FabricFrame& frame, const uint16_t* ports, uint32_t n) const
+{
+    if (m_flowlets.empty())
+    {
+        m_flowlets.resize(m_flowletSlots);
+    }
+    Flowlet& f = m_flowlets[FabricMix32(frame.flowHash ^ m_seed) % m_flowlets.size()];
+    const int64_t now = Simulator::Now().GetTimeStep();
+    if (f.port != 0xffff && f.tag == frame.flowHash &&
+        now - f.lastStep <= m_flowletGap.GetTimeStep())
+    {
+        for (uint32_t i = 0; i < n; ++i)
+        {
+            if (ports[i] == f.port) // still one of this destination's ports
+            {
+                f.lastStep = now;
+                return f.port;
+            }
+        }
+    }
+    f.tag = frame.flowHash;
+    f.port = ports[NextRandom() % n];
+    f.lastStep = now;
+    return f.port;
 }
 
 int32_t

@@ -43,7 +43,7 @@ struct FabricSwitchCounters
  * a linear forwarding table indexed by destination LID (BuildLinearForwardingTable, filled by
  * the topology helper) or adaptive routing (PathSelection).
  *
- * Not modelled: MAC learning/L2 switching, ARP, ACLs, flowlets, and a switch CPU. ns-3's Ipv4
+ * Not modelled: MAC learning/L2 switching, ARP, ACLs and a switch CPU. ns-3's Ipv4
  * routing is never consulted on switches.
  */
 class FabricSwitch : public Object, public FabricFrameReceiver
@@ -80,6 +80,8 @@ class FabricSwitch : public Object, public FabricFrameReceiver
         ECMP = 0,     //!< hash of the 5-tuple and a per-switch seed (static per flow)
         LFT = 1,      //!< linear forwarding table by destination (InfiniBand); D-mod-K if unset
         ADAPTIVE = 2, //!< per packet, the equal-cost port with the least bytes queued on the VL
+        FLOWLET = 3,  //!< per flowlet (a gap > FlowletGap starts one): a random port (LetFlow)
+        SPRAY = 4,    //!< per packet, a random equal-cost port (oblivious packet spraying)
     };
 
     /// \return the egress port the switch would pick for `frame`, or -1 if there is no route
@@ -122,6 +124,10 @@ class FabricSwitch : public Object, public FabricFrameReceiver
     void Drop(const FabricFrame& frame, FabricDropReason reason);
     void DropOnIngress(FabricNetDevice* ingress, const FabricFrame& frame, FabricDropReason reason);
     uint16_t Choose(const FabricFrame& frame, const uint16_t* ports, uint32_t n) const;
+    /// FLOWLET: the flow's port while its packets come closer than FlowletGap, else a new one.
+    uint16_t ChooseFlowlet(const FabricFrame& frame, const uint16_t* ports, uint32_t n) const;
+    /// A pseudo-random number (xorshift32 seeded from the ECMP seed; deterministic per run).
+    uint32_t NextRandom() const;
     /// Cache port i's flow control (and whether it is InfiniBand) and its lossless priorities.
     void UpdatePortFlowControl(uint16_t i);
     /// PFC headroom of one lossless priority and the lossless mask of every port.
@@ -144,6 +150,19 @@ class FabricSwitch : public Object, public FabricFrameReceiver
     std::vector<uint16_t> m_lft;  //!< linear forwarding table, 0xffff = none
     uint32_t m_lftBase{0};
     PathSelection m_pathSelection{ECMP};
+
+    /// One flowlet-table slot: the flow's hash (tag), its port, when its last packet passed.
+    struct Flowlet
+    {
+        uint32_t tag{0};
+        uint16_t port{0xffff};
+        int64_t lastStep{0};
+    };
+
+    Time m_flowletGap;
+    uint32_t m_flowletSlots{4096};
+    mutable std::vector<Flowlet> m_flowlets; //!< FLOWLET only, sized on first use
+    mutable uint32_t m_rng{0};               //!< FLOWLET and SPRAY
     FabricRoutingTable m_routes;
     Ptr<SwitchBufferManager> m_buffer;
     uint32_t m_seed{0};
