@@ -275,10 +275,12 @@ Summary(const RunConfig& c, const Simulation& sim, uint64_t events, double wall)
     }
     uint64_t fcps = 0;
     double creditStallUs = 0;
+    uint64_t frameHops = 0; // frames sent on every port: link traversals (events per hop)
     for (const auto& l : topo->GetLinks())
     {
         for (Ptr<FabricNetDevice> d : {l.devA, l.devB})
         {
+            frameHops += d->GetCounters().txFrames;
             dropsCorrupt += d->GetCounters().drops[size_t(FabricDropReason::CORRUPT)];
             Ptr<PfcFlowControl> pfc = DynamicCast<PfcFlowControl>(d->GetFlowControl());
             if (pfc)
@@ -347,7 +349,8 @@ Summary(const RunConfig& c, const Simulation& sim, uint64_t events, double wall)
                          {"retransmitted_packets", retx},
                          {"timeouts", timeouts},
                          {"qp_errors", qpErrors},
-                         {"out_of_order_packets", outOfOrder}};
+                         {"out_of_order_packets", outOfOrder},
+                         {"frame_hops", frameHops}};
     // Same keys in every run: RDMA runs report zero TCP messages.
     s["tcp_message_breakdown_us"] = json{{"messages", 0},
                                          {"gpu_to_host", 0.0},

@@ -62,12 +62,34 @@ TopologyKey(const std::string& attribute)
     {
         return "topology.oversubscription";
     }
-    if (attribute == "LeafRadix" || attribute == "K" || attribute == "Spines")
+    if (attribute == "LeafRadix" || attribute == "K" || attribute == "Spines" ||
+        attribute == "SpineRadix")
     {
         return "topology.leaf_radix";
     }
+    if (attribute == "Tiers" || attribute == "Planes")
+    {
+        return attribute == "Tiers" ? "topology.tiers" : "topology.planes";
+    }
+    if (attribute == "SpineOversubscription")
+    {
+        return "topology.spine_oversubscription";
+    }
     return "topology";
 }
+
+} // namespace
+
+void
+SetRailTierAttributes(ns3::ObjectBase& railHelper, const RunConfig& r)
+{
+    railHelper.SetAttribute("Tiers", ns3::UintegerValue(r.tiers));
+    railHelper.SetAttribute("SpineOversubscription", ns3::DoubleValue(r.spineOversubscription));
+    railHelper.SetAttribute("Planes", ns3::UintegerValue(r.planes));
+}
+
+namespace
+{
 
 /**
  * When not even one server fits the leaf radix, the radix is what is wrong: throw naming
@@ -121,6 +143,9 @@ ToRun(const json& j, size_t index)
     r.linkGbps = t["link_gbps"];
     r.oversubscription = t["oversubscription"];
     r.leafRadix = t["leaf_radix"];
+    r.tiers = t["tiers"];
+    r.spineOversubscription = t["spine_oversubscription"];
+    r.planes = t["planes"];
     r.hostCableM = t["host_cable_m"];
     r.fabricCableM = t["fabric_cable_m"];
     r.fabric = j["fabric"];
@@ -375,6 +400,7 @@ ToRun(const json& j, size_t index)
         h = ns3::CreateObject<ns3::RailOptimizedFatTreeHelper>();
         h->SetAttribute("LeafRadix", ns3::UintegerValue(r.leafRadix));
         h->SetAttribute("Oversubscription", ns3::DoubleValue(r.oversubscription));
+        SetRailTierAttributes(*h, r);
     }
     else if (r.topologyKind == "fat-tree")
     {

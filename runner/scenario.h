@@ -12,6 +12,11 @@
 #include <string>
 #include <vector>
 
+namespace ns3
+{
+class ObjectBase;
+}
+
 namespace aifabric
 {
 
@@ -51,6 +56,9 @@ struct RunConfig
     double linkGbps{400};
     double oversubscription{1};
     uint32_t leafRadix{64};
+    uint32_t tiers{0};               //!< topology.tiers (rail-fat-tree; 0 = auto)
+    double spineOversubscription{1}; //!< topology.spine_oversubscription
+    uint32_t planes{1};              //!< topology.planes
     double hostCableM{3};
     double fabricCableM{50};
     std::string fabric{"rocev2"};
@@ -168,6 +176,9 @@ nlohmann::json LoadScenarioFile(const std::string& path);
 
 /// Parse a scenario's JSON text as LoadScenarioFile does; `origin` names it in errors.
 nlohmann::json ParseScenarioText(const std::string& text, const std::string& origin);
+
+/// topology.tiers, spine_oversubscription and planes on a RailOptimizedFatTreeHelper.
+void SetRailTierAttributes(ns3::ObjectBase& railHelper, const RunConfig& r);
 
 /// The documented schema, printed by --help.
 std::string SchemaHelp();

@@ -387,6 +387,7 @@ BuildTopology(const RunConfig& c)
         helper = CreateObject<RailOptimizedFatTreeHelper>();
         helper->SetAttribute("LeafRadix", UintegerValue(c.leafRadix));
         helper->SetAttribute("Oversubscription", DoubleValue(c.oversubscription));
+        SetRailTierAttributes(*helper, c);
     }
     else if (c.topologyKind == "fat-tree")
     {

@@ -232,10 +232,16 @@ TEST_F(FabricTest, BuildsThe1024GpuRailFabricQuickly)
     Ptr<FabricTopology> topo = Rail(128, 8, 64)->Build();
     EXPECT_EQ(topo->GetNHosts(), 1024u);
     EXPECT_DOUBLE_EQ(topo->GetBisectionBandwidth(), 1024 * 400e9 / 2);
-    // Every leaf holds a route to every host; groups are interned.
+    // Every leaf routes to every host: a host route to each of its own 32 hosts, the rest by
+    // the default route up (all 32 uplinks); groups are interned.
     Ptr<FabricSwitch> leaf = topo->GetSwitch(0);
-    EXPECT_EQ(leaf->GetRoutingTable().GetNHostRoutes(), 1024u);
+    EXPECT_EQ(leaf->GetRoutingTable().GetNHostRoutes(), 32u);
     EXPECT_LE(leaf->GetRoutingTable().GetNGroups(), 33u);
+    for (uint32_t d = 0; d < 1024; ++d)
+    {
+        const size_t n = leaf->GetRoutingTable().GetPorts(topo->GetHostAddress(d)).size();
+        EXPECT_EQ(n, d % 8 == 0 && d / 8 < 32 ? 1u : 32u) << "host " << d;
+    }
 }
 
 struct BadParam

@@ -131,12 +131,47 @@ FabricTopology::PopulateRoutes()
     std::stable_sort(order.begin(), order.end(), [this](uint32_t a, uint32_t b) {
         return m_tier[a] > m_tier[b];
     });
+    // Every endpoint attached (none behind a down link) and none on two switches: then a
+    // switch that routes every root may replace its most common upward group by a default
+    // route (0.0.0.0/0 to that group), as a Clos's leaves and spines do. Lookups of every
+    // endpoint return the same ports as with host routes alone; the tables shrink from
+    // endpoints x switches entries to the hosts below each switch (a 16,384-GPU fabric: 21 M
+    // to ~4 M). Only upward groups: an unknown address climbs to the top tier and is dropped
+    // there (never loops).
+    std::vector<uint32_t> attachments(h, 0);
+    for (const auto& kv : byAttach)
+    {
+        for (uint32_t d : kv.second)
+        {
+            ++attachments[d];
+        }
+    }
+    const bool defaults =
+        std::all_of(attachments.begin(), attachments.end(), [](uint32_t c) { return c == 1; });
+    constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
+    const uint32_t nRoots = static_cast<uint32_t>(byAttach.size());
+    const uint32_t nSw = n - h;
+
+    // Per switch: its distinct next-hop sets, and per root the set it uses (kNone: no route).
+    struct Group
+    {
+        std::vector<uint16_t> ports;
+        bool upward; //!< every port leads to a higher tier
+    };
+
+    std::vector<std::vector<Group>> groups(nSw);
+    std::vector<uint32_t> rootGroup(size_t(nSw) * nRoots, kNone);
+    std::vector<const std::vector<uint32_t>*> rootHosts;
+    std::vector<uint32_t> rootVertex;
     std::vector<uint32_t> dist(n);
     std::vector<uint32_t> down(n);
     std::vector<uint16_t> ports;
     for (const auto& kv : byAttach)
     {
         const uint32_t root = kv.first;
+        const uint32_t ri = static_cast<uint32_t>(rootVertex.size());
+        rootVertex.push_back(root);
+        rootHosts.push_back(&kv.second);
         std::fill(dist.begin(), dist.end(), kInf);
         std::queue<uint32_t> q;
         if (m_valleyFree)
@@ -197,28 +232,12 @@ FabricTopology::PopulateRoutes()
         }
         for (uint32_t s = h; s < n; ++s)
         {
-            FabricRoutingTable& table = m_switches[s - h]->GetRoutingTable();
-            if (s == root)
+            if (s == root || dist[s] == kInf)
             {
-                for (uint32_t d : kv.second)
-                {
-                    ports.clear();
-                    for (const Adj& e : m_adj[s])
-                    {
-                        if (e.peer == d && up[e.link])
-                        {
-                            ports.push_back(portOn(s, e.link));
-                        }
-                    }
-                    table.AddHostRoute(m_hostAddr[d], ports);
-                }
-                continue;
-            }
-            if (dist[s] == kInf)
-            {
-                continue; // unreachable
+                continue; // the root's own ports are per host (below); unreachable: no route
             }
             ports.clear();
+            bool upward = true;
             const bool goDown = m_valleyFree && down[s] != kInf;
             for (const Adj& e : m_adj[s])
             {
@@ -234,12 +253,90 @@ FabricTopology::PopulateRoutes()
                 if (next)
                 {
                     ports.push_back(portOn(s, e.link));
+                    upward = upward && m_tier[e.peer] > m_tier[s];
                 }
             }
-            for (uint32_t d : kv.second)
+            if (ports.empty())
             {
-                table.AddHostRoute(m_hostAddr[d], ports);
+                continue; // no next hop: no route, as an erased host route
             }
+            // The same switch lists its ports in one order: equal sets are equal vectors.
+            auto& g = groups[s - h];
+            uint32_t k = 0;
+            while (k < g.size() && g[k].ports != ports)
+            {
+                ++k;
+            }
+            if (k == g.size())
+            {
+                g.push_back(Group{ports, upward});
+            }
+            rootGroup[size_t(s - h) * nRoots + ri] = k;
+        }
+    }
+    std::vector<uint64_t> weight;
+    for (uint32_t s = h; s < n; ++s)
+    {
+        FabricRoutingTable& table = m_switches[s - h]->GetRoutingTable();
+        const auto& g = groups[s - h];
+        const uint32_t* rg = &rootGroup[size_t(s - h) * nRoots];
+        // The default: the upward group that serves the most endpoints, if every root has a
+        // route from here.
+        uint32_t def = kNone;
+        if (defaults)
+        {
+            weight.assign(g.size(), 0);
+            bool all = true;
+            for (uint32_t ri = 0; ri < nRoots && all; ++ri)
+            {
+                if (rootVertex[ri] == s)
+                {
+                    continue;
+                }
+                all = rg[ri] != kNone;
+                if (all)
+                {
+                    weight[rg[ri]] += rootHosts[ri]->size();
+                }
+            }
+            for (uint32_t k = 0; k < g.size() && all; ++k)
+            {
+                if (g[k].upward && (def == kNone || weight[k] > weight[def]))
+                {
+                    def = k;
+                }
+            }
+        }
+        for (uint32_t ri = 0; ri < nRoots; ++ri)
+        {
+            if (rootVertex[ri] == s)
+            {
+                for (uint32_t d : *rootHosts[ri])
+                {
+                    ports.clear();
+                    for (const Adj& e : m_adj[s])
+                    {
+                        if (e.peer == d && up[e.link])
+                        {
+                            ports.push_back(portOn(s, e.link));
+                        }
+                    }
+                    table.AddHostRoute(m_hostAddr[d], ports);
+                }
+                continue;
+            }
+            if (rg[ri] == kNone || rg[ri] == def)
+            {
+                continue;
+            }
+            for (uint32_t d : *rootHosts[ri])
+            {
+                table.AddHostRoute(m_hostAddr[d], g[rg[ri]].ports);
+            }
+        }
+        if (def != kNone)
+        {
+            table.AddPrefixRoute(Ipv4Address(0u), Ipv4Mask(0u), g[def].ports);
         }
     }
 }

@@ -13,6 +13,26 @@ namespace ns3
 
 NS_OBJECT_ENSURE_REGISTERED(RailOptimizedFatTreeHelper);
 
+namespace
+{
+
+template <typename T>
+std::string
+Str(T v)
+{
+    std::ostringstream os;
+    os << v;
+    return os.str();
+}
+
+uint32_t
+CeilDiv(uint64_t a, uint64_t b)
+{
+    return b ? static_cast<uint32_t>((a + b - 1) / b) : 0;
+}
+
+} // namespace
+
 TypeId
 RailOptimizedFatTreeHelper::GetTypeId()
 {
@@ -28,12 +48,12 @@ RailOptimizedFatTreeHelper::GetTypeId()
                           MakeUintegerAccessor(&RailOptimizedFatTreeHelper::m_leafRadix),
                           MakeUintegerChecker<uint32_t>())
             .AddAttribute("SpineRadix",
-                          "Ports per spine switch; 0 = LeafRadix.",
+                          "Ports per spine and core switch; 0 = LeafRadix.",
                           UintegerValue(0),
                           MakeUintegerAccessor(&RailOptimizedFatTreeHelper::m_spineRadix),
                           MakeUintegerChecker<uint32_t>())
             .AddAttribute("Spines",
-                          "Number of spine switches; 0 = one per leaf uplink.",
+                          "Spine switches per pod (per plane); 0 = one per leaf uplink.",
                           UintegerValue(0),
                           MakeUintegerAccessor(&RailOptimizedFatTreeHelper::m_spines),
                           MakeUintegerChecker<uint32_t>())
@@ -41,7 +61,27 @@ RailOptimizedFatTreeHelper::GetTypeId()
                           "Leaf downlink:uplink capacity ratio (>= 1; 1 = non-blocking).",
                           DoubleValue(1.0),
                           MakeDoubleAccessor(&RailOptimizedFatTreeHelper::m_oversubscription),
-                          MakeDoubleChecker<double>());
+                          MakeDoubleChecker<double>())
+            .AddAttribute(
+                "SpineOversubscription",
+                "Spine downlink:uplink capacity ratio with three tiers (>= 1; 1 = non-blocking; "
+                "two tiers: spines have no uplinks).",
+                DoubleValue(1.0),
+                MakeDoubleAccessor(&RailOptimizedFatTreeHelper::m_spineOversubscription),
+                MakeDoubleChecker<double>())
+            .AddAttribute("Tiers",
+                          "Switch tiers: 2 (leaf, spine), 3 (leaf, spine, core) or 0 = 2 when "
+                          "the spines have the ports for every leaf, else 3.",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&RailOptimizedFatTreeHelper::m_tiers),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("Planes",
+                          "Independent fabric planes (>= 1, dividing GpusPerServer): the rails "
+                          "are dealt to planes that share no switch; a GPU's one NIC port is "
+                          "in its rail's plane.",
+                          UintegerValue(1),
+                          MakeUintegerAccessor(&RailOptimizedFatTreeHelper::m_planes),
+                          MakeUintegerChecker<uint32_t>());
     return tid;
 }
 
@@ -53,65 +93,159 @@ RailOptimizedFatTreeHelper::GetKind() const
     return "rail-fat-tree";
 }
 
+RailOptimizedFatTreeHelper::Shape
+RailOptimizedFatTreeHelper::ComputeShape(uint32_t tiers, bool& fits) const
+{
+    Shape s;
+    s.tiers = tiers;
+    const uint32_t planes = std::max<uint32_t>(1, m_planes);
+    s.railsPerPlane = m_gpusPerServer / planes;
+    uint32_t up = 0;
+    SplitRadix(m_leafRadix, m_oversubscription, s.leafDown, up);
+    s.leavesPerRail = CeilDiv(m_servers, s.leafDown);
+    s.leaves = s.leavesPerRail * m_gpusPerServer;
+    fits = true;
+    const uint32_t leavesPerPlane = s.leavesPerRail * s.railsPerPlane;
+    if (leavesPerPlane <= 1 || s.leafDown == 0)
+    {
+        return s; // one leaf per plane: everything turns there
+    }
+    const uint32_t hostsPerLeaf = std::min(m_servers, s.leafDown);
+    const uint32_t need =
+        static_cast<uint32_t>(std::ceil(double(hostsPerLeaf) / m_oversubscription - 1e-9));
+    s.leafUplinks = std::max<uint32_t>(1, std::min(up, need));
+    s.spinesPerPod = m_spines ? m_spines : s.leafUplinks;
+    const uint32_t perSpine = CeilDiv(s.leafUplinks, s.spinesPerPod); // leaf-to-spine links
+    const uint32_t spineRadix = m_spineRadix ? m_spineRadix : m_leafRadix;
+    if (tiers == 2)
+    {
+        s.railGroups = 1;
+        s.railsPerGroup = s.railsPerPlane;
+        s.blocksPerPod = s.leavesPerRail;
+        s.podsPerPlane = 1;
+        s.spines = planes * s.spinesPerPod;
+        fits = uint64_t(leavesPerPlane) * perSpine <= spineRadix;
+        return s;
+    }
+    uint32_t spineDown = 0;
+    uint32_t spineUp = 0;
+    SplitRadix(spineRadix, m_spineOversubscription, spineDown, spineUp);
+    const uint32_t leavesPerPod = spineDown / perSpine;
+    if (leavesPerPod == 0 || spineUp == 0)
+    {
+        fits = false;
+        return s;
+    }
+    if (leavesPerPod >= s.railsPerPlane)
+    {
+        s.railGroups = 1;
+        s.railsPerGroup = s.railsPerPlane;
+        s.blocksPerPod = std::min(s.leavesPerRail, leavesPerPod / s.railsPerPlane);
+    }
+    else
+    {
+        // A pod cannot take a leaf of every rail: groups of rails, balanced.
+        s.railGroups = CeilDiv(s.railsPerPlane, leavesPerPod);
+        s.railsPerGroup = CeilDiv(s.railsPerPlane, s.railGroups);
+        s.railGroups = CeilDiv(s.railsPerPlane, s.railsPerGroup); // no empty group
+        s.blocksPerPod = 1;
+    }
+    s.podsPerPlane = CeilDiv(s.leavesPerRail, s.blocksPerPod) * s.railGroups;
+    const uint32_t downUsed = s.blocksPerPod * s.railsPerGroup * perSpine;
+    const uint32_t needUp =
+        static_cast<uint32_t>(std::ceil(double(downUsed) / m_spineOversubscription - 1e-9));
+    s.spineUplinks = std::max<uint32_t>(1, std::min(spineUp, needUp));
+    s.spines = planes * s.podsPerPlane * s.spinesPerPod;
+    // The fewest cores per spine plane whose ports take every pod's uplinks of that plane.
+    s.coresPerGroup = 0;
+    for (uint32_t c = 1; c <= s.spineUplinks; ++c)
+    {
+        if (uint64_t(s.podsPerPlane) * CeilDiv(s.spineUplinks, c) <= spineRadix)
+        {
+            s.coresPerGroup = c;
+            break;
+        }
+    }
+    fits = s.coresPerGroup > 0;
+    s.cores = planes * s.spinesPerPod * s.coresPerGroup;
+    return s;
+}
+
+RailOptimizedFatTreeHelper::Shape
+RailOptimizedFatTreeHelper::GetShape() const
+{
+    bool fits = false;
+    if (m_tiers == 2 || m_tiers == 3)
+    {
+        return ComputeShape(m_tiers, fits);
+    }
+    Shape s = ComputeShape(2, fits);
+    return fits ? s : ComputeShape(3, fits);
+}
+
 uint32_t
 RailOptimizedFatTreeHelper::GetLeavesPerRail() const
 {
-    uint32_t down = 0;
-    uint32_t up = 0;
-    SplitRadix(m_leafRadix, m_oversubscription, down, up);
-    return down ? (m_servers + down - 1) / down : 0;
+    return GetShape().leavesPerRail;
 }
 
 uint32_t
 RailOptimizedFatTreeHelper::GetUplinksPerLeaf() const
 {
-    uint32_t down = 0;
-    uint32_t up = 0;
-    SplitRadix(m_leafRadix, m_oversubscription, down, up);
-    const uint32_t leaves = GetLeavesPerRail() * m_gpusPerServer;
-    if (leaves <= 1)
-    {
-        return 0;
-    }
-    const uint32_t hostsPerLeaf = std::min(m_servers, down);
-    const uint32_t need =
-        static_cast<uint32_t>(std::ceil(double(hostsPerLeaf) / m_oversubscription - 1e-9));
-    return std::max<uint32_t>(1, std::min(up, need));
+    return GetShape().leafUplinks;
 }
 
 uint32_t
 RailOptimizedFatTreeHelper::GetNSpines() const
 {
-    const uint32_t u = GetUplinksPerLeaf();
-    if (u == 0)
-    {
-        return 0;
-    }
-    return m_spines ? m_spines : u;
+    return GetShape().spines;
+}
+
+uint32_t
+RailOptimizedFatTreeHelper::GetNCores() const
+{
+    return GetShape().cores;
+}
+
+uint32_t
+RailOptimizedFatTreeHelper::GetTiers() const
+{
+    return GetShape().tiers;
 }
 
 uint32_t
 RailOptimizedFatTreeHelper::PlannedSwitches() const
 {
-    return GetLeavesPerRail() * m_gpusPerServer + GetNSpines();
+    const Shape s = GetShape();
+    return s.leaves + s.spines + s.cores;
 }
 
 void
 RailOptimizedFatTreeHelper::DoValidate() const
 {
-    auto str = [](auto v) {
-        std::ostringstream os;
-        os << v;
-        return os.str();
-    };
     if (!(m_oversubscription >= 1.0) || !std::isfinite(m_oversubscription))
     {
         throw FabricConfigError("Oversubscription",
-                                "must be >= 1 (got " + str(m_oversubscription) + ")");
+                                "must be >= 1 (got " + Str(m_oversubscription) + ")");
+    }
+    if (!(m_spineOversubscription >= 1.0) || !std::isfinite(m_spineOversubscription))
+    {
+        throw FabricConfigError("SpineOversubscription",
+                                "must be >= 1 (got " + Str(m_spineOversubscription) + ")");
+    }
+    if (m_tiers != 0 && m_tiers != 2 && m_tiers != 3)
+    {
+        throw FabricConfigError("Tiers", "must be 0 (auto), 2 or 3 (got " + Str(m_tiers) + ")");
+    }
+    if (m_planes < 1 || m_planes > m_gpusPerServer || m_gpusPerServer % m_planes != 0)
+    {
+        throw FabricConfigError("Planes",
+                                "must be >= 1 and divide GpusPerServer (" + Str(m_gpusPerServer) +
+                                    ") (got " + Str(m_planes) + ")");
     }
     if (m_leafRadix < 2)
     {
-        throw FabricConfigError("LeafRadix", "must be >= 2 (got " + str(m_leafRadix) + ")");
+        throw FabricConfigError("LeafRadix", "must be >= 2 (got " + Str(m_leafRadix) + ")");
     }
     uint32_t down = 0;
     uint32_t up = 0;
@@ -119,46 +253,79 @@ RailOptimizedFatTreeHelper::DoValidate() const
     if (down < 1 || up < 1)
     {
         throw FabricConfigError("LeafRadix",
-                                "of " + str(m_leafRadix) + " leaves no up or down port at " +
-                                    "oversubscription " + str(m_oversubscription));
+                                "of " + Str(m_leafRadix) + " leaves no up or down port at " +
+                                    "oversubscription " + Str(m_oversubscription));
     }
     const uint32_t spineRadix = m_spineRadix ? m_spineRadix : m_leafRadix;
-    const uint32_t leaves = GetLeavesPerRail() * m_gpusPerServer;
-    const uint32_t u = GetUplinksPerLeaf();
-    const uint32_t spines = GetNSpines();
-    if (u > 0)
+    bool fits2 = false;
+    const Shape two = ComputeShape(2, fits2);
+    if (two.leafUplinks > 0 && m_spines > two.leafUplinks)
     {
-        const uint32_t perSpine = (u + spines - 1) / spines; // links from one leaf to a spine
-        const uint64_t portsNeeded = uint64_t(leaves) * perSpine;
-        if (portsNeeded > spineRadix)
+        throw FabricConfigError("Spines",
+                                "must be <= uplinks per leaf (" + Str(two.leafUplinks) + ") (got " +
+                                    Str(m_spines) + ")");
+    }
+    const std::string planes = m_planes > 1 ? " in " + Str(m_planes) + " planes" : "";
+    const uint32_t perSpine = two.leafUplinks ? CeilDiv(two.leafUplinks, two.spinesPerPod) : 1;
+    if (m_tiers == 2 && !fits2)
+    {
+        // Largest server count that still fits: leaves per rail <= spineRadix / (G' * perSpine)
+        const uint64_t maxLeavesPerRail = spineRadix / (uint64_t(two.railsPerPlane) * perSpine);
+        throw FabricConfigError("Servers",
+                                "must be <= " + Str(maxLeavesPerRail * down) +
+                                    " for a 2-tier rail fabric of radix-" + Str(m_leafRadix) +
+                                    " leaves and radix-" + Str(spineRadix) + " spines with " +
+                                    Str(m_gpusPerServer) + " GPUs per server" + planes + " (got " +
+                                    Str(m_servers) + "; Tiers 3 or 0 builds more)");
+    }
+    if (m_tiers == 2 || (m_tiers == 0 && fits2))
+    {
+        return;
+    }
+    uint32_t spineDown = 0;
+    uint32_t spineUp = 0;
+    SplitRadix(spineRadix, m_spineOversubscription, spineDown, spineUp);
+    if (spineDown < perSpine || spineUp < 1)
+    {
+        throw FabricConfigError("SpineRadix",
+                                "of " + Str(spineRadix) +
+                                    " leaves a spine no up port or too few "
+                                    "down ports at spine oversubscription " +
+                                    Str(m_spineOversubscription));
+    }
+    bool fits3 = false;
+    ComputeShape(3, fits3);
+    if (!fits3)
+    {
+        // At most spineRadix pods per plane (one link from each pod's spine j to each core).
+        const uint32_t leavesPerPod = spineDown / perSpine;
+        uint64_t maxServers = 0;
+        if (leavesPerPod >= two.railsPerPlane)
         {
-            // Largest server count that still fits: leaves per rail <= spineRadix / (G * perSpine)
-            const uint64_t maxLeavesPerRail = spineRadix / (uint64_t(m_gpusPerServer) * perSpine);
-            throw FabricConfigError("Servers",
-                                    "must be <= " + str(maxLeavesPerRail * down) +
-                                        " for a 2-tier rail fabric of " + "radix-" +
-                                        str(m_leafRadix) + " leaves and radix-" + str(spineRadix) +
-                                        " spines with " + str(m_gpusPerServer) +
-                                        " GPUs per server (got " + str(m_servers) + ")");
+            maxServers = uint64_t(spineRadix) * (leavesPerPod / two.railsPerPlane) * down;
         }
-        if (m_spines > u)
+        else
         {
-            throw FabricConfigError("Spines",
-                                    "must be <= uplinks per leaf (" + str(u) + ") (got " +
-                                        str(m_spines) + ")");
+            const uint32_t perGroup =
+                CeilDiv(two.railsPerPlane, CeilDiv(two.railsPerPlane, leavesPerPod));
+            maxServers = uint64_t(spineRadix / CeilDiv(two.railsPerPlane, perGroup)) * down;
         }
+        throw FabricConfigError("Servers",
+                                "must be <= " + Str(maxServers) +
+                                    " for a 3-tier rail fabric of radix-" + Str(m_leafRadix) +
+                                    " leaves and radix-" + Str(spineRadix) +
+                                    " spines and cores with " + Str(m_gpusPerServer) +
+                                    " GPUs per server" + planes + " (got " + Str(m_servers) + ")");
     }
 }
 
 void
 RailOptimizedFatTreeHelper::DoBuild(Ptr<FabricTopology> topo)
 {
-    uint32_t down = 0;
-    uint32_t up = 0;
-    SplitRadix(m_leafRadix, m_oversubscription, down, up);
-    const uint32_t leavesPerRail = GetLeavesPerRail();
-    const uint32_t u = GetUplinksPerLeaf();
-    const uint32_t nSpines = GetNSpines();
+    const Shape s = GetShape();
+    const uint32_t down = s.leafDown;
+    const uint32_t leavesPerRail = s.leavesPerRail;
+    const uint32_t u = s.leafUplinks;
     std::vector<uint32_t> leaf(size_t(leavesPerRail) * m_gpusPerServer);
     for (uint32_t g = 0; g < m_gpusPerServer; ++g)
     {
@@ -167,10 +334,16 @@ RailOptimizedFatTreeHelper::DoBuild(Ptr<FabricTopology> topo)
             leaf[size_t(g) * leavesPerRail + k] = NewSwitch(topo, "leaf");
         }
     }
-    std::vector<uint32_t> spine(nSpines);
-    for (uint32_t s = 0; s < nSpines; ++s)
+    // Spines pod by pod (pods plane by plane), then cores spine plane by spine plane.
+    std::vector<uint32_t> spine(s.spines);
+    for (uint32_t i = 0; i < s.spines; ++i)
     {
-        spine[s] = NewSwitch(topo, "spine");
+        spine[i] = NewSwitch(topo, "spine");
+    }
+    std::vector<uint32_t> core(s.cores);
+    for (uint32_t i = 0; i < s.cores; ++i)
+    {
+        core[i] = NewSwitch(topo, "core");
     }
     for (uint32_t srv = 0; srv < m_servers; ++srv)
     {
@@ -184,17 +357,53 @@ RailOptimizedFatTreeHelper::DoBuild(Ptr<FabricTopology> topo)
                     m_hostCable);
         }
     }
-    for (uint32_t l = 0; l < leaf.size(); ++l)
+    if (u > 0)
     {
-        for (uint32_t j = 0; j < u; ++j)
+        for (uint32_t l = 0; l < leaf.size(); ++l)
         {
-            Connect(topo, leaf[l], spine[j % nSpines], GetFabricRate(), m_fabricCable);
+            const uint32_t g = l / leavesPerRail;
+            const uint32_t k = l % leavesPerRail;
+            const uint32_t plane = g / s.railsPerPlane;
+            const uint32_t group = (g % s.railsPerPlane) / s.railsPerGroup;
+            const uint32_t pod =
+                plane * s.podsPerPlane + (k / s.blocksPerPod) * s.railGroups + group;
+            for (uint32_t j = 0; j < u; ++j)
+            {
+                Connect(topo,
+                        leaf[l],
+                        spine[size_t(pod) * s.spinesPerPod + j % s.spinesPerPod],
+                        GetFabricRate(),
+                        m_fabricCable);
+            }
+        }
+    }
+    for (uint32_t i = 0; i < s.spines && s.cores > 0; ++i)
+    {
+        const uint32_t plane = i / (s.podsPerPlane * s.spinesPerPod);
+        const uint32_t j = i % s.spinesPerPod;
+        const size_t group = (size_t(plane) * s.spinesPerPod + j) * s.coresPerGroup;
+        for (uint32_t k = 0; k < s.spineUplinks; ++k)
+        {
+            Connect(topo,
+                    spine[i],
+                    core[group + k % s.coresPerGroup],
+                    GetFabricRate(),
+                    m_fabricCable);
         }
     }
     const double hostBw = double(GetNHosts()) * double(m_linkRate.GetBitRate());
-    const double upBw = double(leaf.size()) * u * double(GetFabricRate().GetBitRate());
+    const double fabricBps = double(GetFabricRate().GetBitRate());
+    double bisection = hostBw;
+    if (u > 0)
+    {
+        bisection = std::min(bisection, double(leaf.size()) * u * fabricBps);
+    }
+    if (s.cores > 0 && s.podsPerPlane > 1)
+    {
+        bisection = std::min(bisection, double(s.spines) * s.spineUplinks * fabricBps);
+    }
     // One leaf in all: everything turns at the leaf.
-    topo->SetBisectionBandwidth((leaf.size() <= 1 ? hostBw : std::min(hostBw, upBw)) / 2.0);
+    topo->SetBisectionBandwidth(bisection / 2.0);
 }
 
 } // namespace ns3
