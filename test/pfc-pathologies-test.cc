@@ -62,6 +62,17 @@ struct StormRun
     std::vector<double> restoredAt;
 };
 
+/// A watchdog ten times faster than SONiC's: detection 20 ms, restoration 20 ms, polls 10 ms.
+Ptr<PfcWatchdog>
+FastWatchdog()
+{
+    Ptr<PfcWatchdog> wd = CreateObject<PfcWatchdog>();
+    wd->SetAttribute("DetectionTime", TimeValue(MilliSeconds(20)));
+    wd->SetAttribute("RestorationTime", TimeValue(MilliSeconds(20)));
+    wd->SetAttribute("PollInterval", TimeValue(MilliSeconds(10)));
+    return wd;
+}
+
 void
 Record(std::vector<double>* v, Ptr<FabricNetDevice>, uint8_t)
 {
@@ -95,10 +106,7 @@ Storm(bool watchdog, double stormEndMs, double stopMs)
     Ptr<PfcWatchdog> wd;
     if (watchdog)
     {
-        wd = CreateObject<PfcWatchdog>();
-        wd->SetAttribute("DetectionTime", TimeValue(MilliSeconds(20)));
-        wd->SetAttribute("RestorationTime", TimeValue(MilliSeconds(20)));
-        wd->SetAttribute("PollInterval", TimeValue(MilliSeconds(10)));
+        wd = FastWatchdog();
         wd->Install(topo->GetSwitch(0));
         wd->TraceConnectWithoutContext("StormDetected", MakeBoundCallback(&Record, &r.detectedAt));
         wd->TraceConnectWithoutContext("StormRestored", MakeBoundCallback(&Record, &r.restoredAt));
@@ -229,10 +237,7 @@ Bounce(bool valleyFree, bool watchdog, uint64_t bytes)
     Ptr<PfcWatchdog> wd;
     if (watchdog)
     {
-        wd = CreateObject<PfcWatchdog>();
-        wd->SetAttribute("DetectionTime", TimeValue(MilliSeconds(20)));
-        wd->SetAttribute("RestorationTime", TimeValue(MilliSeconds(20)));
-        wd->SetAttribute("PollInterval", TimeValue(MilliSeconds(10)));
+        wd = FastWatchdog();
     }
     for (uint32_t j = 0; j < topo->GetNSwitches(); ++j)
     {

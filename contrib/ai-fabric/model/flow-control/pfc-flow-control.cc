@@ -14,6 +14,20 @@ namespace ns3
 {
 
 NS_LOG_COMPONENT_DEFINE("PfcFlowControl");
+
+namespace
+{
+
+/// Set or clear bit `prio` of `mask`.
+void
+SetBit(uint8_t& mask, uint8_t prio, bool on)
+{
+    const uint8_t bit = static_cast<uint8_t>(1U << (prio & 7));
+    mask = on ? static_cast<uint8_t>(mask | bit) : static_cast<uint8_t>(mask & ~bit);
+}
+
+} // namespace
+
 NS_OBJECT_ENSURE_REGISTERED(PfcFlowControl);
 
 TypeId
@@ -179,8 +193,7 @@ PfcFlowControl::SetIngressCongested(uint8_t prio, bool congested)
     {
         return;
     }
-    const uint8_t bit = static_cast<uint8_t>(1U << (prio & 7));
-    m_congestedMask = congested ? (m_congestedMask | bit) : (m_congestedMask & ~bit);
+    SetBit(m_congestedMask, prio, congested);
     UpdateHold(prio & 7);
 }
 
@@ -191,8 +204,7 @@ PfcFlowControl::SetStorm(uint8_t prio, bool on)
     {
         return;
     }
-    const uint8_t bit = static_cast<uint8_t>(1U << (prio & 7));
-    m_stormMask = on ? (m_stormMask | bit) : (m_stormMask & ~bit);
+    SetBit(m_stormMask, prio, on);
     UpdateHold(prio & 7);
 }
 
@@ -206,8 +218,7 @@ void
 PfcFlowControl::SetIgnorePause(uint8_t prio, bool ignore)
 {
     const uint8_t p = prio & 7;
-    const uint8_t bit = static_cast<uint8_t>(1U << p);
-    m_ignoreMask = ignore ? (m_ignoreMask | bit) : (m_ignoreMask & ~bit);
+    SetBit(m_ignoreMask, p, ignore);
     if (ignore && IsPaused(p))
     {
         m_expire[p].Cancel();
@@ -245,12 +256,7 @@ PfcFlowControl::UpdateHold(uint8_t prio)
     {
         m_holdingMask |= static_cast<uint8_t>(1U << prio);
         SendPause(prio, m_pauseQuanta);
-        Time every = m_refreshInterval;
-        if (every.IsZero())
-        {
-            every = m_device->BitTimes(uint64_t(m_pauseQuanta) * 512 / 2);
-        }
-        m_refresh[prio] = Simulator::Schedule(every, &PfcFlowControl::Refresh, this, prio);
+        m_refresh[prio] = Simulator::Schedule(RefreshEvery(), &PfcFlowControl::Refresh, this, prio);
     }
     else
     {
@@ -258,6 +264,13 @@ PfcFlowControl::UpdateHold(uint8_t prio)
         m_refresh[prio].Cancel();
         SendPause(prio, 0);
     }
+}
+
+Time
+PfcFlowControl::RefreshEvery() const
+{
+    return m_refreshInterval.IsZero() ? m_device->BitTimes(uint64_t(m_pauseQuanta) * 512 / 2)
+                                      : m_refreshInterval;
 }
 
 void
@@ -268,12 +281,7 @@ PfcFlowControl::Refresh(uint8_t prio)
         return;
     }
     SendPause(prio, m_pauseQuanta);
-    Time every = m_refreshInterval;
-    if (every.IsZero())
-    {
-        every = m_device->BitTimes(uint64_t(m_pauseQuanta) * 512 / 2);
-    }
-    m_refresh[prio] = Simulator::Schedule(every, &PfcFlowControl::Refresh, this, prio);
+    m_refresh[prio] = Simulator::Schedule(RefreshEvery(), &PfcFlowControl::Refresh, this, prio);
 }
 
 void

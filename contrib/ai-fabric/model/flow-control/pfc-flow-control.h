@@ -111,6 +111,8 @@ class PfcFlowControl : public FabricFlowControl
     /// Start or stop holding the peer's `prio` paused as congestion or a storm requires.
     void UpdateHold(uint8_t prio);
     void Refresh(uint8_t prio);
+    /// RefreshInterval, or half the pause time when it is zero.
+    Time RefreshEvery() const;
     void Expire(uint8_t prio);
 
     uint8_t m_enabled{0x08}; //!< bitmask of lossless (PFC-enabled) priorities
