@@ -290,6 +290,18 @@ ToRun(const json& j, size_t index)
             "pfc: InfiniBand is lossless by credit flow control; pfc must stay true "
             "with fabric infiniband (pfc: false applies to rocev2 and tcp)");
     }
+    if (r.topologyKind != "rail-fat-tree")
+    {
+        const char* key = r.tiers != 0                     ? "topology.tiers"
+                          : r.planes != 1                  ? "topology.planes"
+                          : r.spineOversubscription != 1.0 ? "topology.spine_oversubscription"
+                                                           : nullptr;
+        if (key)
+        {
+            throw ScenarioError(std::string(key) + ": only with topology.kind rail-fat-tree (got " +
+                                r.topologyKind + ")");
+        }
+    }
     if (r.fabric == "infiniband" && r.loadBalancing != "ecmp" && r.loadBalancing != "adaptive")
     {
         throw ScenarioError("routing.load_balancing: with fabric infiniband must be ecmp (the "

@@ -78,6 +78,8 @@ TEST(RunnerLoadBalancingTest, BadLoadBalancingInputExitsTwoNamingTheKey)
         {"--set fabric=tcp --set routing.load_balancing=qp-ecmp", "routing.load_balancing"},
         {"--set routing.qps_per_connection=65", "routing.qps_per_connection"},
         {"--set routing.flowlet_gap_us=-1", "routing.flowlet_gap_us"},
+        {"--set topology.kind=star --set topology.tiers=3", "topology.tiers"},
+        {"--set topology.kind=fat-tree --set topology.planes=2", "topology.planes"},
     };
     for (const auto& [sets, key] : cases)
     {
