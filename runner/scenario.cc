@@ -3,6 +3,7 @@
 
 #include "json-input.h"
 #include "memory-estimate.h"
+#include "scenario-fabric-checks.h"
 #include "scenario-flows.h"
 #include "scenario-jobs.h"
 #include "scenario-schema.h"
@@ -284,70 +285,7 @@ ToRun(const json& j, size_t index)
     r.ibRxBufferKib = j["infiniband"]["rx_buffer_kib"];
     r.ibFecnThresholdKib = j["infiniband"]["fecn_threshold_kib"];
     // Cross-field checks.
-    if (r.fabric == "infiniband" && !r.pfc)
-    {
-        throw ScenarioError(
-            "pfc: InfiniBand is lossless by credit flow control; pfc must stay true "
-            "with fabric infiniband (pfc: false applies to rocev2 and tcp)");
-    }
-    if (r.topologyKind != "rail-fat-tree")
-    {
-        const char* key = r.tiers != 0                     ? "topology.tiers"
-                          : r.planes != 1                  ? "topology.planes"
-                          : r.spineOversubscription != 1.0 ? "topology.spine_oversubscription"
-                                                           : nullptr;
-        if (key)
-        {
-            throw ScenarioError(std::string(key) + ": only with topology.kind rail-fat-tree (got " +
-                                r.topologyKind + ")");
-        }
-    }
-    if (r.fabric == "infiniband" && r.loadBalancing != "ecmp" && r.loadBalancing != "adaptive")
-    {
-        throw ScenarioError("routing.load_balancing: with fabric infiniband must be ecmp (the "
-                            "subnet manager's LFT) or adaptive (got " +
-                            r.loadBalancing + ")");
-    }
-    if (r.fabric == "tcp" && r.loadBalancing == "qp-ecmp")
-    {
-        throw ScenarioError("routing.load_balancing: qp-ecmp needs RDMA queue pairs (fabric "
-                            "rocev2); kernel TCP spreads over tcp.sockets_per_peer connections");
-    }
-    for (size_t i = 0; i < r.faultEvents.size(); ++i)
-    {
-        if (r.faultEvents[i]["action"] == "pause-storm" && (r.fabric == "infiniband" || !r.pfc))
-        {
-            throw ScenarioError("faults.events[" + std::to_string(i) +
-                                "].action: pause-storm needs PFC (pfc true on rocev2 or tcp; "
-                                "InfiniBand has credits, not PAUSE frames)");
-        }
-    }
-    if (r.fabric != "infiniband" && r.congestionControl == "ib-cc")
-    {
-        throw ScenarioError("congestion_control: 'ib-cc' needs fabric infiniband (allowed on " +
-                            r.fabric +
-                            ": auto, dcqcn, dcqcn-nvidia, dcqcn-production, hpcc, none, swift, "
-                            "timely)");
-    }
-    if (r.fabric == "infiniband" && r.congestionControl == "hpcc")
-    {
-        throw ScenarioError("congestion_control: 'hpcc' needs fabric rocev2 (its in-band "
-                            "telemetry is an Ethernet switch feature; allowed on infiniband: "
-                            "auto, dcqcn, dcqcn-nvidia, dcqcn-production, ib-cc, none, swift, "
-                            "timely)");
-    }
-    if (r.fabric == "infiniband")
-    {
-        // A full IB packet (4096 + LRH/BTH/RETH/ICRC/VCRC = 4138 B) must fit the buffer.
-        const double minKib = std::ceil((4096.0 + 8 + 12 + 16 + 4 + 2) / 64) * 64 / 1024;
-        if (r.ibRxBufferKib < minKib)
-        {
-            std::ostringstream msg;
-            msg << "infiniband.rx_buffer_kib: must hold one full packet: >= " << minKib
-                << " KiB (got " << r.ibRxBufferKib << ")";
-            throw ScenarioError(msg.str());
-        }
-    }
+    CheckFabricFields(r);
     if ((r.algorithm == "tree" || r.algorithm == "hierarchical" || r.algorithm == "nvls-tree" ||
          r.algorithm == "collnet") &&
         r.collective != "allreduce" && !IsBuiltForEveryAlgorithm(r.collective))
