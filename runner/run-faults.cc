@@ -50,15 +50,14 @@ BuildFaults(const RunConfig& c, Ptr<FabricTopology> topo)
     }
     Ptr<FabricFaultInjector> inj = CreateObject<FabricFaultInjector>();
     inj->SetTopology(topo);
-    inj->SetAttribute("ConvergenceTime", TimeValue(NanoSeconds(int64_t(c.convergenceMs * 1e6))));
+    inj->SetAttribute("ConvergenceTime", TimeValue(ScenarioMs(c.convergenceMs)));
     inj->AssignStreams(900000);
-    auto ms = [](double v) { return NanoSeconds(int64_t(v * 1e6)); };
     for (size_t i = 0; i < c.faultEvents.size(); ++i)
     {
         const nlohmann::json& j = c.faultEvents[i];
         const std::string at = "faults.events[" + std::to_string(i) + "].";
         FabricFaultEvent e;
-        e.at = ms(j["at_ms"].get<double>());
+        e.at = ScenarioMs(j["at_ms"].get<double>());
         if (j.contains("link"))
         {
             e.target = j["link"];
@@ -114,14 +113,14 @@ BuildFaults(const RunConfig& c, Ptr<FabricTopology> topo)
         e.gbps = j.value("gbps", 0.0);
         e.rate = j.value("rate", 0.0);
         e.allFrames = j.value("frames", std::string("data")) == "all";
-        e.period = ms(j.value("period_ms", 0.0));
-        e.until = ms(j.value("until_ms", 0.0));
+        e.period = ScenarioMs(j.value("period_ms", 0.0));
+        e.until = ScenarioMs(j.value("until_ms", 0.0));
         inj->AddEvent(e);
     }
     if (c.randomMtbfHours > 0)
     {
         inj->AddRandomFailures(Seconds(c.randomMtbfHours * 3600),
-                               ms(c.randomRepairMs),
+                               ScenarioMs(c.randomRepairMs),
                                c.randomHostLinks,
                                Seconds(c.maxSimSeconds));
     }

@@ -20,12 +20,6 @@ namespace aifabric
 namespace
 {
 
-Time
-Ms(double ms)
-{
-    return NanoSeconds(int64_t(ms * 1e6));
-}
-
 /// "a>b": the egress queue of vertex a's port on the link to b.
 std::unordered_map<const FabricNetDevice*, std::string>
 EgressNames(const FabricTopology& topo)
@@ -55,9 +49,10 @@ AddPfcHealth(const RunConfig& c, Simulation& sim)
     if (c.watchdog)
     {
         sim.watchdog = CreateObject<PfcWatchdog>();
-        sim.watchdog->SetAttribute("DetectionTime", TimeValue(Ms(c.watchdogDetectionMs)));
-        sim.watchdog->SetAttribute("RestorationTime", TimeValue(Ms(c.watchdogRestorationMs)));
-        sim.watchdog->SetAttribute("PollInterval", TimeValue(Ms(c.watchdogPollMs)));
+        sim.watchdog->SetAttribute("DetectionTime", TimeValue(ScenarioMs(c.watchdogDetectionMs)));
+        sim.watchdog->SetAttribute("RestorationTime",
+                                   TimeValue(ScenarioMs(c.watchdogRestorationMs)));
+        sim.watchdog->SetAttribute("PollInterval", TimeValue(ScenarioMs(c.watchdogPollMs)));
         sim.watchdog->SetAttribute("Action",
                                    EnumValue(c.watchdogAction == "drop"      ? PfcWatchdog::DROP
                                              : c.watchdogAction == "forward" ? PfcWatchdog::FORWARD
@@ -70,8 +65,8 @@ AddPfcHealth(const RunConfig& c, Simulation& sim)
     if (c.deadlockDetection)
     {
         sim.deadlock = CreateObject<PfcDeadlockDetector>();
-        sim.deadlock->SetAttribute("Threshold", TimeValue(Ms(c.deadlockThresholdMs)));
-        sim.deadlock->SetAttribute("PollInterval", TimeValue(Ms(c.deadlockPollMs)));
+        sim.deadlock->SetAttribute("Threshold", TimeValue(ScenarioMs(c.deadlockThresholdMs)));
+        sim.deadlock->SetAttribute("PollInterval", TimeValue(ScenarioMs(c.deadlockPollMs)));
         sim.deadlock->SetAttribute("StopSimulation", BooleanValue(c.deadlockStop && !c.watchdog));
         for (uint32_t j = 0; j < n; ++j)
         {

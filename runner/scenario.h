@@ -3,6 +3,7 @@
 #define AI_FABRIC_SCENARIO_H
 
 #include "ns3/flow-size-distribution.h"
+#include "ns3/nstime.h"
 #include "ns3/transformer-workload.h"
 #include "ns3/workload-graph.h"
 
@@ -19,6 +20,13 @@ class ObjectBase;
 
 namespace aifabric
 {
+
+/// A scenario's time in milliseconds (a double) as an ns-3 Time, to the nanosecond.
+inline ns3::Time
+ScenarioMs(double ms)
+{
+    return ns3::NanoSeconds(int64_t(ms * 1e6));
+}
 
 /// Bad input: what() is one line naming the key and the allowed values. Exit status 2.
 class ScenarioError : public std::runtime_error

@@ -183,8 +183,7 @@ InstallRdma(const RunConfig& c,
     }
     rdma.SetLossRecovery(c.lossRecovery == "selective-repeat" ? "ns3::RdmaSelectiveRepeat"
                                                               : "ns3::RdmaGoBackN");
-    rdma.SetNicAttribute("RetransmitTimeout",
-                         TimeValue(NanoSeconds(int64_t(c.retransmitTimeoutMs * 1e6))));
+    rdma.SetNicAttribute("RetransmitTimeout", TimeValue(ScenarioMs(c.retransmitTimeoutMs)));
     rdma.SetNicAttribute("PathMtu", UintegerValue(c.pathMtu));
     nics = rdma.Install(topo);
     for (auto& n : nics)
@@ -244,7 +243,7 @@ MakeCollectiveJob(const RunConfig& c,
     for (uint32_t r : ranks)
     {
         Ptr<GpuTrainingApp> app = CreateObject<GpuTrainingApp>();
-        app->SetAttribute("ComputeTime", TimeValue(NanoSeconds(int64_t(c.computeMs * 1e6))));
+        app->SetAttribute("ComputeTime", TimeValue(ScenarioMs(c.computeMs)));
         app->AssignStreams(100000 + r);
         topo->GetHostNode(r)->AddApplication(app);
         gpus.Add(topo->GetHostNode(r));
@@ -509,11 +508,10 @@ BuildSimulation(const RunConfig& c, const std::vector<bool>* include)
     sim.latency = latency;
     if (c.workloadKind == "flows" || c.background)
     {
-        sim.flows =
-            BuildFlows(c.workloadKind == "flows" ? c.flows : c.backgroundFlows,
-                       c.workloadKind == "flows" ? NanoSeconds(int64_t(c.flows.durationMs * 1e6))
-                                                 : Seconds(c.maxSimSeconds),
-                       topo);
+        sim.flows = BuildFlows(c.workloadKind == "flows" ? c.flows : c.backgroundFlows,
+                               c.workloadKind == "flows" ? ScenarioMs(c.flows.durationMs)
+                                                         : Seconds(c.maxSimSeconds),
+                               topo);
         sim.flowQueue = Create<LatencyHistogram>();
         WatchSwitchQueues(topo, sim.flowQueue);
     }
