@@ -24,12 +24,20 @@ Sampler::Sample()
         Simulator::Stop(); // the runner notices the signal once Run() returns
         return;
     }
-    uint32_t maxQ = 0;
+    // The largest queue and the fullest switch buffer over the interval (the buffer managers'
+    // window peaks, so a burst between two samples is not missed); the total at this instant.
+    uint64_t maxQ = 0;
+    uint64_t maxBuffer = 0;
     uint64_t sumQ = 0;
     uint64_t pfc = 0;
     for (uint32_t j = 0; j < topo->GetNSwitches(); ++j)
     {
         Ptr<FabricSwitch> sw = topo->GetSwitch(j);
+        uint64_t used = 0;
+        uint64_t egress = 0;
+        sw->GetBufferManager()->TakeWindowPeaks(used, egress);
+        maxQ = std::max(maxQ, egress);
+        maxBuffer = std::max(maxBuffer, used);
         for (uint16_t p = 0; p < sw->GetNPorts(); ++p)
         {
             Ptr<FabricNetDevice> d = sw->GetPort(p);
@@ -38,13 +46,14 @@ Sampler::Sample()
             {
                 q += d->GetQueueBytes(prio);
             }
-            maxQ = std::max(maxQ, q);
+            maxQ = std::max<uint64_t>(maxQ, q);
             sumQ += q;
             pfc += d->GetCounters().pfcFramesTx;
         }
     }
     const double t = Simulator::Now().GetNanoSeconds() / 1000.0;
-    queue << Num(t, 10) << "," << maxQ << "," << sumQ << "," << (pfc - lastPfc) << "\n";
+    queue << Num(t, 10) << "," << maxQ << "," << sumQ << "," << (pfc - lastPfc) << "," << maxBuffer
+          << "\n";
     lastPfc = pfc;
     if (rank0)
     {

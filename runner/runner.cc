@@ -47,7 +47,8 @@ ExecuteOnce(const RunConfig& c,
     sampler.job = job;
     sampler.flows = sim.flows;
     sampler.steps = c.steps;
-    sampler.queue << "time_us,max_port_queue_bytes,total_queue_bytes,pfc_frames_in_interval\n";
+    sampler.queue << "time_us,max_port_queue_bytes,total_queue_bytes,pfc_frames_in_interval,"
+                     "max_switch_buffer_bytes\n";
     sampler.rate << "time_us,qpn,rate_gbps\n";
     Simulator::ScheduleNow(&Sampler::Sample, &sampler);
     for (const SimulatedJob& j : sim.jobs)

@@ -337,6 +337,7 @@ SwitchBufferManager::Admit(uint32_t inPort,
     in.headroomUsed += h;
     in.peak = std::max(in.peak, in.bytes);
     eg.bytes += bytes;
+    m_windowPeakEgress = std::max(m_windowPeakEgress, eg.bytes);
     if (!lossless)
     {
         eg.sharedUsed += s;
@@ -344,6 +345,7 @@ SwitchBufferManager::Admit(uint32_t inPort,
     m_sharedUsed += s;
     m_used = m_used.Get() + bytes;
     m_peakUsed = std::max<uint64_t>(m_peakUsed, m_used.Get());
+    m_windowPeakUsed = std::max<uint64_t>(m_windowPeakUsed, m_used.Get());
     if (lossless && !in.paused && (h > 0 || in.sharedUsed >= GetXoffThreshold()))
     {
         in.paused = true;
@@ -436,6 +438,15 @@ uint64_t
 SwitchBufferManager::GetPeakUsedBytes() const
 {
     return m_peakUsed;
+}
+
+void
+SwitchBufferManager::TakeWindowPeaks(uint64_t& usedBytes, uint64_t& egressQueueBytes)
+{
+    usedBytes = m_windowPeakUsed;
+    egressQueueBytes = m_windowPeakEgress;
+    m_windowPeakUsed = m_used.Get();
+    m_windowPeakEgress = 0;
 }
 
 const SwitchBufferManager::IngressState&

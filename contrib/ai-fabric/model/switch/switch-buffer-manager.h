@@ -151,6 +151,14 @@ class SwitchBufferManager : public Object
     uint64_t GetUsedBytes() const;
     uint64_t GetSharedUsedBytes() const;
     uint64_t GetPeakUsedBytes() const;
+    /**
+     * The peaks since the last call (or since the start): the buffer occupancy and the largest
+     * egress queue (one port x priority), in bytes. Then the window restarts: the occupancy peak
+     * from the current occupancy, the queue peak from 0 (a sampler takes the larger of it and
+     * the queues it reads at that instant). What a periodic sampler plots so that a burst
+     * between two samples is not missed.
+     */
+    void TakeWindowPeaks(uint64_t& usedBytes, uint64_t& egressQueueBytes);
     uint64_t GetIngressBytes(uint32_t port, uint8_t prio) const;
     uint64_t GetPeakIngressBytes(uint32_t port, uint8_t prio) const;
     uint64_t GetEgressBytes(uint32_t port, uint8_t prio) const;
@@ -207,6 +215,8 @@ class SwitchBufferManager : public Object
     uint64_t m_totalHeadroom{0}; //!< over all ports × lossless priorities
     uint64_t m_sharedUsed{0};
     uint64_t m_peakUsed{0};
+    uint64_t m_windowPeakUsed{0};   //!< since the last TakeWindowPeaks
+    uint64_t m_windowPeakEgress{0}; //!< largest egress queue since the last TakeWindowPeaks
     uint64_t m_ecnMarks{0};
     TracedValue<uint64_t> m_used;
     std::vector<IngressState> m_ingress;
