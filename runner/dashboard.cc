@@ -34,6 +34,27 @@ SlowestStep(const json& s)
     return best;
 }
 
+/// A collective as NCCL names it: "AllReduce", "ReduceScatter", ...
+std::string
+CollectiveTitle(const std::string& op)
+{
+    static const std::vector<std::pair<std::string, std::string>> names{
+        {"allreduce", "AllReduce"},
+        {"reducescatter", "ReduceScatter"},
+        {"allgather", "AllGather"},
+        {"alltoall", "AllToAll"},
+        {"broadcast", "Broadcast"},
+        {"sendrecv", "SendRecv"}};
+    for (const auto& [k, v] : names)
+    {
+        if (k == op)
+        {
+            return v;
+        }
+    }
+    return op;
+}
+
 /// "tp 8, pp 4, dp 32, ep 1, 1f1b, 16 micro-batches of 1, zero 1".
 std::string
 DescribeParallelism(const RunConfig& c)
@@ -276,16 +297,53 @@ Dashboard(const std::vector<RunOutput>& runs)
         });
         return print();
     }
-    os << "\n  CLUSTER SYNC & TAIL LATENCY — " << runs.front().config.Gpus() << " GPUs, "
-       << runs.front().config.topologyKind << ", " << runs.front().config.linkGbps
-       << " Gb/s per GPU, " << runs.front().config.collective << " of "
-       << Num(runs.front().config.bytes / 1048576.0) << " MiB (" << runs.front().config.algorithm
-       << ", " << runs.front().config.protocol << "), " << runs.front().config.computeMs
-       << " ms compute/step\n\n";
+    // What every run shares goes in the header; what differs between runs gets a row.
+    const std::vector<std::pair<std::string, std::string (*)(const RunConfig&)>> parts{
+        {"GPUs", [](const RunConfig& c) { return std::to_string(c.Gpus()) + " GPUs"; }},
+        {"topology", [](const RunConfig& c) { return c.topologyKind; }},
+        {"link", [](const RunConfig& c) { return Num(c.linkGbps) + " Gb/s per GPU"; }},
+        {"collective",
+         [](const RunConfig& c) {
+             return c.collective + " of " + Num(c.bytes / 1048576.0) + " MiB";
+         }},
+        {"algorithm / protocol",
+         [](const RunConfig& c) { return "(" + c.algorithm + ", " + c.protocol + ")"; }},
+        {"compute", [](const RunConfig& c) { return Num(c.computeMs) + " ms compute/step"; }}};
+    std::string header;
+    std::vector<std::pair<std::string, std::string (*)(const RunConfig&)>> differing;
+    for (const auto& part : parts)
+    {
+        const std::string v = part.second(first);
+        const bool same = std::all_of(runs.begin(), runs.end(), [&](const RunOutput& r) {
+            return part.second(r.config) == v;
+        });
+        if (same)
+        {
+            header += (header.empty() || part.first == "algorithm / protocol" ? " " : ", ") + v;
+        }
+        else
+        {
+            differing.push_back(part);
+        }
+    }
+    os << "\n  CLUSTER SYNC & TAIL LATENCY —" << header << "\n\n";
     row("", [](const json& s) { return s["name"].get<std::string>().substr(0, 24); });
+    for (const auto& [label, fn] : differing)
+    {
+        std::vector<std::string> cells;
+        for (const auto& r : runs)
+        {
+            cells.push_back(fn(r.config));
+        }
+        table.emplace_back(label, std::move(cells));
+    }
     row("Effective MFU",
         [](const json& s) { return Num(s["mfu_effective"].get<double>() * 100, 3) + " %"; });
-    row("AllReduce duration (mean)",
+    const bool oneOp = std::all_of(runs.begin(), runs.end(), [&](const RunOutput& r) {
+        return r.config.collective == first.collective;
+    });
+    row((oneOp ? CollectiveTitle(first.collective) : std::string("Collective")) +
+            " duration (mean)",
         [](const json& s) { return Num(s["collective_ms"]["mean"].get<double>(), 4) + " ms"; });
     row("Step time (mean / max)", [](const json& s) {
         return Num(s["step_ms"]["mean"].get<double>(), 4) + " / " +
@@ -296,8 +354,10 @@ Dashboard(const std::vector<RunOutput>& runs)
     });
     row("p99 network latency",
         [](const json& s) { return Num(s["network_latency_us"]["p99"].get<double>(), 4) + " us"; });
-    row("busbw",
-        [](const json& s) { return Num(s["busbw_gbytes_per_s"].get<double>(), 4) + " GB/s"; });
+    row("algbw / busbw", [](const json& s) {
+        return Num(s["algbw_gbytes_per_s"].get<double>(), 4) + " / " +
+               Num(s["busbw_gbytes_per_s"].get<double>(), 4) + " GB/s";
+    });
     row("retransmits / timeouts", [](const json& s) {
         return std::to_string(s["counters"]["retransmitted_packets"].get<uint64_t>()) + " / " +
                std::to_string(s["counters"]["timeouts"].get<uint64_t>());

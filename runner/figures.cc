@@ -16,6 +16,68 @@ GnuplotString(const std::string& text)
     return DoubledQuotes(text, '\'');
 }
 
+namespace
+{
+constexpr const char* kPngTerminal = "set terminal pngcairo noenhanced font 'DejaVu Sans,11' size ";
+constexpr const char* kSvgTerminal =
+    "set terminal svg dynamic noenhanced font 'DejaVu Sans,11' size ";
+} // namespace
+
+std::string
+Terminal(const std::string& name, int width, int height)
+{
+    std::string t =
+        std::string(kPngTerminal) + std::to_string(width) + "," + std::to_string(height) + "\n";
+    return name.empty() ? t : t + "set output " + GnuplotString(name + ".png") + "\n";
+}
+
+std::string
+SvgTwin(const std::string& script)
+{
+    std::string out;
+    size_t at = 0;
+    const std::string png(kPngTerminal);
+    while (at < script.size())
+    {
+        size_t end = script.find('\n', at);
+        end = end == std::string::npos ? script.size() : end + 1;
+        std::string line = script.substr(at, end - at);
+        if (line.rfind(png, 0) == 0)
+        {
+            line = kSvgTerminal + line.substr(png.size());
+        }
+        else if (line.rfind("set output '", 0) == 0)
+        {
+            const size_t dot = line.rfind(".png'");
+            if (dot != std::string::npos)
+            {
+                line.replace(dot, 5, ".svg'");
+            }
+        }
+        out += line;
+        at = end;
+    }
+    return out;
+}
+
+std::string
+FabricColour(const std::string& fabric)
+{
+    if (fabric == "tcp")
+    {
+        return "'#e08214'";
+    }
+    if (fabric == "rocev2")
+    {
+        return "'#2b6cb0'";
+    }
+    if (fabric == "infiniband")
+    {
+        return "'#6a3d9a'";
+    }
+    return "'#7f7f7f'";
+}
+
 bool
 HaveGnuplot()
 {
@@ -25,7 +87,9 @@ HaveGnuplot()
 bool
 Plot(const std::string& dir, const std::string& scriptName, const std::string& script, bool render)
 {
-    WriteAtomically(std::filesystem::path(dir) / scriptName, script);
+    WriteAtomically(std::filesystem::path(dir) / scriptName,
+                    script + "\n# The same figures as SVG.\nunset output\nreset\n" +
+                        SvgTwin(script));
     if (!render || !HaveGnuplot())
     {
         return true; // the script stays for the user; nothing failed

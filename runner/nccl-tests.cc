@@ -276,8 +276,8 @@ std::string
 NcclTestsPlotScript(const std::string& title)
 {
     std::ostringstream gp;
-    gp << "set terminal pngcairo noenhanced size 1000,600\nset datafile separator ','\n"
-       << "set output 'busbw.png'\nset title " << GnuplotString(title) << "\n"
+    gp << "set datafile separator ','\n"
+       << Terminal("busbw", 1000, 600) << "set title " << GnuplotString(title) << "\n"
        << "set xlabel 'message size (bytes)'\nset ylabel 'GB/s'\nset logscale x 2\n"
        << "set xtics (" << SizeTics() << ")\nset offsets graph 0.03, graph 0.03, 0, 0\n"
        << "set key top left\nset grid\n"

@@ -99,7 +99,7 @@ WriteResults(ns3::ResultsDirectory& dir,
     WriteAtomically(tmp / "compare.csv", cmp.str());
     ThrowIfInterrupted();
     const bool flowsOnly = runs.front().config.workloadKind == "flows";
-    if (!flowsOnly && !Plot(tmp.string(), "compare.gp", CompareScript()))
+    if (!flowsOnly && !Plot(tmp.string(), "compare.gp", CompareScript(runs)))
     {
         std::fprintf(stderr, "ai-fabric: gnuplot failed for compare.gp (script kept)\n");
     }

@@ -13,14 +13,20 @@ namespace aifabric
 /**
  * plots.gp of one run (in its subdirectory): the per-rank step timeline when a step completed,
  * the latency CDF when a data packet crossed the network (a single server's traffic never
- * does), the switch queues and, when rank 0's queue pairs reported rates, those rates. A plot
+ * does), the switch queues and, when rank 0's queue pairs reported rates, those rates. The
+ * timeline has a second panel on step 0's collective; the latency is a CCDF (log-log) titled by
+ * the transport; queues are the peaks of each sampling interval; rates are drawn under the
+ * line rate with a key. A plot
  * without data is left out: gnuplot fails on it and stops drawing the rest. The run name
  * enters only through GnuplotString.
  */
 std::string RunPlotsScript(const RunOutput& run);
 
-/// compare.gp: the mean step of every run, compute stacked on waiting for the collective.
-std::string CompareScript();
+/**
+ * compare.gp: the mean step of every run (compute in front of the whole step, so the part above
+ * it is the wait), and the wait alone on its own scale; bars labelled by the runs' names.
+ */
+std::string CompareScript(const std::vector<RunOutput>& runs);
 
 /**
  * slowdown.gp: FCT slowdown against flow size (the HPCC paper's figure), one line per run

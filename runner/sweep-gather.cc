@@ -101,7 +101,7 @@ Gather(const std::string& dir, std::ostream& out, std::ostream& err)
     std::ostringstream gp;
     gp << "# Figures of sweep '" << c.manifest["sweep"].get<std::string>()
        << "': mean over seeds, error bars min..max.\n"
-       << "set terminal pngcairo noenhanced size 900,560\nset grid\nset key outside right top\n"
+       << Terminal("", 900, 560) << "set grid\nset key outside right top\n"
        << "set bars small\n";
     for (const auto& f : figs)
     {

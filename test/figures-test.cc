@@ -1,190 +1,121 @@
 // SPDX-License-Identifier: GPL-2.0-only
-// Figures: names from data reach gnuplot only as escaped strings, and gnuplot is run without a
-// shell, so a run name can neither break a script nor run a command.
+// The generated gnuplot scripts: names escaped, keys off the data, the short waits zoomed in,
+// titles that say what was measured, one style, PNG and SVG.
 #include "figures.h"
-#include "file-util.h"
-#include "process-util.h"
-#include "process.h"
+#include "run-figures.h"
+#include "run-output.h"
 
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
-#include <unistd.h>
-
-namespace fs = std::filesystem;
-using namespace aifabric;
+#include <string>
+#include <vector>
 
 namespace
 {
 
-/// A new, empty directory for one test.
-fs::path
-Fresh(const std::string& tag)
+using aifabric::RunOutput;
+
+RunOutput
+MakeRun(const std::string& name, const std::string& fabric)
 {
-    std::string t = ::testing::TempDir() + "aif-fig-" + tag + "-XXXXXX";
-    return ::mkdtemp(t.data()) ? fs::path(t) : fs::path();
+    RunOutput r;
+    r.config.name = name;
+    r.config.fabric = fabric;
+    r.config.linkGbps = 200;
+    // Two ranks, step 0: compute ends at 82 ms, the barrier at 82.62 ms.
+    r.stepsCsv = "step,rank,start_ms,compute_end_ms,collective_end_ms,barrier_ms,last\n"
+                 "0,0,0,82,82.6,82.62,0\n0,1,0,82.1,82.62,82.62,1\n"
+                 "1,0,82.62,164.62,165.2,165.3,0\n1,1,82.62,164.7,165.3,165.3,1\n";
+    r.latencyCsv = "quantile,latency_us\n0,0.875\n1,0.92\n";
+    r.rateCsv = "time_us,qpn,rate_gbps\n82100,1,200\n";
+    return r;
 }
 
-/// Whether a file named F exists anywhere under `dir` (what `touch F` would leave).
 bool
-Touched(const fs::path& dir)
+Has(const std::string& s, const std::string& what)
 {
-    for (const auto& e : fs::recursive_directory_iterator(dir))
+    return s.find(what) != std::string::npos;
+}
+
+TEST(FiguresTest, CompareLabelsAreTheRunNamesEscapedAndTheKeyIsOutside)
+{
+    const std::string gp =
+        aifabric::CompareScript({MakeRun("TCP_0.01% loss", "tcp"), MakeRun("Bob's run", "rocev2")});
+    // Tic labels are formats: % doubled; quotes doubled; no subscripts (noenhanced).
+    EXPECT_TRUE(Has(gp, "set xtics ('TCP_0.01%% loss' 0, 'Bob''s run' 1)")) << gp;
+    EXPECT_TRUE(Has(gp, "noenhanced")) << gp;
+    EXPECT_FALSE(Has(gp, "xtic(1)")) << gp; // compare.csv's directory names are not labels
+    EXPECT_TRUE(Has(gp, "set key outside")) << gp;
+    EXPECT_FALSE(Has(gp, "set key top left")) << gp;
+    EXPECT_TRUE(Has(gp, "set output 'compare.png'")) << gp;
+}
+
+TEST(FiguresTest, LatencyIsTitledByTheTransportAndIsACcdf)
+{
+    const std::string tcp = aifabric::RunPlotsScript(MakeRun("t", "tcp"));
+    EXPECT_TRUE(Has(tcp, "latency of TCP segments (CCDF)")) << tcp;
+    EXPECT_FALSE(Has(tcp, "RDMA")) << tcp;
+    const std::string roce = aifabric::RunPlotsScript(MakeRun("r", "rocev2"));
+    EXPECT_TRUE(Has(roce, "latency of RDMA data packets (CCDF)")) << roce;
+    EXPECT_TRUE(Has(roce, "using 2:(1-$1)")) << roce;
+    EXPECT_TRUE(Has(roce, "set logscale y\n")) << roce; // not x: the range is a few %
+    EXPECT_TRUE(Has(roce, "unset key")) << roce;
+}
+
+TEST(FiguresTest, TimelineAndQueuesZoomOnStepZerosCollective)
+{
+    const std::string gp = aifabric::RunPlotsScript(MakeRun("r", "rocev2"));
+    // Step 0 spans 82 .. 82.62 ms (first compute end to barrier), padded by a quarter: both
+    // the timeline and the queues have a second panel there.
+    const std::string zoom = "set xrange [81.845:82.775]";
+    const size_t first = gp.find(zoom);
+    ASSERT_NE(first, std::string::npos) << gp;
+    EXPECT_NE(gp.find(zoom, first + 1), std::string::npos) << gp;
+    EXPECT_TRUE(Has(gp, "set output 'timeline.png'\nset multiplot layout 2,1")) << gp;
+    EXPECT_TRUE(Has(gp, "set output 'queue.png'\nset multiplot layout 2,1")) << gp;
+    // Queues are the interval peaks (column 2) and the fullest buffer (column 5), on [0:*].
+    EXPECT_TRUE(Has(gp, "switch queues (peak in each 100 us interval)")) << gp;
+    EXPECT_TRUE(Has(gp, "($5/1024)")) << gp;
+    // Without a completed step there is nothing to zoom on.
+    RunOutput none = MakeRun("n", "rocev2");
+    none.stepsCsv = "step,rank,start_ms,compute_end_ms,collective_end_ms,barrier_ms,last\n";
+    const std::string flat = aifabric::RunPlotsScript(none);
+    EXPECT_FALSE(Has(flat, "multiplot")) << flat;
+    EXPECT_FALSE(Has(flat, "timeline.png")) << flat;
+}
+
+TEST(FiguresTest, RatesAreDrawnUnderTheLineRateWithAKey)
+{
+    const std::string gp = aifabric::RunPlotsScript(MakeRun("r", "rocev2"));
+    EXPECT_TRUE(Has(gp, "set yrange [0:230]")) << gp; // 200 Gb/s + 15%: not on the border
+    EXPECT_TRUE(Has(gp, "200 with lines dt 2")) << gp;
+    EXPECT_TRUE(Has(gp, "title 'line rate 200 Gb/s'")) << gp;
+    EXPECT_FALSE(Has(gp.substr(gp.find("rate.png")), "unset key")) << gp;
+}
+
+TEST(FiguresTest, OneStyleAndAnSvgTwinOfEveryPng)
+{
+    const std::string gp = aifabric::RunPlotsScript(MakeRun("r", "infiniband"));
+    // Every figure's terminal comes from Terminal(): one font, noenhanced.
+    const std::string t = aifabric::Terminal("", 1, 1);
+    const std::string style = t.substr(0, t.find("size ") + 5);
+    size_t terminals = 0;
+    for (size_t at = gp.find("set terminal"); at != std::string::npos;
+         at = gp.find("set terminal", at + 1))
     {
-        if (e.path().filename() == "F")
-        {
-            return true;
-        }
+        ++terminals;
+        EXPECT_EQ(gp.compare(at, style.size(), style), 0) << gp.substr(at, 80);
     }
-    return false;
+    EXPECT_EQ(terminals, 4u); // timeline, latency, queue, rate
+    EXPECT_TRUE(Has(gp, aifabric::FabricColour("infiniband"))) << gp;
+    EXPECT_NE(aifabric::FabricColour("tcp"), aifabric::FabricColour("rocev2"));
+    const std::string svg = aifabric::SvgTwin(gp);
+    EXPECT_FALSE(Has(svg, "pngcairo")) << svg;
+    EXPECT_FALSE(Has(svg, ".png'")) << svg;
+    for (const char* f : {"timeline", "latency", "queue", "rate"})
+    {
+        EXPECT_TRUE(Has(svg, std::string("set output '") + f + ".svg'")) << f;
+    }
+    EXPECT_TRUE(Has(svg, "set terminal svg dynamic noenhanced")) << svg;
 }
-
-struct NameCase
-{
-    const char* label;
-    const char* name;
-    const char* quoted; //!< the name as a gnuplot string literal (without the closing ')
-};
-
-const NameCase kNames[] = {
-    {"Injection", "x'; system \"touch F\"; y='", "'x''; system \"touch F\"; y=''"},
-    {"Apostrophe", "Bob's run", "'Bob''s run"},
-    {"Underscore", "lossy_tcp", "'lossy_tcp"},
-};
-
-/// Test names and values as ctest lists them: the label, not the bytes.
-void
-PrintTo(const NameCase& c, std::ostream* os)
-{
-    *os << c.label;
-}
-
-class FigureNameTest : public ::testing::TestWithParam<NameCase>
-{
-};
 
 } // namespace
-
-TEST(FiguresTest, GnuplotStringDoublesSingleQuotes)
-{
-    EXPECT_EQ(GnuplotString("plain"), "'plain'");
-    EXPECT_EQ(GnuplotString("Bob's run"), "'Bob''s run'");
-    EXPECT_EQ(GnuplotString("''"), "''''''");
-    EXPECT_EQ(GnuplotString("a_b \"c\" `d` $e"), "'a_b \"c\" `d` $e'");
-}
-
-TEST(FiguresTest, RunProgramPassesArgumentsUnchanged)
-{
-    const fs::path d = Fresh("argv");
-    ASSERT_FALSE(d.empty());
-    ProcessOptions o;
-    o.directory = d.string();
-    o.out = Output::CAPTURE;
-    std::string out;
-    ASSERT_EQ(RunProgram({"printf", "%s|", "a b", "x'; touch F; y='", "$(touch F)"}, o, &out), 0);
-    EXPECT_EQ(out, "a b|x'; touch F; y='|$(touch F)|");
-    EXPECT_FALSE(Touched(d));
-    EXPECT_EQ(RunProgram({"ai-fabric-no-such-program"}, o, &out), 127);
-    EXPECT_TRUE(OnPath("sh"));
-    EXPECT_FALSE(OnPath("ai-fabric-no-such-program"));
-    fs::remove_all(d);
-}
-
-TEST_P(FigureNameTest, PlotEscapesTheNameAndRunsNoCommand)
-{
-    const NameCase& c = GetParam();
-    const fs::path d = Fresh(std::string("plot-") + c.label);
-    ASSERT_FALSE(d.empty());
-    const std::string script = "set terminal pngcairo noenhanced size 300,200\nset output " +
-                               GnuplotString("f.png") + "\nset title " + GnuplotString(c.name) +
-                               "\nplot x title " + GnuplotString(c.name) + "\n";
-    EXPECT_NE(script.find(std::string("set title ") + c.quoted + "'\n"), std::string::npos)
-        << script;
-    EXPECT_TRUE(Plot(d.string(), "t.gp", script));
-    EXPECT_EQ(ReadText(d / "t.gp"), script);
-    EXPECT_FALSE(Touched(d));
-    if (HaveGnuplot())
-    {
-        EXPECT_TRUE(fs::exists(d / "f.png")) << "gnuplot parsed the script";
-    }
-    fs::remove_all(d);
-}
-
-TEST_P(FigureNameTest, RunnerPlotsQuoteTheRunName)
-{
-    const NameCase& c = GetParam();
-    const fs::path d = Fresh(std::string("runner-") + c.label);
-    ASSERT_FALSE(d.empty());
-    const fs::path scenario = d / "scenario.json";
-    nlohmann::json j = nlohmann::json::parse(
-        R"({"topology": {"kind": "star", "servers": 2, "gpus_per_server": 1},
-            "workload": {"steps": 1, "compute_ms": 0.1, "bytes": 65536, "algorithm": "ring"}})");
-    j["name"] = c.name;
-    std::ofstream(scenario) << j.dump();
-    const fs::path out = d / "out";
-    const Result r = RunCommand(std::string(AIFABRIC_RUNNER) + " --quiet " + scenario.string() +
-                                    " --out " + out.string(),
-                                "figures");
-    ASSERT_EQ(r.status, 0) << r.err;
-    fs::path run;
-    for (const auto& e : fs::directory_iterator(out))
-    {
-        if (e.is_directory())
-        {
-            run = e.path();
-        }
-    }
-    ASSERT_FALSE(run.empty());
-    const std::string gp = ReadText(run / "plots.gp");
-    EXPECT_NE(gp.find("set terminal pngcairo noenhanced"), std::string::npos) << gp;
-    EXPECT_NE(gp.find(std::string("set title ") + c.quoted + ": per-rank step timeline"),
-              std::string::npos)
-        << gp;
-    EXPECT_NE(ReadText(out / "compare.gp").find("noenhanced"), std::string::npos);
-    EXPECT_FALSE(Touched(d)) << "a command in the run name was executed";
-    if (HaveGnuplot())
-    {
-        EXPECT_TRUE(fs::exists(run / "timeline.png")) << "gnuplot parsed plots.gp";
-        EXPECT_TRUE(fs::exists(out / "compare.png"));
-    }
-    fs::remove_all(d);
-}
-
-// The flow workload's slowdown figure: run names enter as escaped titles, data files by the
-// runs' safe directory names, and the key sits below the panels (inside, it covered a curve).
-TEST_P(FigureNameTest, SlowdownFigureQuotesTheRunName)
-{
-    const NameCase& c = GetParam();
-    const fs::path d = Fresh(std::string("slowdown-") + c.label);
-    ASSERT_FALSE(d.empty());
-    nlohmann::json j = nlohmann::json::parse(
-        R"({"topology": {"kind": "star", "servers": 4, "gpus_per_server": 1},
-            "workload": {"kind": "flows",
-                         "flows": {"cdf": "fb-hadoop", "load": 0.3, "duration_ms": 0.5}}})");
-    j["name"] = c.name;
-    std::ofstream(d / "scenario.json") << j.dump();
-    const fs::path out = d / "out";
-    const Result r = RunCommand(std::string(AIFABRIC_RUNNER) + " --quiet " +
-                                    (d / "scenario.json").string() + " --out " + out.string(),
-                                "figures-slowdown");
-    ASSERT_EQ(r.status, 0) << r.err;
-    const std::string gp = ReadText(out / "slowdown.gp");
-    EXPECT_NE(gp.find("set terminal pngcairo noenhanced"), std::string::npos) << gp;
-    EXPECT_NE(gp.find(std::string("title ") + c.quoted + "'"), std::string::npos) << gp;
-    EXPECT_NE(gp.find("set key outside below"), std::string::npos) << gp;
-    EXPECT_FALSE(Touched(d)) << "a command in the run name was executed";
-    if (HaveGnuplot())
-    {
-        EXPECT_TRUE(fs::exists(out / "slowdown.png")) << "gnuplot parsed slowdown.gp";
-    }
-    fs::remove_all(d);
-}
-
-INSTANTIATE_TEST_SUITE_P(Names,
-                         FigureNameTest,
-                         ::testing::ValuesIn(kNames),
-                         [](const ::testing::TestParamInfo<NameCase>& info) {
-                             return std::string(info.param.label);
-                         });

@@ -5,6 +5,7 @@
 #include "process-util.h"
 #include "runner.h"
 #include "scenario.h"
+#include "text-util.h"
 
 #include <array>
 #include <cstdio>
@@ -747,6 +748,45 @@ TEST(RunnerTest, DashboardCellsNeverRunTogether)
     ASSERT_NE(at, std::string::npos) << d;
     EXPECT_EQ(d.compare(at + 27, 2, "  "), 0) << d;
     EXPECT_NE(d.find("TCP RACK losses / probes"), std::string::npos) << d;
+}
+
+TEST(RunnerTest, DashboardNamesTheCollectiveAndShowsWhatDiffersPerRun)
+{
+    json j = json::parse(kSmall);
+    const std::string out = TempDir("dash-diff");
+    const std::string path = WriteScenario("dash-diff", j.dump());
+    Result r = Runner(path + " --out " + out);
+    ASSERT_EQ(r.status, 0) << r.err;
+    aifabric::RunOutput a;
+    a.config = aifabric::ResolveScenario(j).at(0);
+    a.summary = ReadJson(fs::path(out) / "summary.json");
+    fs::remove_all(out);
+    // One collective everywhere: its name, and algbw beside busbw.
+    const double algbw = a.summary["algbw_gbytes_per_s"].get<double>();
+    const std::string same = aifabric::Dashboard({a, a});
+    const std::string op = a.config.collective;
+    ASSERT_EQ(op, "allreduce");
+    EXPECT_NE(same.find("AllReduce duration (mean)"), std::string::npos) << same;
+    EXPECT_NE(same.find("algbw / busbw"), std::string::npos) << same;
+    EXPECT_NE(same.find(aifabric::Num(algbw, 4) + " / "), std::string::npos) << same;
+    EXPECT_NE(same.find(std::to_string(a.config.Gpus()) + " GPUs"), std::string::npos) << same;
+    // Another collective and another size in the second run: the header says only what both
+    // share, the rest is a row per run.
+    aifabric::RunOutput b = a;
+    b.config.collective = "allgather";
+    b.config.bytes = 2 * a.config.bytes;
+    const std::string diff = aifabric::Dashboard({a, b});
+    EXPECT_NE(diff.find("Collective duration (mean)"), std::string::npos) << diff;
+    EXPECT_EQ(diff.find("AllReduce duration"), std::string::npos) << diff;
+    const size_t header = diff.find("CLUSTER SYNC");
+    const std::string headerLine = diff.substr(header, diff.find('\n', header) - header);
+    EXPECT_EQ(headerLine.find("allreduce"), std::string::npos) << headerLine;
+    EXPECT_NE(headerLine.find("GPUs"), std::string::npos) << headerLine;
+    const size_t row = diff.find("\ncollective ");
+    ASSERT_NE(row, std::string::npos) << diff;
+    const std::string rowLine = diff.substr(row + 1, diff.find('\n', row + 1) - row - 1);
+    EXPECT_NE(rowLine.find("allreduce of"), std::string::npos) << rowLine;
+    EXPECT_NE(rowLine.find("allgather of"), std::string::npos) << rowLine;
 }
 
 TEST(RunnerTest, EndToEndRocev2OnEveryTopologyKind)
