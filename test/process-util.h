@@ -47,6 +47,15 @@ RunCommand(const std::string& command, const std::string& tag)
     return r;
 }
 
+#ifdef AIFABRIC_RUNNER
+/// The scenario runner (`--quiet`) with `args` appended to its command line.
+inline Result
+Runner(const std::string& args)
+{
+    return RunCommand(std::string(AIFABRIC_RUNNER) + " --quiet " + args, "runner");
+}
+#endif
+
 /// The lines (each with its trailing newline) a command prints on stdout; stderr is dropped.
 inline std::vector<std::string>
 CommandLines(const std::string& command)

@@ -27,12 +27,6 @@ Chakra(const std::string& args)
     return RunCommand(std::string(AIFABRIC_CHAKRA) + " " + args, "chakra");
 }
 
-Result
-Runner(const std::string& args)
-{
-    return RunCommand(std::string(AIFABRIC_RUNNER) + " --quiet " + args, "runner-chakra");
-}
-
 json
 ReadSummary(const fs::path& out)
 {

@@ -20,12 +20,6 @@ const char* kFault = R"({"name": "fault",
   "faults": {"events": [{"at_ms": 1.2, "switch": "spine0", "action": "down"},
                         {"at_ms": 8, "switch": "spine0", "action": "up"}]}})";
 
-Result
-Runner(const std::string& args)
-{
-    return RunCommand(std::string(AIFABRIC_RUNNER) + " --quiet " + args, "runner-faults");
-}
-
 json
 Summary(const fs::path& dir, const std::string& name, const std::string& sets)
 {

@@ -22,12 +22,6 @@ const char* kFlows = R"({"name": "flows",
   "compare": [{"name": "dcqcn", "congestion_control": "dcqcn"},
               {"name": "hpcc", "congestion_control": "hpcc"}]})";
 
-Result
-Runner(const std::string& args)
-{
-    return RunCommand(std::string(AIFABRIC_RUNNER) + " --quiet " + args, "runner-flows");
-}
-
 } // namespace
 
 TEST(RunnerFlowsTest, FlowWorkloadWritesSlowdownsFlowsAndAFigure)

@@ -23,12 +23,6 @@ const char* kJobs = R"({"name": "jobs",
   "jobs": [{"name": "a", "servers": 6, "placement": "PLACE"},
            {"name": "b", "servers": 6, "placement": "PLACE"}]})";
 
-Result
-Runner(const std::string& args)
-{
-    return RunCommand(std::string(AIFABRIC_RUNNER) + " --quiet " + args, "runner-jobs");
-}
-
 std::string
 With(std::string text, const std::string& from, const std::string& to)
 {

@@ -14,12 +14,6 @@ namespace fs = std::filesystem;
 namespace
 {
 
-Result
-Runner(const std::string& args)
-{
-    return RunCommand(std::string(AIFABRIC_RUNNER) + " --quiet " + args, "runner-lb");
-}
-
 const char* kRing = R"({"name": "flat-ring",
   "workload": {"algorithm": "ring", "channels": 1, "bytes": 67108864, "steps": 1,
                "compute_ms": 0},

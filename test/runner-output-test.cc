@@ -148,9 +148,7 @@ TEST(RunnerOutputTest, OutWithTrailingSlashIsThatDirectory)
     for (const char* spelling : {"out/", "out2/.", "x/../out3//"})
     {
         const fs::path out = d / spelling;
-        Result r = RunCommand(std::string(AIFABRIC_RUNNER) + " --quiet " + scen.string() +
-                                  " --out " + out.string(),
-                              "slash");
+        Result r = Runner(scen.string() + " --out " + out.string());
         EXPECT_EQ(r.status, 0) << spelling << ": " << r.err;
         EXPECT_TRUE(fs::exists(out.lexically_normal() / "summary.json")) << spelling;
     }
@@ -167,9 +165,7 @@ TEST(RunnerOutputTest, RunNamesMappedToTheSameNameGetTheirOwnDirectories)
              R"({"compare": [{"name": "a b"}, {"name": "a_b", "workload": {"bytes": 2097152}},
                              {"name": "summary.json"}]})"));
     const fs::path out = d / "out";
-    Result r = RunCommand(std::string(AIFABRIC_RUNNER) + " --quiet " + scen.string() + " --out " +
-                              out.string(),
-                          "collide");
+    Result r = Runner(scen.string() + " --out " + out.string());
     ASSERT_EQ(r.status, 0) << r.err;
     for (const char* run : {"a_b", "a_b-2", "summary.json-2"})
     {
@@ -191,9 +187,7 @@ TEST(RunnerOutputTest, SingleServerRunDrawsEveryFigureWithoutGnuplotFailures)
         d / "s.json",
         Tiny("one", R"({"topology": {"servers": 1, "gpus_per_server": 4}, "compare": []})"));
     const fs::path out = d / "out";
-    Result r = RunCommand(std::string(AIFABRIC_RUNNER) + " --quiet " + scen.string() + " --out " +
-                              out.string(),
-                          "one-server");
+    Result r = Runner(scen.string() + " --out " + out.string());
     ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_EQ(r.err.find("gnuplot failed"), std::string::npos) << r.err;
     fs::remove_all(d);

@@ -15,12 +15,6 @@ namespace fs = std::filesystem;
 namespace
 {
 
-Result
-Runner(const std::string& args)
-{
-    return RunCommand(std::string(AIFABRIC_RUNNER) + " --quiet " + args, "runner-pfc");
-}
-
 json
 RunScenario(const fs::path& dir,
             const std::string& name,

@@ -25,12 +25,6 @@ namespace
 {
 
 /// Run the runner binary with `args`; capture stdout, stderr and the exit status.
-Result
-Runner(const std::string& args)
-{
-    return RunCommand(std::string(AIFABRIC_RUNNER) + " --quiet " + args, "runner");
-}
-
 std::string
 TempDir(const std::string& name)
 {

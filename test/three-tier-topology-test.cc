@@ -419,9 +419,7 @@ TEST(ThreeTierRunnerTest, BadTopologyKeysExitTwoNamingTheKey)
          "topology.servers: Servers must be <= 256 for a 2-tier"}};
     for (const auto& [args, text] : cases)
     {
-        const Result r = RunCommand(std::string(AIFABRIC_RUNNER) + " --quiet " + args +
-                                        " --out /nonexistent-aif-3tier",
-                                    "three-tier");
+        const Result r = Runner(args + " --out /nonexistent-aif-3tier");
         EXPECT_EQ(r.status, 2) << args;
         EXPECT_NE(r.err.find(text), std::string::npos) << args << ": " << r.err;
         EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << ": " << r.err;
