@@ -154,6 +154,8 @@ Figures(const Collected& c)
             // series label -> x -> values
             std::vector<std::string> order;
             std::map<std::string, std::map<double, std::vector<double>>> series;
+            std::map<std::string, std::set<std::string>> fabricsOf; // series -> its fabrics
+            std::map<std::string, size_t> seriesOf;                 // fabric -> its series
             for (const auto& r : c.rows)
             {
                 const json* v = r.Metric(m.column);
@@ -165,6 +167,10 @@ Figures(const Collected& c)
                 if (!series.count(l))
                 {
                     order.push_back(l);
+                }
+                if (fabricsOf[l].insert(r.fabric).second)
+                {
+                    ++seriesOf[r.fabric];
                 }
                 series[l][r.values.at(x).get<double>()].push_back(v->get<double>() * m.scale);
             }
@@ -208,8 +214,14 @@ Figures(const Collected& c)
                          << " " << ys.size() << "\n";
                 }
                 plot << (i ? ", \\\n     " : "plot ") << GnuplotString(f.file + ".dat") << " index "
-                     << i << " using 1:3:4:5 with yerrorlines lw 2 pt 7 title "
-                     << GnuplotString(order[i]);
+                     << i << " using 1:3:4:5 with yerrorlines lw 2 pt 7";
+                // The fabric's colour (as in every figure) when the line is the fabric's only one.
+                const auto& fabrics = fabricsOf[order[i]];
+                if (fabrics.size() == 1 && seriesOf[*fabrics.begin()] == 1)
+                {
+                    plot << " lc rgb " << FabricColour(*fabrics.begin());
+                }
+                plot << " title " << GnuplotString(order[i]);
             }
             f.data = data.str();
             std::ostringstream gp;

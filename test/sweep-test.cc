@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // Parameter sweeps: expansion, point ids, bad sweep files, the local engine (run, resume,
 // failures), gathering into a tidy CSV and figures, and the sweep files in scenarios/.
+#include "figures.h"
 #include "process-util.h"
 #include "scenario.h"
 #include "sweep.h"
@@ -579,6 +580,12 @@ TEST(SweepTest, GatherAveragesSeedsAndDrawsZeroOnALogAxis)
     EXPECT_NE(ss.str().find("title 'tcp'"), std::string::npos)
         << "one line per fabric; pfc is zipped with it";
     EXPECT_NE(ss.str().find("title 'rocev2'"), std::string::npos);
+    // One line per fabric: each in its fabric's colour, as in a run's figures.
+    EXPECT_NE(ss.str().find("lc rgb " + aifabric::FabricColour("tcp") + " title 'tcp'"),
+              std::string::npos)
+        << ss.str();
+    EXPECT_NE(ss.str().find("lc rgb " + aifabric::FabricColour("rocev2") + " title 'rocev2'"),
+              std::string::npos);
     fs::remove_all(d);
 }
 
