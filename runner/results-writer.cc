@@ -5,6 +5,7 @@
 #include "figures.h"
 #include "file-util.h"
 #include "interrupt.h"
+#include "report.h"
 #include "run-figures.h"
 #include "text-util.h"
 
@@ -17,6 +18,23 @@ namespace aifabric
 {
 
 using nlohmann::json;
+
+std::vector<std::string>
+RunDirectoryNames(const std::vector<std::string>& runNames)
+{
+    return UniqueFileNames(runNames,
+                           {"compare.csv",
+                            "compare.gp",
+                            "compare.png",
+                            "compare.svg",
+                            "summary.json",
+                            "config.json",
+                            "dashboard.txt",
+                            "index.html",
+                            "slowdown.gp",
+                            "slowdown.png",
+                            "slowdown.svg"});
+}
 
 void
 WriteResults(ns3::ResultsDirectory& dir,
@@ -38,15 +56,7 @@ WriteResults(ns3::ResultsDirectory& dir,
     {
         names.push_back(r.config.name);
     }
-    const std::vector<std::string> dirs = UniqueFileNames(names,
-                                                          {"compare.csv",
-                                                           "compare.gp",
-                                                           "compare.png",
-                                                           "summary.json",
-                                                           "config.json",
-                                                           "dashboard.txt",
-                                                           "slowdown.gp",
-                                                           "slowdown.png"});
+    const std::vector<std::string> dirs = RunDirectoryNames(names);
     for (size_t i = 0; i < runs.size(); ++i)
     {
         const RunOutput& r = runs[i];
@@ -116,6 +126,7 @@ WriteResults(ns3::ResultsDirectory& dir,
     WriteAtomically(tmp / "summary.json", summary.dump(2) + "\n");
     WriteAtomically(tmp / "config.json", config.dump(2) + "\n");
     WriteAtomically(tmp / "dashboard.txt", Dashboard(runs));
+    WriteRunReport(tmp);
     // A figure interrupted by the signal is missing: commit nothing rather than less.
     ThrowIfInterrupted();
     const std::string err = dir.Commit();

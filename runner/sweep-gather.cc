@@ -3,6 +3,7 @@
 
 #include "figures.h"
 #include "file-util.h"
+#include "report.h"
 #include "sweep-collect.h"
 #include "sweep-figures.h"
 #include "text-util.h"
@@ -112,6 +113,7 @@ Gather(const std::string& dir, std::ostream& out, std::ostream& err)
     {
         err << "ai-fabric: gnuplot failed on figures.gp (script kept)" << std::endl;
     }
+    WriteSweepReport(tmp, d, c);
     const std::string commitError = rd.Commit();
     if (!commitError.empty())
     {
@@ -134,6 +136,8 @@ Gather(const std::string& dir, std::ostream& out, std::ostream& err)
             << " points not finished (not in the CSV); ./ai-fabric sweep --status " << d.string()
             << std::endl;
     }
+    out << "  " << (final / "index.html").string() << " (./ai-fabric view " << d.string() << ")"
+        << std::endl;
     for (const auto& f : figs)
     {
         out << "  " << (final / (f.file + (HaveGnuplot() ? ".png" : ".dat"))).string() << std::endl;

@@ -5,7 +5,11 @@
 # (scripts/slurm-check.sh); submitting sweeps to a real cluster needs only its own sbatch.
 # --format adds clang-format (Debian 12: version 14), for scripts/check-format.sh.
 # --fuzz adds clang and its libFuzzer runtime, for scripts/fuzz.sh.
+# --browser adds Debian's Chromium (and Node.js when the machine has none) and installs the
+# browser test's npm packages (test/browser: playwright-core, pinned by its package-lock.json)
+# with `npm ci`, for the results-page test in a real browser (test/browser/run-browser-test.sh).
 set -euo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 PKGS=(
   g++ cmake ninja-build pkg-config
@@ -27,6 +31,19 @@ fi
 if [ "${1:-}" = "--fuzz" ]; then
   PKGS=(clang libclang-rt-14-dev)
 fi
+if [ "${1:-}" = "--browser" ]; then
+  PKGS=(chromium fonts-dejavu-core)
+  command -v node >/dev/null || PKGS+=(nodejs npm)
+fi
+
+# The browser test's npm packages, once the packages above are there.
+npm_packages() {
+  [ "${1:-}" = "--browser" ] || return 0
+  if [ ! -f "$ROOT/test/browser/node_modules/playwright-core/package.json" ]; then
+    echo "ai-fabric: npm ci in test/browser (playwright-core)" >&2
+    (cd "$ROOT/test/browser" && npm ci --no-audit --no-fund --loglevel=error >&2)
+  fi
+}
 
 missing=()
 for p in "${PKGS[@]}"; do
@@ -34,7 +51,10 @@ for p in "${PKGS[@]}"; do
     missing+=("$p")
   fi
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
+if [ ${#missing[@]} -eq 0 ]; then
+  npm_packages "${1:-}"
+  exit 0
+fi
 
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then
@@ -44,3 +64,4 @@ echo "ai-fabric: installing ${missing[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+npm_packages "${1:-}"
