@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "memory-estimate.h"
 
+#include "scenario-tuning.h"
+
 #include "ns3/collnet-collective.h"
 #include "ns3/double-binary-tree-collective.h"
 #include "ns3/nvls-collective.h"
@@ -182,15 +184,37 @@ EstimateMemory(const RunConfig& r)
 {
     MemoryEstimate e;
     e.hosts = r.Gpus();
-    // Every host link ends on a leaf port; leaves have hosts / oversubscription up-ports, each
-    // the end of a link to a spine port (a star has one switch with a port per host).
-    const double over =
-        r.topologyKind == "star" || r.oversubscription <= 0 ? 0 : r.oversubscription;
-    e.switchPorts = e.hosts + (over > 0 ? static_cast<uint64_t>(std::ceil(2 * e.hosts / over)) : 0);
-    // Every switch has a forwarding entry per host.
-    const double radix = r.leafRadix > 0 ? r.leafRadix : 64;
-    const double switches = over > 0 ? std::ceil(double(e.switchPorts) / radix) : 1;
-    e.routes = static_cast<uint64_t>(switches * double(e.hosts));
+    if (r.topologyKind == "rail-fat-tree")
+    {
+        // Every link's two ends: a host's on a leaf, each leaf uplink's on a leaf and a spine,
+        // each spine uplink's (3 tiers) on a spine and a core. Forwarding entries as
+        // FabricTopology's routes keep them: the hosts below a switch plus one default route
+        // up (a leaf: its hosts; a spine: its plane's hosts, or its pod's with 3 tiers; a core:
+        // its plane's).
+        const ns3::RailOptimizedFatTreeHelper::Shape s = RailShape(r);
+        const double hosts = double(e.hosts);
+        const double planeHosts = hosts / std::max<uint32_t>(1, r.planes);
+        const double leafUp = double(s.leaves) * s.leafUplinks;
+        const double spineUp = s.tiers == 3 ? double(s.spines) * s.spineUplinks : 0.0;
+        e.switchPorts = static_cast<uint64_t>(hosts + 2 * leafUp + 2 * spineUp);
+        const double belowSpine =
+            s.tiers == 3 ? planeHosts / std::max<uint32_t>(1, s.podsPerPlane) : planeHosts;
+        e.routes = static_cast<uint64_t>(hosts + s.leaves + s.spines * (belowSpine + 1.0) +
+                                         s.cores * planeHosts);
+    }
+    else
+    {
+        // Every host link ends on a leaf port; leaves have hosts / oversubscription up-ports,
+        // each the end of a link to a spine port (a star has one switch with a port per host).
+        const double over =
+            r.topologyKind == "star" || r.oversubscription <= 0 ? 0 : r.oversubscription;
+        e.switchPorts =
+            e.hosts + (over > 0 ? static_cast<uint64_t>(std::ceil(2 * e.hosts / over)) : 0);
+        // Every switch has a forwarding entry per host (an upper bound: see above).
+        const double radix = r.leafRadix > 0 ? r.leafRadix : 64;
+        const double switches = over > 0 ? std::ceil(double(e.switchPorts) / radix) : 1;
+        e.routes = static_cast<uint64_t>(switches * double(e.hosts));
+    }
     const double n = e.hosts;
     const double g = r.gpusPerServer;
     double perChannel = TransfersPerChannel(r.collective, r.algorithm, n, g);

@@ -13,7 +13,7 @@ namespace aifabric
 /**
  * What a run will hold in memory, estimated before anything is built from the sizes that
  * dominate it: the hosts (node, NIC, device, stack), the switch ports (device, queues, flow
- * control), the forwarding tables (an entry per switch and host) and the collective schedule (a
+ * control), the forwarding tables (an entry per host below a switch) and the collective schedule (a
  * transfer record, its dependency and the executor's record per transfer). The per-item costs were
  * measured with peak RSS (doc: "Memory").
  */
@@ -21,7 +21,7 @@ struct MemoryEstimate
 {
     uint64_t hosts{0};
     uint64_t switchPorts{0};
-    uint64_t routes{0};    //!< forwarding entries: switches x hosts
+    uint64_t routes{0};    //!< forwarding entries (hosts below each switch, and defaults)
     uint64_t transfers{0}; //!< transfers written out in the schedules (a ring's: none, it is lazy)
     uint64_t connections{0}; //!< network connections the collective opens (queue pairs, sockets)
     uint64_t operations{0};  //!< a training step's operations (workload.kind training)

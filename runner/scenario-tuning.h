@@ -7,6 +7,7 @@
 #include "scenario.h"
 
 #include "ns3/collective-tuner.h"
+#include "ns3/rail-optimized-fat-tree-helper.h"
 
 #include <cstdint>
 #include <string>
@@ -45,6 +46,10 @@ ns3::Ptr<ns3::CollectiveTuner> MakeTuner(const RunConfig& r);
  * or AutoChannels). \return the algorithm's and the protocol's names
  */
 std::pair<std::string, std::string> TunedAlgorithmAndProtocol(const RunConfig& r);
+
+/// The shape of the run's rail-optimized fat-tree (topology.kind rail-fat-tree): tiers, leaves,
+/// uplinks, spines, cores, pods and planes as RailOptimizedFatTreeHelper will build them.
+ns3::RailOptimizedFatTreeHelper::Shape RailShape(const RunConfig& r);
 
 /// Levels of the run's SHARP trees (CollectiveTuner's AggregationLevels): 0 without
 /// infiniband.sharp, 2 when a rail's servers span several leaves, else 1.

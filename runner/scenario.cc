@@ -381,6 +381,22 @@ ToRun(const json& j, size_t index)
         }
         throw ScenarioError(TopologyKey(e.GetParameter()) + ": " + e.what());
     }
+    if (r.sharp && r.topologyKind == "rail-fat-tree")
+    {
+        // Aggregation trees have two levels (leaf, spine): a rail over several pods has none.
+        const ns3::RailOptimizedFatTreeHelper::Shape shape = RailShape(r);
+        if (shape.tiers == 3 && shape.leavesPerRail > shape.blocksPerPod)
+        {
+            throw ScenarioError(
+                "infiniband.sharp: aggregation trees have two levels (leaf, spine), and a rail "
+                "of this 3-tier fabric spans " +
+                std::to_string((shape.leavesPerRail + shape.blocksPerPod - 1) /
+                               shape.blocksPerPod) +
+                " pods with no spine in common; use at most " +
+                std::to_string(uint64_t(shape.blocksPerPod) * shape.leafDown) +
+                " topology.servers (one pod) or no SHARP");
+        }
+    }
     for (const auto& [on, f, key] :
          {std::make_tuple(r.workloadKind == "flows", r.flows, "workload.flows"),
           std::make_tuple(r.background, r.backgroundFlows, "workload.background")})

@@ -293,6 +293,12 @@ INSTANTIATE_TEST_SUITE_P(
                  "",
                  "--set limits.max_memory_gb=0.01",
                  "limits.max_memory_gb: run '"},
+        BadInput{"sharpOverThreeTierPods",
+                 "",
+                 "--set fabric=infiniband --set infiniband.sharp=true --set "
+                 "workload.algorithm=collnet --set topology.servers=300",
+                 "infiniband.sharp: aggregation trees have two levels (leaf, spine), and a rail "
+                 "of this 3-tier fabric spans"},
         BadInput{"ibLids",
                  "",
                  "--set fabric=infiniband --set topology.servers=7000",
@@ -392,6 +398,44 @@ TEST(RunnerTest, MemoryIsEstimatedBeforeBuilding)
     j["limits"]["max_memory_gb"] = 1e6;
     const aifabric::MemoryEstimate big = aifabric::EstimateMemory(aifabric::ResolveScenario(j)[0]);
     EXPECT_GT(big.bytes, 24e9) << big.Describe();
+}
+
+// The estimate's switch ports are the ports the rail fat-tree has (both ends of every link but a
+// host's), for three tiers and for planes; its forwarding entries are those FabricTopology keeps
+// (hosts below each switch and one default route up): the 16k fabric's 4.7 M, not 21 M.
+TEST(RunnerTest, MemoryEstimateCountsThreeTierAndPlaneFabricsAsBuilt)
+{
+    json j =
+        aifabric::LoadScenarioFile(std::string(AIFABRIC_SOURCE_DIR) + "/scenarios/default.json");
+    j.erase("compare");
+    j["topology"]["servers"] = 300; // 3 tiers (auto)
+    for (int planes : {1, 2})
+    {
+        j["topology"]["planes"] = planes;
+        const aifabric::MemoryEstimate e =
+            aifabric::EstimateMemory(aifabric::ResolveScenario(j)[0]);
+        const Result t = RunCommand(
+            std::string(AIFABRIC_TOPOLOGY) +
+                " --set topology.servers=300 --set topology.planes=" + std::to_string(planes),
+            "estimate-topology");
+        ASSERT_EQ(t.status, 0) << t.err;
+        unsigned links = 0;
+        unsigned hostLinks = 0;
+        const size_t at = t.out.find(", links ");
+        ASSERT_NE(at, std::string::npos) << t.out;
+        ASSERT_EQ(std::sscanf(t.out.c_str() + at, ", links %u (%u host-leaf", &links, &hostLinks),
+                  2)
+            << t.out;
+        EXPECT_EQ(e.switchPorts, 2u * links - hostLinks) << planes << " planes: " << t.out;
+    }
+    // 16,384 GPUs: 512 leaves (32 hosts each), 16 pods of 32 spines (1,024 hosts below each),
+    // 256 cores (every host): 16,384 + 512 + 512 x 1,025 + 256 x 16,384 entries.
+    j["topology"]["servers"] = 2048;
+    j["topology"]["planes"] = 1;
+    j["limits"]["max_memory_gb"] = 1e6;
+    const aifabric::MemoryEstimate big = aifabric::EstimateMemory(aifabric::ResolveScenario(j)[0]);
+    EXPECT_EQ(big.routes, 16384u + 512 + 512u * 1025 + 256u * 16384);
+    EXPECT_EQ(big.switchPorts, 16384u + 2 * 16384 + 2 * 16384);
 }
 
 TEST(RunnerTest, ExistingOutputDirectoryIsRefused)

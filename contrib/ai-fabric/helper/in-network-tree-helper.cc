@@ -68,7 +68,9 @@ InNetworkTreeHelper::Build(Ptr<FabricTopology> topo)
         {
             throw FabricConfigError("InNetworkAggregation",
                                     "rail " + std::to_string(rail) +
-                                        "'s leaves share no switch to reduce at");
+                                        "'s leaves share no switch to reduce at (aggregation "
+                                        "trees have two levels, leaf and spine: a rail over "
+                                        "the pods of a 3-tier fabric has no spine in common)");
         }
         const uint32_t root = n + common[rail % common.size()];
         for (uint32_t leaf : leaves)
