@@ -52,18 +52,20 @@ Sampler::Sample()
         }
     }
     const double t = Simulator::Now().GetNanoSeconds() / 1000.0;
-    queue << Num(t, 10) << "," << maxQ << "," << sumQ << "," << (pfc - lastPfc) << "," << maxBuffer
-          << "\n";
+    QueueRow(t, maxQ, sumQ, pfc - lastPfc, maxBuffer);
     lastPfc = pfc;
     if (rank0)
     {
+        lastData.resize(rank0->GetNQueuePairs(), 0);
         for (uint32_t q = 1; q <= rank0->GetNQueuePairs(); ++q)
         {
             Ptr<RdmaQueuePair> qp = rank0->GetQueuePair(q);
-            if (qp->GetStats().dataPackets > 0)
+            const uint64_t sent = qp->GetStats().dataPackets;
+            if (sent > lastData[q - 1])
             {
                 rate << Num(t, 10) << "," << q << "," << Num(qp->GetRate().GetBitRate() / 1e9)
                      << "\n";
+                lastData[q - 1] = sent;
             }
         }
     }
@@ -113,6 +115,32 @@ Sampler::Sample()
         }
     }
     Simulator::Schedule(period, &Sampler::Sample, this);
+}
+
+void
+Sampler::QueueRow(double t, uint64_t maxQ, uint64_t sumQ, uint64_t pfc, uint64_t maxBuffer)
+{
+    const std::array<uint64_t, 4> v{maxQ, sumQ, pfc, maxBuffer};
+    if (m_anyRow && v == m_last)
+    {
+        m_heldTime = t;
+        return;
+    }
+    Finish();
+    queue << Num(t, 10) << "," << maxQ << "," << sumQ << "," << pfc << "," << maxBuffer << "\n";
+    m_last = v;
+    m_anyRow = true;
+}
+
+void
+Sampler::Finish()
+{
+    if (m_heldTime >= 0)
+    {
+        queue << Num(m_heldTime, 10) << "," << m_last[0] << "," << m_last[1] << "," << m_last[2]
+              << "," << m_last[3] << "\n";
+        m_heldTime = -1;
+    }
 }
 
 } // namespace aifabric

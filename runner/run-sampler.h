@@ -8,10 +8,12 @@
 #include "ns3/rdma-nic.h"
 #include "ns3/training-job.h"
 
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace aifabric
 {
@@ -20,7 +22,13 @@ namespace aifabric
  * Samples a running simulation every `period`: the largest and the total switch queue and the
  * PFC pause frames sent (queue.csv rows), rank 0's queue-pair rates (rate.csv rows) and, with
  * `progress`, a progress line on stderr at most twice a second. Reschedules itself; the rows
- * are appended to `queue` and `rate` after the header the caller writes.
+ * are appended to `queue` and `rate` after the header the caller writes, who calls Finish()
+ * once the simulation has stopped.
+ *
+ * The files grow with what happens, not with simulated time: a queue row the same as the one
+ * before is held back and written only before the next different row (or by Finish()), so a
+ * stretch of idle fabric is its first and last row; a queue pair's rate is written for the
+ * intervals in which it sent data. A run that waits seconds for timeouts writes a few rows.
  */
 struct Sampler
 {
@@ -29,6 +37,7 @@ struct Sampler
     std::ostringstream queue;     //!< queue.csv
     std::ostringstream rate;      //!< rate.csv
     uint64_t lastPfc{0};
+    std::vector<uint64_t> lastData; //!< per rank-0 queue pair: data packets at the last sample
     ns3::Time period{ns3::MicroSeconds(100)};
     // progress
     bool progress{false};
@@ -44,6 +53,15 @@ struct Sampler
 
     /// Take one sample and schedule the next.
     void Sample();
+    /// Write the queue row held back (the last of an unchanged stretch), if any.
+    void Finish();
+
+  private:
+    void QueueRow(double t, uint64_t maxQ, uint64_t sumQ, uint64_t pfc, uint64_t maxBuffer);
+
+    std::array<uint64_t, 4> m_last{}; //!< the values of the last queue row taken
+    double m_heldTime{-1};            //!< the time of the row held back, or -1
+    bool m_anyRow{false};
 };
 
 } // namespace aifabric

@@ -123,6 +123,7 @@ ExecuteOnce(const RunConfig& c,
     out.stepsCsv = StepsCsv(done);
     out.stepsSummaryCsv = StepsSummaryCsv(done);
     out.latencyCsv = LatencyCsv(*sim.latency);
+    sampler.Finish();
     out.queueCsv = sampler.queue.str();
     out.rateCsv = sampler.rate.str();
     out.attributes = MainAttributes(sim);
@@ -168,6 +169,45 @@ ExecuteRun(const RunConfig& c, bool progress, size_t index, size_t total)
     return out;
 }
 
+namespace
+{
+
+/// "the job did not complete (1 of 3 steps)", or with `jobs` the ones that did not:
+/// "job 'stormy' did not complete (1 of 3 steps)".
+std::string
+NotCompleted(const RunOutput& r)
+{
+    const nlohmann::json& s = r.summary;
+    std::ostringstream os;
+    if (!s.contains("jobs"))
+    {
+        os << "the job did not complete (" << s["steps_completed"] << " of " << r.config.steps
+           << " steps)";
+        return os.str();
+    }
+    std::vector<const nlohmann::json*> left;
+    for (const nlohmann::json& j : s["jobs"])
+    {
+        if (!j["completed"].get<bool>())
+        {
+            left.push_back(&j);
+        }
+    }
+    for (size_t i = 0; i < left.size(); ++i)
+    {
+        const nlohmann::json& j = *left[i];
+        os << (i == 0                 ? (left.size() == 1 ? "job '" : "jobs '")
+               : i + 1 == left.size() ? " and '"
+                                      : ", '")
+           << j["name"].get<std::string>() << "' (" << j["steps_completed"] << " of " << j["steps"]
+           << " steps)";
+    }
+    os << " did not complete";
+    return os.str();
+}
+
+} // namespace
+
 std::string
 IncompleteRunMessage(const RunOutput& r)
 {
@@ -190,16 +230,16 @@ IncompleteRunMessage(const RunOutput& r)
     if (!s["pfc_health"]["deadlocks"].empty() &&
         !s["pfc_health"]["watchdog"]["enabled"].get<bool>())
     {
-        os << pfc << "; the job did not complete (" << s["steps_completed"] << " of "
-           << r.config.steps << " steps)";
+        os << pfc << "; " << NotCompleted(r);
     }
     else if (qpErrors > 0)
     {
-        // A queue pair in the error state never delivers its message: the step cannot end.
-        os << qpErrors << (qpErrors == 1 ? " queue pair" : " queue pairs")
-           << " exhausted their retries (faults.drop_rate " << r.config.dropRate
-           << "); the job did not complete (" << s["steps_completed"] << " of " << r.config.steps
-           << " steps)" << (pfc.empty() ? "" : " (" + pfc + ")");
+        // A queue pair in the error state never delivers its message: the step cannot end, and
+        // the run stopped there (NCCL aborts the communicator on a failed work completion).
+        os << qpErrors
+           << (qpErrors == 1 ? " queue pair exhausted its" : " queue pairs exhausted their")
+           << " retries (faults.drop_rate " << r.config.dropRate << "); " << NotCompleted(r)
+           << (pfc.empty() ? "" : " (" + pfc + ")");
     }
     else
     {

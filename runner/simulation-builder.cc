@@ -34,6 +34,13 @@ StopNow()
     Simulator::Stop();
 }
 
+/// A connection of the job failed: NCCL aborts the communicator, the job cannot finish.
+void
+StopOnFailedConnection(uint32_t, uint32_t)
+{
+    Simulator::Stop();
+}
+
 /// Record the egress queue (bytes, on its priority) each data frame finds at a switch port.
 void
 QueueFound(LatencyHistogram* hist, FabricNetDevice* port, const FabricFrame& f)
@@ -279,18 +286,42 @@ MakeCollectiveJob(const RunConfig& c,
     return job;
 }
 
-/// Stops the simulator once every job of a run has done its steps.
+/// Stops the simulator once every job of a run has done its steps or lost a connection.
 struct JobsLeft
 {
     uint32_t left{0};
+    std::vector<int32_t> owner; //!< per host: the slot of the job it runs, or -1
+    std::vector<bool> over;     //!< per slot: done or aborted
+
+    void End(size_t slot)
+    {
+        if (!over[slot])
+        {
+            over[slot] = true;
+            if (--left == 0)
+            {
+                Simulator::Stop();
+            }
+        }
+    }
 };
 
 void
-JobDone(std::shared_ptr<JobsLeft> jobs, uint32_t steps, const TrainingStepRecord& r)
+JobDone(std::shared_ptr<JobsLeft> jobs, size_t slot, uint32_t steps, const TrainingStepRecord& r)
 {
-    if (r.step + 1 == steps && --jobs->left == 0)
+    if (r.step + 1 == steps)
     {
-        Simulator::Stop();
+        jobs->End(slot);
+    }
+}
+
+/// A connection from `src` failed: its job aborts (NCCL's communicator does); the others go on.
+void
+JobConnectionFailed(std::shared_ptr<JobsLeft> jobs, uint32_t src, uint32_t)
+{
+    if (src < jobs->owner.size() && jobs->owner[src] >= 0)
+    {
+        jobs->End(size_t(jobs->owner[src]));
     }
 }
 
@@ -300,6 +331,7 @@ void
 AddJobs(const RunConfig& c, const std::vector<bool>* include, Simulation& sim)
 {
     auto left = std::make_shared<JobsLeft>();
+    left->owner.assign(sim.topo->GetNHosts(), -1);
     for (size_t i = 0; i < c.jobs.size(); ++i)
     {
         if (include && !(*include)[i])
@@ -315,6 +347,7 @@ AddJobs(const RunConfig& c, const std::vector<bool>* include, Simulation& sim)
             {
                 ranks.push_back(server * c.gpusPerServer + g);
                 gpus.Add(sim.topo->GetHostNode(ranks.back()));
+                left->owner[ranks.back()] = int32_t(sim.jobs.size());
             }
         }
         SimulatedJob sj;
@@ -325,21 +358,31 @@ AddJobs(const RunConfig& c, const std::vector<bool>* include, Simulation& sim)
             sj.parallel = MakeParallelJob(jc.run, gpus, ranks, sj.network, sim.nvlink);
             sj.parallel->TraceConnectWithoutContext(
                 "StepDone",
-                MakeBoundCallback(&JobDone, left, jc.run.steps));
+                MakeBoundCallback(&JobDone, left, sim.jobs.size(), jc.run.steps));
         }
         else
         {
             sj.job = MakeCollectiveJob(jc.run, sim.topo, ranks, sj.network, sim.nvlink, true);
-            sj.job->TraceConnectWithoutContext("StepDone",
-                                               MakeBoundCallback(&JobDone, left, jc.run.steps));
+            sj.job->TraceConnectWithoutContext(
+                "StepDone",
+                MakeBoundCallback(&JobDone, left, sim.jobs.size(), jc.run.steps));
         }
         ++left->left;
+        left->over.push_back(false);
         if (sim.jobs.empty())
         {
             sim.job = sj.job;
             sim.parallel = sj.parallel;
         }
         sim.jobs.push_back(sj);
+    }
+    // Each transport once (with TCP alone, network and tcpNetwork are the same object).
+    sim.network->TraceConnectWithoutContext("ConnectionFailed",
+                                            MakeBoundCallback(&JobConnectionFailed, left));
+    if (sim.tcpNetwork && sim.tcpNetwork != sim.network)
+    {
+        sim.tcpNetwork->TraceConnectWithoutContext("ConnectionFailed",
+                                                   MakeBoundCallback(&JobConnectionFailed, left));
     }
 }
 
@@ -545,10 +588,13 @@ BuildSimulation(const RunConfig& c, const std::vector<bool>* include)
                                      c.workloadKind == "training" ? &c.parallelism : nullptr);
         sim.parallel->TraceConnectWithoutContext("StepDone",
                                                  MakeBoundCallback(&StopWhenDone, c.steps));
-        return sim;
     }
-    sim.job = MakeCollectiveJob(c, topo, ranks, network, nvlink, false);
-    sim.job->TraceConnectWithoutContext("StepDone", MakeBoundCallback(&StopWhenDone, c.steps));
+    else
+    {
+        sim.job = MakeCollectiveJob(c, topo, ranks, network, nvlink, false);
+        sim.job->TraceConnectWithoutContext("StepDone", MakeBoundCallback(&StopWhenDone, c.steps));
+    }
+    network->TraceConnectWithoutContext("ConnectionFailed", MakeCallback(&StopOnFailedConnection));
     return sim;
 }
 

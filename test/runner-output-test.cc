@@ -206,12 +206,19 @@ TEST(RunnerOutputTest, RunThatDidNotCompleteExitsThreeAndSaysWhy)
                               (d / "qp").string(),
                           "incomplete");
     EXPECT_EQ(r.status, 3) << r.err;
-    EXPECT_NE(r.err.find("exhausted their retries (faults.drop_rate 0.5); the job did not "
-                         "complete"),
+    EXPECT_NE(r.err.find("1 queue pair exhausted its retries (faults.drop_rate 0.5); the job did "
+                         "not complete"),
               std::string::npos)
         << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
-    EXPECT_TRUE(fs::exists(d / "qp" / "summary.json"));
+    ASSERT_TRUE(fs::exists(d / "qp" / "summary.json"));
+    // The run stops at the failed connection (as NCCL aborts), not at limits.max_sim_seconds
+    // (60 s), and its time series hold what happened, not a row per 100 us of waiting.
+    const nlohmann::json qp = nlohmann::json::parse(ReadFile(d / "qp" / "summary.json"));
+    EXPECT_LT(qp["sim"]["sim_time_s"].get<double>(), 2.0);
+    EXPECT_EQ(qp["counters"]["qp_errors"].get<uint64_t>(), 1u);
+    const std::string queue = ReadFile(d / "qp" / "default" / "queue.csv");
+    EXPECT_LT(std::count(queue.begin(), queue.end(), '\n'), 2000) << "8,870 samples";
 
     r = RunCommand(s + "--set limits.max_sim_seconds=0.0001 --out " + (d / "limit").string(),
                    "incomplete");

@@ -90,6 +90,40 @@ TEST(RunnerPfcTest, PauseStormStallsAnotherJobUntilTheWatchdogDropsTheStormedQue
     EXPECT_LT(longest, 5.0 + 20.0 + 10.0 + 5.0);
 }
 
+TEST(RunnerPfcTest, AJobWhoseConnectionFailsIsAbortedAndTheRunEndsWhenNoJobIsLeft)
+{
+    // The same storm with a 5 s limit: queue pairs exhaust their retries (7 x 67 ms) at about
+    // 0.5 s. NCCL aborts a communicator on such an error: the job ends there, the others go
+    // on, and the run stops once none is left, not at its limit.
+    const fs::path dir = ScratchDir("aif-pfc-abort");
+    const std::string five = "--set limits.max_sim_seconds=5";
+    Result without;
+    const json a = RunScenario(dir, "without", kStorm, five, &without);
+    ASSERT_TRUE(a.is_object()) << without.err;
+    EXPECT_EQ(without.status, 3);
+    EXPECT_GT(a["counters"]["qp_errors"].get<uint64_t>(), 0u);
+    EXPECT_LT(a["sim"]["sim_time_s"].get<double>(), 1.0) << "stopped at the failures";
+    EXPECT_FALSE((*Job(a, "victim"))["completed"].get<bool>());
+    EXPECT_FALSE((*Job(a, "stormy"))["completed"].get<bool>());
+    EXPECT_NE(without.err.find("jobs 'victim' (1 of 3 steps) and 'stormy' (1 of 3 steps) did not "
+                               "complete"),
+              std::string::npos)
+        << without.err;
+
+    Result with;
+    const json b =
+        RunScenario(dir, "with", kStorm, five + " --set pfc_watchdog.enabled=true", &with);
+    ASSERT_TRUE(b.is_object()) << with.err;
+    EXPECT_EQ(with.status, 3);
+    EXPECT_TRUE((*Job(b, "victim"))["completed"].get<bool>()) << with.err;
+    EXPECT_FALSE((*Job(b, "stormy"))["completed"].get<bool>());
+    EXPECT_LT(b["sim"]["sim_time_s"].get<double>(), 1.0) << "the victim done, the stormer failed";
+    EXPECT_NE(with.err.find("job 'stormy' (1 of 3 steps) did not complete"), std::string::npos)
+        << with.err;
+    EXPECT_EQ(with.err.find("victim"), std::string::npos) << with.err;
+    fs::remove_all(dir);
+}
+
 TEST(RunnerPfcTest, DeadlockIsReportedWithItsCycleAndTheWatchdogBreaksIt)
 {
     const fs::path dir = ScratchDir("aif-pfc-deadlock");

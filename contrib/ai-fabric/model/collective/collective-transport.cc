@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "collective-transport.h"
 
+#include "ns3/trace-source-accessor.h"
+
 namespace ns3
 {
 
@@ -10,7 +12,14 @@ TypeId
 CollectiveTransport::GetTypeId()
 {
     static TypeId tid =
-        TypeId("ns3::CollectiveTransport").SetParent<Object>().SetGroupName("AiFabric");
+        TypeId("ns3::CollectiveTransport")
+            .SetParent<Object>()
+            .SetGroupName("AiFabric")
+            .AddTraceSource("ConnectionFailed",
+                            "A connection between two ranks failed: its messages never arrive "
+                            "(src rank, dst rank; once per connection).",
+                            MakeTraceSourceAccessor(&CollectiveTransport::m_connectionFailed),
+                            "ns3::CollectiveTransport::ConnectionFailedTracedCallback");
     return tid;
 }
 
@@ -50,6 +59,12 @@ bool
 CollectiveTransport::ModelsHostSoftware() const
 {
     return false;
+}
+
+void
+CollectiveTransport::NotifyConnectionFailed(uint32_t src, uint32_t dst)
+{
+    m_connectionFailed(src, dst);
 }
 
 } // namespace ns3

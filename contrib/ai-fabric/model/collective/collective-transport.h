@@ -4,6 +4,7 @@
 
 #include "ns3/callback.h"
 #include "ns3/object.h"
+#include "ns3/traced-callback.h"
 
 #include <string>
 
@@ -58,6 +59,21 @@ class CollectiveTransport : public Object
                       CollectiveTransportListener* listener,
                       uint64_t token,
                       uint32_t channel = 0) = 0;
+
+    /**
+     * Signature of ConnectionFailed: the connection from rank `src` to rank `dst` failed (its
+     * queue pair exhausted its retries); messages on it never arrive. NCCL aborts the
+     * communicator on such an error (a work completion with an error status is fatal to it),
+     * so a job that sees this cannot finish its step.
+     */
+    typedef void (*ConnectionFailedTracedCallback)(uint32_t src, uint32_t dst);
+
+  protected:
+    /// Fire ConnectionFailed: once per failed connection, by the transport that lost it.
+    void NotifyConnectionFailed(uint32_t src, uint32_t dst);
+
+  private:
+    TracedCallback<uint32_t, uint32_t> m_connectionFailed;
 };
 
 } // namespace ns3

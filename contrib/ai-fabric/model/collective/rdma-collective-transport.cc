@@ -98,12 +98,16 @@ RdmaCollectiveTransport::GetPair(uint32_t src, uint32_t dst, uint32_t key)
     Ptr<RdmaNic> nb = b->GetObject<RdmaNic>();
     NS_ABORT_MSG_IF(!na || !nb, "RdmaCollectiveTransport: ranks need an RdmaNic");
     Pair p;
+    p.src = src;
+    p.dst = dst;
     p.requester = na->CreateQueuePair(nb->GetDevice()->GetIpv4Address(), m_dscp);
     p.responder = nb->CreateQueuePair(na->GetDevice()->GetIpv4Address(), m_dscp);
     RdmaNic::Connect(p.requester, p.responder);
     idx = static_cast<uint32_t>(m_pairs.size());
     p.responder->SetReceiveCallback(
         MakeCallback(&RdmaCollectiveTransport::Arrived, this).Bind(idx));
+    p.requester->SetCompletionCallback(
+        MakeCallback(&RdmaCollectiveTransport::Completed, this).Bind(idx));
     m_pairs.push_back(p);
     const std::pair<uint64_t, uint32_t> entry((uint64_t(key) << 32) | dst, idx);
     auto& row = m_index[src];
@@ -119,6 +123,17 @@ RdmaCollectiveTransport::Arrived(uint32_t pair, const RdmaCompletion&)
     const auto [listener, token] = p.pending.front();
     p.pending.pop_front();
     listener->MessageArrived(token);
+}
+
+void
+RdmaCollectiveTransport::Completed(uint32_t pair, const RdmaCompletion& c)
+{
+    Pair& p = m_pairs[pair];
+    if (c.status != RdmaCompletion::SUCCESS && !p.failed)
+    {
+        p.failed = true;
+        NotifyConnectionFailed(p.src, p.dst);
+    }
 }
 
 uint64_t

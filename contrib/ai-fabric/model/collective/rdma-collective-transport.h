@@ -20,6 +20,7 @@ struct RdmaCompletion;
  * CollectiveTransport over RoCEv2: one persistent connected queue-pair pair per (src, dst) rank
  * pair, created on first use on the ranks' RdmaNics; a message is one RDMA WRITE; "arrived" is
  * the responder's receive completion (data in GPU memory). Ranks are the nodes given, in order.
+ * A requester that exhausts its retries fires ConnectionFailed.
  */
 class RdmaCollectiveTransport : public CollectiveTransport
 {
@@ -54,12 +55,17 @@ class RdmaCollectiveTransport : public CollectiveTransport
         Ptr<RdmaQueuePair> responder;
         std::deque<std::pair<CollectiveTransportListener*, uint64_t>> pending;
         uint32_t nextQp{0}; //!< the connection's first pair: the queue pair of its next message
+        uint32_t src{0};
+        uint32_t dst{0};
+        bool failed{false}; //!< ConnectionFailed fired
     };
 
     /// The pair of (src, dst, key), created on first use. \return its index in m_pairs
     uint32_t GetPair(uint32_t src, uint32_t dst, uint32_t key);
 
     void Arrived(uint32_t pair, const RdmaCompletion& c);
+    /// A requester's completion: an error status fires ConnectionFailed (once per pair).
+    void Completed(uint32_t pair, const RdmaCompletion& c);
     /// \return the index in m_pairs of (src, dst, channel), or UINT32_MAX
     uint32_t FindPair(uint32_t src, uint32_t dst, uint32_t channel) const;
 
