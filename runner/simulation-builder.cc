@@ -11,6 +11,8 @@
 #include "ns3/core-module.h"
 #include "ns3/network-module.h"
 
+#include <algorithm>
+
 namespace aifabric
 {
 
@@ -20,23 +22,7 @@ namespace
 {
 
 void
-StopWhenDone(uint32_t steps, const TrainingStepRecord& r)
-{
-    if (r.step + 1 >= steps)
-    {
-        Simulator::Stop();
-    }
-}
-
-void
 StopNow()
-{
-    Simulator::Stop();
-}
-
-/// A connection of the job failed: NCCL aborts the communicator, the job cannot finish.
-void
-StopOnFailedConnection(uint32_t, uint32_t)
 {
     Simulator::Stop();
 }
@@ -286,10 +272,10 @@ MakeCollectiveJob(const RunConfig& c,
     return job;
 }
 
-/// Stops the simulator once every job of a run has done its steps or lost a connection.
+/// Stops the simulator once every job of a run (one, or those of `jobs`) has ended: done its
+/// steps or lost a connection.
 struct JobsLeft
 {
-    uint32_t left{0};
     std::vector<int32_t> owner; //!< per host: the slot of the job it runs, or -1
     std::vector<bool> over;     //!< per slot: done or aborted
 
@@ -298,7 +284,7 @@ struct JobsLeft
         if (!over[slot])
         {
             over[slot] = true;
-            if (--left == 0)
+            if (std::find(over.begin(), over.end(), false) == over.end())
             {
                 Simulator::Stop();
             }
@@ -309,7 +295,7 @@ struct JobsLeft
 void
 JobDone(std::shared_ptr<JobsLeft> jobs, size_t slot, uint32_t steps, const TrainingStepRecord& r)
 {
-    if (r.step + 1 == steps)
+    if (r.step + 1 >= steps)
     {
         jobs->End(slot);
     }
@@ -322,6 +308,29 @@ JobConnectionFailed(std::shared_ptr<JobsLeft> jobs, uint32_t src, uint32_t)
     if (src < jobs->owner.size() && jobs->owner[src] >= 0)
     {
         jobs->End(size_t(jobs->owner[src]));
+    }
+}
+
+/// Count `job` (a TrainingJob or ParallelTrainingJob) as slot `slot` of `left`, ended after
+/// `steps` steps.
+void
+WatchSteps(Ptr<Object> job, std::shared_ptr<JobsLeft> left, size_t slot, uint32_t steps)
+{
+    left->over.push_back(false);
+    job->TraceConnectWithoutContext("StepDone", MakeBoundCallback(&JobDone, left, slot, steps));
+}
+
+/// A failed connection ends its job: each transport of `sim` once (with TCP alone, network and
+/// tcpNetwork are the same object).
+void
+WatchConnections(const Simulation& sim, std::shared_ptr<JobsLeft> left)
+{
+    sim.network->TraceConnectWithoutContext("ConnectionFailed",
+                                            MakeBoundCallback(&JobConnectionFailed, left));
+    if (sim.tcpNetwork && sim.tcpNetwork != sim.network)
+    {
+        sim.tcpNetwork->TraceConnectWithoutContext("ConnectionFailed",
+                                                   MakeBoundCallback(&JobConnectionFailed, left));
     }
 }
 
@@ -356,19 +365,15 @@ AddJobs(const RunConfig& c, const std::vector<bool>* include, Simulation& sim)
         if (jc.run.RunsGraph())
         {
             sj.parallel = MakeParallelJob(jc.run, gpus, ranks, sj.network, sim.nvlink);
-            sj.parallel->TraceConnectWithoutContext(
-                "StepDone",
-                MakeBoundCallback(&JobDone, left, sim.jobs.size(), jc.run.steps));
         }
         else
         {
             sj.job = MakeCollectiveJob(jc.run, sim.topo, ranks, sj.network, sim.nvlink, true);
-            sj.job->TraceConnectWithoutContext(
-                "StepDone",
-                MakeBoundCallback(&JobDone, left, sim.jobs.size(), jc.run.steps));
         }
-        ++left->left;
-        left->over.push_back(false);
+        WatchSteps(sj.parallel ? Ptr<Object>(sj.parallel) : Ptr<Object>(sj.job),
+                   left,
+                   sim.jobs.size(),
+                   jc.run.steps);
         if (sim.jobs.empty())
         {
             sim.job = sj.job;
@@ -376,14 +381,7 @@ AddJobs(const RunConfig& c, const std::vector<bool>* include, Simulation& sim)
         }
         sim.jobs.push_back(sj);
     }
-    // Each transport once (with TCP alone, network and tcpNetwork are the same object).
-    sim.network->TraceConnectWithoutContext("ConnectionFailed",
-                                            MakeBoundCallback(&JobConnectionFailed, left));
-    if (sim.tcpNetwork && sim.tcpNetwork != sim.network)
-    {
-        sim.tcpNetwork->TraceConnectWithoutContext("ConnectionFailed",
-                                                   MakeBoundCallback(&JobConnectionFailed, left));
-    }
+    WatchConnections(sim, left);
 }
 
 } // namespace
@@ -586,15 +584,16 @@ BuildSimulation(const RunConfig& c, const std::vector<bool>* include)
         sim.timeline =
             TimelineRecorder::Attach(sim.parallel,
                                      c.workloadKind == "training" ? &c.parallelism : nullptr);
-        sim.parallel->TraceConnectWithoutContext("StepDone",
-                                                 MakeBoundCallback(&StopWhenDone, c.steps));
     }
     else
     {
         sim.job = MakeCollectiveJob(c, topo, ranks, network, nvlink, false);
-        sim.job->TraceConnectWithoutContext("StepDone", MakeBoundCallback(&StopWhenDone, c.steps));
     }
-    network->TraceConnectWithoutContext("ConnectionFailed", MakeCallback(&StopOnFailedConnection));
+    // One job on every host: its last step or a failed connection stops the run.
+    auto left = std::make_shared<JobsLeft>();
+    left->owner.assign(topo->GetNHosts(), 0);
+    WatchSteps(sim.parallel ? Ptr<Object>(sim.parallel) : Ptr<Object>(sim.job), left, 0, c.steps);
+    WatchConnections(sim, left);
     return sim;
 }
 
