@@ -105,8 +105,10 @@ TransfersPerChannel(const std::string& collective, const std::string& algorithm,
     const double steps = collective == "allreduce" ? 2 * (n - 1) : n - 1;
     if (algorithm == "hierarchical" && g > 1)
     {
+        // The intra-server phases as transfers; the rail rings run lazily, leaving a RING_DONE
+        // mark per rank (their state is counted in ringBytes).
         const double m = n / g;
-        return 2 * m * g * (g - 1) + g * 2 * (m - 1) * m;
+        return 2 * m * g * (g - 1) + (m > 1 ? n : 0);
     }
     if (IsPipelined(algorithm))
     {
@@ -232,8 +234,14 @@ EstimateMemory(const RunConfig& r)
     const bool lazyRing =
         r.algorithm == "ring" && (r.collective == "allreduce" || r.collective == "reducescatter" ||
                                   r.collective == "allgather");
-    // A ring runs lazily: per channel and rank its order, NIC and first-step tokens.
-    double ringBytes = lazyRing ? double(r.channels) * r.buckets * n * (8.0 + 8.0 * r.chunks) : 0.0;
+    // A ring runs lazily: per channel and rank its order, NIC and first-step tokens; the
+    // hierarchical rail rings also what their first step waits for (4 B) and its entry in the
+    // executor's sorted list (16 B) per chunk.
+    const bool lazyRails = r.algorithm == "hierarchical" && r.collective == "allreduce" &&
+                           g > 1 && n > g;
+    double ringBytes = lazyRing    ? double(r.channels) * r.buckets * n * (8.0 + 8.0 * r.chunks)
+                       : lazyRails ? double(r.channels) * r.buckets * n * (8.0 + 28.0 * r.chunks)
+                                   : 0.0;
     const bool pipelined = IsPipelined(r.algorithm) && r.collective != "alltoall" &&
                            r.collective != "broadcast" && r.collective != "sendrecv";
     e.transfers = lazyRing    ? 0

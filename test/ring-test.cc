@@ -227,3 +227,118 @@ TEST_F(FabricTest, LazyRingMatchesItsWrittenOutScheduleToTheNanosecond)
         EXPECT_EQ(a.nvlinkBytes, b.nvlinkBytes);
     }
 }
+
+// The hierarchical AllReduce's rail rings run lazily: the schedule holds the intra-server
+// phases as transfers, one ring per rail and channel and a RING_DONE mark per rank and chunk,
+// never the 2(M-1)·M·chunks transfers of a rail ring; written out it is AppendRing's DAG.
+TEST(HierarchicalScheduleTest, RailRingsAreLazyAndWriteOutToTheSameTransfers)
+{
+    HierarchicalCollective alg;
+    CollectiveSpec spec;
+    spec.op = CollectiveSpec::ALLREDUCE;
+    spec.bytes = 3 << 20;
+    spec.ranks = 6 * 4; // M = 6 servers of G = 4
+    spec.gpusPerServer = 4;
+    spec.chunks = 3;
+    spec.channels = 2;
+    const CollectiveSchedule lazy = alg.Build(spec);
+    const uint32_t m = 6;
+    const uint32_t g = 4;
+    ASSERT_EQ(lazy.rings.size(), g * spec.channels) << "a ring per rail and channel";
+    uint64_t marks = 0;
+    for (const CollectiveTransfer& t : lazy.transfers)
+    {
+        marks += t.kind == CollectiveTransfer::RING_DONE;
+    }
+    // Intra-server reduce-scatter and all-gather: 2 x M x G x (G-1) transfers a chunk and
+    // channel; a mark per rank, chunk and channel.
+    EXPECT_EQ(lazy.transfers.size() - marks, uint64_t(2) * m * g * (g - 1) * 3 * 2);
+    EXPECT_EQ(marks, uint64_t(m) * g * 3 * 2);
+    const uint64_t railTransfers = uint64_t(g) * 2 * (m - 1) * m * 3 * 2;
+    EXPECT_EQ(lazy.TransferCount(), lazy.transfers.size() - marks + railTransfers);
+    for (const CollectiveRing& r : lazy.rings)
+    {
+        EXPECT_EQ(r.Size(), m);
+        EXPECT_EQ(r.steps, 2 * (m - 1));
+        EXPECT_EQ(r.after.size(), r.Size() * r.chunks) << "it waits for the reduce-scatter";
+        EXPECT_NE(r.done, UINT32_MAX);
+    }
+    const CollectiveSchedule s = lazy.Materialized();
+    EXPECT_TRUE(s.rings.empty());
+    EXPECT_EQ(s.transfers.size(), lazy.TransferCount());
+    EXPECT_EQ(s.BytesSentPerRank(spec.ranks), lazy.BytesSentPerRank(spec.ranks));
+    for (uint32_t i = 0; i < s.transfers.size(); ++i)
+    {
+        const CollectiveTransfer& t = s.transfers[i];
+        EXPECT_NE(t.kind, CollectiveTransfer::RING_DONE);
+        for (uint32_t k = 0; k < t.depCount; ++k)
+        {
+            ASSERT_LT(s.deps[t.depBegin + k], i) << "dependencies point backwards";
+            // A transfer waits for data that arrived at its source.
+            EXPECT_EQ(s.transfers[s.deps[t.depBegin + k]].dst, t.src);
+        }
+    }
+    // Each NIC carries 2(M-1)/M of its rail's slice S/G (the class's formula).
+    const std::vector<uint64_t> sent = lazy.BytesSentPerRank(spec.ranks);
+    const double nvlink = 2.0 * (g - 1) / g * spec.bytes;
+    const double rail = 2.0 * (m - 1) / m * spec.bytes / g;
+    for (uint32_t r = 0; r < spec.ranks; ++r)
+    {
+        EXPECT_NEAR(double(sent[r]), nvlink + rail, 64.0) << "rank " << r;
+    }
+}
+
+// The lazy hierarchical AllReduce and its written-out DAG give the same simulation to the
+// nanosecond, with ranks ready at different times (compute jitter), chunks and channels.
+TEST_F(FabricTest, LazyHierarchicalMatchesItsWrittenOutScheduleToTheNanosecond)
+{
+    auto run = [](bool lazy) {
+        Ptr<RailOptimizedFatTreeHelper> rail = CreateObject<RailOptimizedFatTreeHelper>();
+        rail->SetAttribute("Servers", UintegerValue(4));
+        rail->SetAttribute("GpusPerServer", UintegerValue(4));
+        Cluster c = MakeJob(rail->Build(),
+                            "ns3::HierarchicalCollective",
+                            "allreduce",
+                            3 << 20,
+                            2,
+                            MicroSeconds(20),
+                            true);
+        for (uint32_t r = 0; r < c.topo->GetNHosts(); ++r)
+        {
+            // Ranks ready at different times (fixed, so both runs draw the same).
+            c.topo->GetHostNode(r)->GetApplication(0)->SetAttribute(
+                "Jitter",
+                StringValue("ns3::ConstantRandomVariable[Constant=" +
+                            std::to_string((r * 7 % 16) * 0.03) + "]"));
+        }
+        c.job->SetAttribute("Channels", UintegerValue(2));
+        c.job->SetAttribute("Chunks", UintegerValue(3));
+        c.job->SetAttribute("LazySchedules", BooleanValue(lazy));
+        c.job->Setup(c.topo->GetHosts(), 4, c.rdma, c.nvlink);
+        c.job->Start();
+        Simulator::Run();
+        EXPECT_TRUE(c.job->IsFinished());
+        std::vector<int64_t> ends;
+        for (const TrainingStepRecord& r : c.job->GetSteps())
+        {
+            for (Time t : r.collectiveEnd)
+            {
+                ends.push_back(t.GetTimeStep());
+            }
+            ends.push_back(r.barrier.GetTimeStep());
+        }
+        auto out = std::make_tuple(ends,
+                                   c.job->GetBytesSentPerRank(),
+                                   c.job->GetExecutor()->GetNvlinkBytes(),
+                                   c.job->GetExecutor()->GetNetworkBytes());
+        Simulator::Destroy();
+        return out;
+    };
+    const auto a = run(true);
+    const auto b = run(false);
+    ASSERT_EQ(std::get<0>(a).size(), 2u * 17) << "two steps of 16 ranks";
+    EXPECT_EQ(std::get<0>(a), std::get<0>(b));
+    EXPECT_EQ(std::get<1>(a), std::get<1>(b));
+    EXPECT_EQ(std::get<2>(a), std::get<2>(b));
+    EXPECT_EQ(std::get<3>(a), std::get<3>(b));
+}

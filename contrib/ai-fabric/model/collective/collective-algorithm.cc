@@ -138,7 +138,7 @@ CollectiveSchedule::BytesSentPerRank(uint32_t ranks) const
     std::vector<uint64_t> v(ranks, 0);
     for (const auto& t : transfers)
     {
-        v[t.src] += t.bytes;
+        v[t.src] += t.bytes; // a RING_DONE mark has none
     }
     for (const CollectiveRing& r : rings)
     {
@@ -164,7 +164,11 @@ CollectiveSchedule::BytesSentPerRank(uint32_t ranks) const
 uint64_t
 CollectiveSchedule::TransferCount() const
 {
-    uint64_t n = transfers.size();
+    uint64_t n = 0;
+    for (const CollectiveTransfer& t : transfers)
+    {
+        n += t.kind != CollectiveTransfer::RING_DONE;
+    }
     for (const CollectiveRing& r : rings)
     {
         n += r.Transfers();
@@ -176,25 +180,70 @@ CollectiveSchedule
 CollectiveSchedule::Materialized() const
 {
     CollectiveSchedule s;
-    s.transfers = transfers;
-    s.deps = deps;
     s.costs = costs;
     s.aggregators = aggregators;
-    for (const CollectiveRing& r : rings)
+    // Old DAG index -> new; a RING_DONE mark -> the written-out transfer it stands for.
+    std::vector<uint32_t> map(transfers.size(), UINT32_MAX);
+    std::vector<uint32_t> ringAt(transfers.size(), UINT32_MAX);
+    for (uint32_t i = 0; i < rings.size(); ++i)
     {
+        if (rings[i].done != UINT32_MAX)
+        {
+            ringAt[rings[i].done] = i;
+        }
+    }
+    auto writeOut = [&](const CollectiveRing& r) {
         s.channel = r.channel;
-        std::vector<std::vector<uint32_t>> none(r.Size(),
-                                                std::vector<uint32_t>(r.chunks, UINT32_MAX));
+        std::vector<std::vector<uint32_t>> first(r.Size(),
+                                                 std::vector<uint32_t>(r.chunks, UINT32_MAX));
+        for (uint32_t i = 0; i < r.after.size(); ++i)
+        {
+            if (r.after[i] != UINT32_MAX)
+            {
+                first[i / r.chunks][i % r.chunks] = map[r.after[i]];
+            }
+        }
         std::vector<std::vector<uint32_t>> last;
         CollectiveAlgorithm::AppendRing(s,
                                         r.order,
                                         r.steps,
                                         r.total,
                                         r.chunks,
-                                        none,
+                                        first,
                                         last,
                                         &r.nic,
                                         r.pxn);
+        for (uint32_t i = 0; r.done != UINT32_MAX && i < r.Size() * r.chunks; ++i)
+        {
+            map[r.done + i] = last[i / r.chunks][i % r.chunks];
+        }
+    };
+    for (uint32_t t = 0; t < transfers.size(); ++t)
+    {
+        if (ringAt[t] != UINT32_MAX)
+        {
+            writeOut(rings[ringAt[t]]);
+        }
+        const CollectiveTransfer& x = transfers[t];
+        if (x.kind == CollectiveTransfer::RING_DONE)
+        {
+            continue; // mapped by its ring
+        }
+        CollectiveTransfer y = x;
+        y.depBegin = static_cast<uint32_t>(s.deps.size());
+        for (uint32_t k = 0; k < x.depCount; ++k)
+        {
+            s.deps.push_back(map[deps[x.depBegin + k]]);
+        }
+        map[t] = static_cast<uint32_t>(s.transfers.size());
+        s.transfers.push_back(y);
+    }
+    for (const CollectiveRing& r : rings)
+    {
+        if (r.done == UINT32_MAX)
+        {
+            writeOut(r);
+        }
     }
     s.channel = 0;
     return s;
@@ -402,6 +451,56 @@ CollectiveAlgorithm::Build(const CollectiveSpec& spec) const
     }
     s.channel = 0;
     return s;
+}
+
+void
+CollectiveAlgorithm::AppendLazyRing(CollectiveSchedule& s,
+                                    const std::vector<uint32_t>& order,
+                                    uint32_t steps,
+                                    uint64_t total,
+                                    uint32_t chunks,
+                                    const std::vector<std::vector<uint32_t>>& first,
+                                    std::vector<std::vector<uint32_t>>& lastArrival)
+{
+    const uint32_t n = static_cast<uint32_t>(order.size());
+    if (n < 2 || steps == 0)
+    {
+        lastArrival = first; // as AppendRing: nothing moves
+        return;
+    }
+    CollectiveRing r;
+    r.channel = static_cast<uint16_t>(s.channel);
+    r.steps = steps;
+    r.total = total;
+    r.chunks = chunks;
+    r.order = order;
+    r.nic.assign(n, UINT32_MAX);
+    bool waits = false;
+    for (const auto& f : first)
+    {
+        waits = waits || std::any_of(f.begin(), f.end(), [](uint32_t d) { return d != UINT32_MAX; });
+    }
+    if (waits)
+    {
+        r.after.reserve(size_t(n) * chunks);
+        for (const auto& f : first)
+        {
+            r.after.insert(r.after.end(), f.begin(), f.end());
+        }
+    }
+    r.done = static_cast<uint32_t>(s.transfers.size());
+    lastArrival.assign(n, std::vector<uint32_t>(chunks, UINT32_MAX));
+    for (uint32_t p = 0; p < n; ++p)
+    {
+        for (uint32_t c = 0; c < chunks; ++c)
+        {
+            const uint32_t i = s.Add(order[p], order[p], 0, nullptr, 0);
+            s.transfers[i].kind = CollectiveTransfer::RING_DONE;
+            s.transfers[i].bytes = 0;
+            lastArrival[p][c] = i;
+        }
+    }
+    s.rings.push_back(std::move(r));
 }
 
 void

@@ -75,6 +75,10 @@ struct CollectiveTransfer
         /// multimem.st: src's `bytes` written to every GPU of its server (src's egress and
         /// every GPU's ingress carry `bytes`).
         NVLS_MULTICAST = 2,
+        /// Not a send: a lazily run ring's last arrival of one chunk at rank src (== dst),
+        /// which "arrives" when that ring transfer does, so that later transfers can depend on
+        /// a lazy ring as on a written-out one (CollectiveRing::done). Carries no bytes.
+        RING_DONE = 3,
     };
 
     Kind kind{P2P};
@@ -89,7 +93,9 @@ struct CollectiveTransfer
  * O(N × chunks) state instead of the 2(N-1)·N·chunks transfers AppendRing writes out (8.4 M
  * for one channel of a 2,048-rank AllReduce). Transfer (step k, position p, chunk c) goes from
  * order[p] to order[p+1] with chunk c of segment (p - k) mod N, once (k-1, p-1, c) has arrived
- * at order[p] (step 0: at once): exactly AppendRing's DAG, in the same order.
+ * at order[p] (step 0: at once, or once the transfer `after` names has arrived): exactly
+ * AppendRing's DAG, in the same order. A ring with RING_DONE transfers (`done`) sits in the
+ * DAG where they are: what depends on its last arrivals depends on them.
  */
 struct CollectiveRing
 {
@@ -100,6 +106,12 @@ struct CollectiveRing
     bool pxn{false};             //!< with nic: NVLink to the NIC's GPU first, then the network
     std::vector<uint32_t> order; //!< ranks in ring order
     std::vector<uint32_t> nic;   //!< per position: the rank whose NIC sends, or UINT32_MAX
+    /// Per position and chunk (p × chunks + c): the DAG transfer that must have arrived at
+    /// order[p] before chunk c's first send from there (UINT32_MAX: none); empty: none at all.
+    std::vector<uint32_t> after;
+    /// The first of Size() × chunks RING_DONE transfers of the DAG (p × chunks + c: the ring's
+    /// last arrival of chunk c at order[p]), or UINT32_MAX: nothing depends on the ring.
+    uint32_t done{UINT32_MAX};
 
     uint32_t Size() const
     {
@@ -151,10 +163,11 @@ struct CollectiveSchedule
     bool follower{false}; //!< CollectiveTransfer::follower stamped on transfers added from now on
     /// Total bytes each rank sends (the rings' included).
     std::vector<uint64_t> BytesSentPerRank(uint32_t ranks) const;
-    /// Transfers in all (the rings' included).
+    /// Transfers in all (the rings' included; RING_DONE marks are not transfers).
     uint64_t TransferCount() const;
-    /// The same schedule with every ring written out as transfers (AppendRing), after the
-    /// others: what the executor runs, as a DAG (for tests and the memory comparison).
+    /// The same schedule with every ring written out as transfers (AppendRing): a ring with
+    /// RING_DONE marks in place of them, the others after the DAG. What the executor runs, as
+    /// a DAG (for tests and the memory comparison).
     CollectiveSchedule Materialized() const;
 };
 
@@ -230,6 +243,20 @@ class CollectiveAlgorithm : public Object
                            std::vector<std::vector<uint32_t>>& lastArrival,
                            const std::vector<uint32_t>* nic = nullptr,
                            bool pxn = false);
+
+    /**
+     * AppendRing's ring (no NIC override), run lazily: a CollectiveRing waiting for `first`,
+     * and Size() × chunks RING_DONE marks returned in `lastArrival` for what comes after it.
+     * The executor runs it exactly as the written-out ring, holding O(N × chunks) state instead
+     * of 2(N-1)·N·chunks transfers (a 2,048-server rail ring: 8.4 M per chunk).
+     */
+    static void AppendLazyRing(CollectiveSchedule& s,
+                               const std::vector<uint32_t>& order,
+                               uint32_t steps,
+                               uint64_t total,
+                               uint32_t chunks,
+                               const std::vector<std::vector<uint32_t>>& first,
+                               std::vector<std::vector<uint32_t>>& lastArrival);
 
   protected:
     virtual void DoBuild(const CollectiveSpec& spec, CollectiveSchedule& s) const = 0;

@@ -5,6 +5,7 @@
 #include "ns3/simulator.h"
 
 #include <algorithm>
+#include <tuple>
 
 namespace ns3
 {
@@ -129,18 +130,35 @@ CollectiveExecutor::Start(std::shared_ptr<const CollectiveSchedule> s,
                 }
             }
         }
+        m_ringDependents.clear();
+        for (uint32_t i = 0; i < s->rings.size(); ++i)
+        {
+            const CollectiveRing& r = s->rings[i];
+            for (uint32_t j = 0; j < r.after.size(); ++j)
+            {
+                if (r.after[j] != UINT32_MAX)
+                {
+                    m_ringDependents.emplace_back(
+                        r.after[j],
+                        RingToken::Make(i, 0, j / r.chunks, j % r.chunks, 0));
+                }
+            }
+        }
+        std::sort(m_ringDependents.begin(), m_ringDependents.end());
     }
     m_held.assign(ranks, {});
     for (uint32_t t = 0; t < n; ++t)
     {
-        m_nodes[t].remaining = tr[t].depCount;
-        if (tr[t].depCount == 0)
+        // A RING_DONE mark waits for its ring, not for dependencies.
+        const bool mark = tr[t].kind == CollectiveTransfer::RING_DONE;
+        m_nodes[t].remaining = mark ? 1 : tr[t].depCount;
+        if (!mark && tr[t].depCount == 0)
         {
             m_held[tr[t].src].push_back(t);
         }
     }
     m_total = n;
-    NS_ABORT_MSG_IF(s->rings.size() > 256, "CollectiveExecutor: at most 256 rings");
+    NS_ABORT_MSG_IF(s->rings.size() > (1u << 18), "CollectiveExecutor: at most 262,144 rings");
     for (uint32_t i = 0; i < s->rings.size(); ++i)
     {
         const CollectiveRing& r = s->rings[i];
@@ -151,7 +169,10 @@ CollectiveExecutor::Start(std::shared_ptr<const CollectiveSchedule> s,
         {
             for (uint32_t c = 0; c < r.chunks; ++c)
             {
-                m_held[r.order[p]].push_back(RingToken::Make(i, 0, p, c, 0));
+                if (r.after.empty() || r.after[p * r.chunks + c] == UINT32_MAX)
+                {
+                    m_held[r.order[p]].push_back(RingToken::Make(i, 0, p, c, 0));
+                }
             }
         }
     }
@@ -189,10 +210,20 @@ CollectiveExecutor::MarkReady(uint32_t r)
     {
         m_rankEnd[r] = Simulator::Now();
     }
-    // In schedule order, whatever order their dependencies arrived in.
+    // In schedule order, whatever order their dependencies arrived in: a lazy ring's transfers
+    // stand where its RING_DONE marks are (before that DAG index), or after the whole DAG.
     std::vector<uint64_t> held;
     held.swap(m_held[r]);
-    std::sort(held.begin(), held.end());
+    auto position = [this](uint64_t t) {
+        if (!(t & RingToken::kRing))
+        {
+            return std::make_tuple(static_cast<uint32_t>(t), 1, t);
+        }
+        return std::make_tuple(m_schedule->rings[RingToken::Ring(t)].done, 0, t);
+    };
+    std::sort(held.begin(), held.end(), [&position](uint64_t a, uint64_t b) {
+        return position(a) < position(b);
+    });
     for (uint64_t t : held)
     {
         Release(t);
@@ -373,6 +404,46 @@ CollectiveExecutor::ArrivedRing(uint64_t t)
     {
         Release(RingToken::Make(ring, k + 1, p + 1 == r.Size() ? 0 : p + 1, c, 0));
     }
+    else if (r.done != UINT32_MAX)
+    {
+        // The ring's last arrival of chunk c at the next position: its RING_DONE mark.
+        Arrived(r.done + (p + 1 == r.Size() ? 0 : p + 1) * r.chunks + c);
+    }
+}
+
+void
+CollectiveExecutor::ReleaseDependents(uint32_t t)
+{
+    const Node& x = m_nodes[t];
+    const uint32_t* dep = x.nDependents == 1 ? &x.dependents : m_dependents.data() + x.dependents;
+    uint32_t i = 0;
+    auto releaseDag = [this](uint32_t d) {
+        Node& y = m_nodes[d];
+        if (y.remaining != ISSUED && --y.remaining == 0)
+        {
+            Release(d);
+        }
+    };
+    if (!m_ringDependents.empty())
+    {
+        auto it = std::lower_bound(m_ringDependents.begin(),
+                                   m_ringDependents.end(),
+                                   std::make_pair(t, uint64_t(0)));
+        for (; it != m_ringDependents.end() && it->first == t; ++it)
+        {
+            // Written out, the ring's transfers stand where its marks are.
+            const uint32_t at = m_schedule->rings[RingToken::Ring(it->second)].done;
+            while (i < x.nDependents && dep[i] < at)
+            {
+                releaseDag(dep[i++]);
+            }
+            Release(it->second);
+        }
+    }
+    while (i < x.nDependents)
+    {
+        releaseDag(dep[i++]);
+    }
 }
 
 void
@@ -386,8 +457,11 @@ CollectiveExecutor::Arrived(uint64_t token)
     {
         const uint32_t t = static_cast<uint32_t>(token);
         const Node& x = m_nodes[t];
-        m_rankEnd[x.dst] = Simulator::Now();
-        m_lastSender[x.dst] = x.src;
+        if (x.kind != CollectiveTransfer::RING_DONE) // the ring's own arrival recorded it
+        {
+            m_rankEnd[x.dst] = Simulator::Now();
+            m_lastSender[x.dst] = x.src;
+        }
         if (x.kind == CollectiveTransfer::NVLS_MULTICAST)
         {
             // Written to every GPU of the server.
@@ -399,16 +473,7 @@ CollectiveExecutor::Arrived(uint64_t token)
             }
         }
         ++m_arrived;
-        const uint32_t* dep =
-            x.nDependents == 1 ? &x.dependents : m_dependents.data() + x.dependents;
-        for (uint32_t i = 0; i < x.nDependents; ++i)
-        {
-            Node& d = m_nodes[dep[i]];
-            if (d.remaining != ISSUED && --d.remaining == 0)
-            {
-                Release(dep[i]);
-            }
-        }
+        ReleaseDependents(t);
     }
     if (m_arrived == m_total && !m_done.IsNull())
     {

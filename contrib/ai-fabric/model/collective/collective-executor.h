@@ -123,7 +123,7 @@ class CollectiveExecutor : public Object, public CollectiveTransportListener
 
         static uint32_t Ring(uint64_t t)
         {
-            return static_cast<uint32_t>((t >> 45) & 0xff);
+            return static_cast<uint32_t>((t >> 45) & 0x3ffff);
         }
 
         static uint32_t Step(uint64_t t)
@@ -163,6 +163,9 @@ class CollectiveExecutor : public Object, public CollectiveTransportListener
     void Issue(uint64_t token);
     void Arrived(uint64_t token);
     void ArrivedRing(uint64_t token);
+    /// DAG transfer t arrived: release what waited for it, in the written-out schedule's
+    /// order (a lazy ring sits where its RING_DONE marks are).
+    void ReleaseDependents(uint32_t t);
     /// A transfer of rank r whose dependencies arrived: send it now, or when r is ready.
     void Release(uint64_t token);
     /// Hand a transfer to its transport after the protocol's latency (scheduled by Issue).
@@ -196,6 +199,9 @@ class CollectiveExecutor : public Object, public CollectiveTransportListener
     std::shared_ptr<const CollectiveSchedule> m_schedule;
     std::vector<Node> m_nodes;
     std::vector<uint32_t> m_dependents;        //!< dependents of transfers with more than one
+    /// (DAG transfer, ring token): a lazy ring's first send that waits for that transfer
+    /// (CollectiveRing::after), sorted
+    std::vector<std::pair<uint32_t, uint64_t>> m_ringDependents;
     std::vector<std::vector<uint64_t>> m_held; //!< per rank: released before the rank was ready
     uint64_t m_total{0};                       //!< transfers of the schedule (rings included)
     std::vector<uint8_t> m_ready;
