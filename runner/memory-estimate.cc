@@ -237,8 +237,8 @@ EstimateMemory(const RunConfig& r)
     // A ring runs lazily: per channel and rank its order, NIC and first-step tokens; the
     // hierarchical rail rings also what their first step waits for (4 B) and its entry in the
     // executor's sorted list (16 B) per chunk.
-    const bool lazyRails = r.algorithm == "hierarchical" && r.collective == "allreduce" &&
-                           g > 1 && n > g;
+    const bool lazyRails =
+        r.algorithm == "hierarchical" && r.collective == "allreduce" && g > 1 && n > g;
     double ringBytes = lazyRing    ? double(r.channels) * r.buckets * n * (8.0 + 8.0 * r.chunks)
                        : lazyRails ? double(r.channels) * r.buckets * n * (8.0 + 28.0 * r.chunks)
                                    : 0.0;

@@ -478,7 +478,8 @@ CollectiveAlgorithm::AppendLazyRing(CollectiveSchedule& s,
     bool waits = false;
     for (const auto& f : first)
     {
-        waits = waits || std::any_of(f.begin(), f.end(), [](uint32_t d) { return d != UINT32_MAX; });
+        waits =
+            waits || std::any_of(f.begin(), f.end(), [](uint32_t d) { return d != UINT32_MAX; });
     }
     if (waits)
     {

@@ -198,7 +198,7 @@ class CollectiveExecutor : public Object, public CollectiveTransportListener
 
     std::shared_ptr<const CollectiveSchedule> m_schedule;
     std::vector<Node> m_nodes;
-    std::vector<uint32_t> m_dependents;        //!< dependents of transfers with more than one
+    std::vector<uint32_t> m_dependents; //!< dependents of transfers with more than one
     /// (DAG transfer, ring token): a lazy ring's first send that waits for that transfer
     /// (CollectiveRing::after), sorted
     std::vector<std::pair<uint32_t, uint64_t>> m_ringDependents;
