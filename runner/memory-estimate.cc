@@ -188,21 +188,21 @@ EstimateMemory(const RunConfig& r)
     e.hosts = r.Gpus();
     if (r.topologyKind == "rail-fat-tree")
     {
-        // Every link's two ends: a host's on a leaf, each leaf uplink's on a leaf and a spine,
-        // each spine uplink's (3 tiers) on a spine and a core. Forwarding entries as
-        // FabricTopology's routes keep them: the hosts below a switch plus one default route
-        // up (a leaf: its hosts; a spine: its plane's hosts, or its pod's with 3 tiers; a core:
-        // its plane's).
+        // Every link's two ends: a host port's on a leaf (a port per plane), each leaf uplink's
+        // on a leaf and a spine, each spine uplink's (3 tiers) on a spine and a core.
+        // Forwarding entries as FabricTopology's routes keep them: the hosts below a switch plus
+        // one default route up (a leaf: its hosts; a spine: every host, or its pod's with 3
+        // tiers; a core: every host). Every plane has every host.
         const ns3::RailOptimizedFatTreeHelper::Shape s = RailShape(r);
         const double hosts = double(e.hosts);
-        const double planeHosts = hosts / std::max<uint32_t>(1, r.planes);
+        const double hostPorts = hosts * std::max<uint32_t>(1, r.planes);
         const double leafUp = double(s.leaves) * s.leafUplinks;
         const double spineUp = s.tiers == 3 ? double(s.spines) * s.spineUplinks : 0.0;
-        e.switchPorts = static_cast<uint64_t>(hosts + 2 * leafUp + 2 * spineUp);
+        e.switchPorts = static_cast<uint64_t>(hostPorts + 2 * leafUp + 2 * spineUp);
         const double belowSpine =
-            s.tiers == 3 ? planeHosts / std::max<uint32_t>(1, s.podsPerPlane) : planeHosts;
-        e.routes = static_cast<uint64_t>(hosts + s.leaves + s.spines * (belowSpine + 1.0) +
-                                         s.cores * planeHosts);
+            s.tiers == 3 ? hosts / std::max<uint32_t>(1, s.podsPerPlane) : hosts;
+        e.routes = static_cast<uint64_t>(hostPorts + s.leaves + s.spines * (belowSpine + 1.0) +
+                                         s.cores * hosts);
     }
     else
     {

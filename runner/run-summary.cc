@@ -246,6 +246,7 @@ Summary(const RunConfig& c, const Simulation& sim, uint64_t events, double wall)
     uint64_t cnps = 0;
     uint64_t qpErrors = 0;
     uint64_t outOfOrder = 0;
+    uint64_t portChanges = 0;
     const uint64_t retx = network->GetRetransmissions();
     const uint64_t timeouts = network->GetTimeouts();
     for (auto& n : nics)
@@ -254,12 +255,16 @@ Summary(const RunConfig& c, const Simulation& sim, uint64_t events, double wall)
         cnps += n->GetCounters().cnpsSent;
         qpErrors += n->GetCounters().qpErrors;
         outOfOrder += n->GetCounters().outOfOrderPackets;
+        portChanges += n->GetCounters().portChanges;
     }
     if (tcp)
     {
         for (uint32_t h = 0; h < topo->GetNHosts(); ++h)
         {
-            dataPackets += topo->GetHostDevice(h)->GetCounters().txDataFrames;
+            for (uint32_t p = 0; p < topo->GetNHostPorts(h); ++p)
+            {
+                dataPackets += topo->GetHostDevice(h, p)->GetCounters().txDataFrames;
+            }
         }
     }
     uint64_t dropsBuffer = 0;
@@ -350,6 +355,7 @@ Summary(const RunConfig& c, const Simulation& sim, uint64_t events, double wall)
                          {"timeouts", timeouts},
                          {"qp_errors", qpErrors},
                          {"out_of_order_packets", outOfOrder},
+                         {"port_changes", portChanges},
                          {"frame_hops", frameHops}};
     // Same keys in every run: RDMA runs report zero TCP messages.
     s["tcp_message_breakdown_us"] = json{{"messages", 0},

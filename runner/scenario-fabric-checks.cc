@@ -29,6 +29,19 @@ CheckFabricFields(const RunConfig& r)
                                 r.topologyKind + ")");
         }
     }
+    if (r.planes > 1 && r.fabric == "tcp")
+    {
+        throw ScenarioError("topology.planes: " + std::to_string(r.planes) +
+                            " planes need an RDMA fabric (rocev2 or infiniband): the kernel TCP "
+                            "models send on one NIC port (a bonded interface is not modelled; "
+                            "got fabric tcp)");
+    }
+    if (r.planes > 1 && r.sharp)
+    {
+        throw ScenarioError("infiniband.sharp: SHARP trees per plane are not modelled; needs "
+                            "topology.planes 1 (got " +
+                            std::to_string(r.planes) + ")");
+    }
     if (r.fabric == "infiniband" && r.loadBalancing != "ecmp" && r.loadBalancing != "adaptive")
     {
         throw ScenarioError("routing.load_balancing: with fabric infiniband must be ecmp (the "

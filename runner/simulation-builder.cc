@@ -119,16 +119,19 @@ InstallTcp(const RunConfig& c, Ptr<FabricTopology> topo, Ptr<LatencyHistogram> l
     }
     for (uint32_t h = 0; h < topo->GetNHosts(); ++h)
     {
-        topo->GetHostDevice(h)->TraceConnectWithoutContext(
-            "MacRx",
-            MakeBoundCallback(
-                +[](Ptr<LatencyHistogram> hist, const FabricFrame& f) {
-                    if (f.protocol == 6 && f.payloadBytes > 0)
-                    {
-                        hist->Add(Simulator::Now().GetTimeStep() - f.txTimeStep);
-                    }
-                },
-                latency));
+        for (uint32_t p = 0; p < topo->GetNHostPorts(h); ++p)
+        {
+            topo->GetHostDevice(h, p)->TraceConnectWithoutContext(
+                "MacRx",
+                MakeBoundCallback(
+                    +[](Ptr<LatencyHistogram> hist, const FabricFrame& f) {
+                        if (f.protocol == 6 && f.payloadBytes > 0)
+                        {
+                            hist->Add(Simulator::Now().GetTimeStep() - f.txTimeStep);
+                        }
+                    },
+                    latency));
+        }
     }
     return network;
 }
@@ -492,7 +495,10 @@ BuildTopology(const RunConfig& c)
     topo->AssignStreams(1000);
     for (uint32_t h = 0; h < topo->GetNHosts(); ++h)
     {
-        topo->GetHostDevice(h)->SetAttribute("ReceiveErrorRate", DoubleValue(c.dropRate));
+        for (uint32_t p = 0; p < topo->GetNHostPorts(h); ++p)
+        {
+            topo->GetHostDevice(h, p)->SetAttribute("ReceiveErrorRate", DoubleValue(c.dropRate));
+        }
     }
     return topo;
 }

@@ -131,3 +131,40 @@ INSTANTIATE_TEST_SUITE_P(
                  "faults.events[0].frames: only with action loss"},
         BadFault{"notObject", R"([1])", "faults.events[0]: must be an object"}),
     [](const ::testing::TestParamInfo<BadFault>& i) { return std::string(i.param.name); });
+
+// Alibaba HPN's case for dual-plane, dual-ToR: a leaf fails mid-job. With one plane, its GPUs
+// have no other way out and the job fails (its queue pairs exhaust their retries); with two
+// planes every NIC has a port in the other plane, the queue pairs of the dead leaf's rail move
+// there (summary counters.port_changes), and the job completes without a timeout, that rail's
+// rings at half the NIC rate until the end.
+TEST(RunnerFaultsTest, DualPlaneRidesOutALeafFailureThatStopsASinglePlaneJob)
+{
+    const fs::path dir = ScratchDir("aif-planes");
+    const char* scenario = R"({"name": "planes",
+      "topology": {"servers": 4, "gpus_per_server": 2, "leaf_radix": 8},
+      "workload": {"algorithm": "ring", "bytes": 16777216, "steps": 3, "compute_ms": 1},
+      "rdma": {"retransmit_timeout_ms": 4},
+      "faults": {"events": [{"at_ms": 1.1, "switch": "leaf0", "action": "down"}]}})";
+    const std::string file = WriteFile(dir / "s.json", scenario).string();
+    const Result one = Runner(file + " --set topology.planes=1 --out " + (dir / "one").string());
+    EXPECT_EQ(one.status, 3) << one.err;
+    EXPECT_NE(one.err.find("did not complete"), std::string::npos) << one.err;
+    auto summary = [&](const std::string& name, const std::string& sets) {
+        const Result r = Runner(file + " " + sets + " --out " + (dir / name).string());
+        EXPECT_EQ(r.status, 0) << r.err;
+        std::ifstream f(dir / name / "summary.json");
+        return json::parse(f);
+    };
+    const json two = summary("two", "--set topology.planes=2");
+    const json clean = summary("clean", "--set topology.planes=2 --set faults.events=[]");
+    ASSERT_TRUE(two["completed"].get<bool>());
+    EXPECT_GT(two["counters"]["port_changes"].get<uint64_t>(), 0u);
+    EXPECT_EQ(two["counters"]["timeouts"], 0);
+    EXPECT_EQ(two["counters"]["qp_errors"], 0);
+    EXPECT_EQ(clean["counters"]["port_changes"], 0);
+    // After the failure rail 0's channels run on one 200G port: slower, at most twice.
+    const double healthy = clean["barrier"][2]["step_ms"].get<double>() - 1.0;
+    const double degraded = two["barrier"][2]["step_ms"].get<double>() - 1.0;
+    EXPECT_GT(degraded, healthy * 1.05);
+    EXPECT_LT(degraded, healthy * 2.0);
+}

@@ -136,10 +136,25 @@ INSTANTIATE_TEST_SUITE_P(
         ShapeCase{"k64_2048x8", 2048, 8, 64, 0, 1, 1.0, 512, 512, 256, 3 * 16384},
         // The largest: 64 pods, 32 groups of 32 cores (the k=64 fat-tree's 1,024 cores).
         ShapeCase{"k64_8192x8", 8192, 8, 64, 0, 1, 1.0, 2048, 2048, 1024, 3 * 65536},
-        // Two planes of one rail each: 4 leaves and 4 spines per plane, 2 tiers.
-        ShapeCase{"planes2_16x2", 16, 2, 8, 0, 2, 1.0, 8, 8, 0, 32 + 8 * 4},
-        // Two planes let 2 tiers hold twice the servers: 512 x 8 at radix 64.
-        ShapeCase{"planes2_512x8", 512, 8, 64, 0, 2, 1.0, 128, 64, 0, 4096 + 128 * 32}),
+        // Two planes, each a whole rail fabric: 2 x (2 rails x 4 leaves, 4 spines); every GPU
+        // has a port in each (64 host links).
+        ShapeCase{"planes2_16x2", 16, 2, 8, 0, 2, 1.0, 16, 8, 0, 64 + 16 * 4},
+        // Four planes of 2 x 2 leaves and 4 spines: 4 ports a GPU.
+        ShapeCase{"planes4_8x2", 8, 2, 8, 0, 4, 1.0, 16, 16, 0, 64 + 16 * 4},
+        // HPN-sized: 2,048 GPUs in two planes of radix-64 switches, each plane 2 tiers.
+        ShapeCase{"planes2_256x8", 256, 8, 64, 0, 2, 1.0, 128, 64, 0, 4096 + 128 * 32},
+        // A plane is as large as a single-plane fabric: 300 servers take 3 tiers in each.
+        ShapeCase{"planes2_300x8",
+                  300,
+                  8,
+                  64,
+                  0,
+                  2,
+                  1.0,
+                  160,
+                  192,
+                  128,
+                  4800 + 160 * 32 + 192 * 32}),
     [](const ::testing::TestParamInfo<ShapeCase>& i) { return std::string(i.param.name); });
 
 TEST_F(FabricTest, ThreeTierEveryHostReachesEveryHostValleyFree)
@@ -270,31 +285,63 @@ TEST_F(FabricTest, Nvl72RailFabricNamesAndRoutes)
     }
 }
 
-TEST_F(FabricTest, PlanesShareNoSwitchAndKeepRailsTogether)
+// HPN's dual plane: every GPU's NIC has a port of half the NIC rate in each plane, port p on
+// its rail's leaf of plane p; no cable joins two planes; from either port every host is
+// reached, valley-free, without leaving the port's plane; the fabric keeps full bisection.
+TEST_F(FabricTest, PlanesEachReachEveryHostAndShareNoSwitch)
 {
-    Ptr<FabricTopology> topo = Rail(16, 2, 8, 0, 2)->Build();
+    Ptr<FabricTopology> topo = Rail(16, 2, 8, 0, 2)->Build(); // 32 GPUs, 2 tiers a plane
     const uint32_t h = topo->GetNHosts();
-    // Every switch's hosts below it (through leaves) are of one rail.
+    ASSERT_EQ(h, 32u);
+    EXPECT_EQ(topo->GetNPlanes(), 2u);
+    for (uint32_t d = 0; d < h; ++d)
+    {
+        ASSERT_EQ(topo->GetNHostPorts(d), 2u);
+        EXPECT_EQ(topo->GetHostRate(d), uint64_t(400e9));
+        for (uint32_t p = 0; p < 2; ++p)
+        {
+            EXPECT_EQ(topo->GetHostDevice(d, p)->GetDataRate().GetBitRate(), uint64_t(200e9));
+            EXPECT_EQ(topo->GetHostDevice(d, p)->GetIpv4Address(), topo->GetHostAddress(d));
+        }
+    }
     for (uint32_t l = 0; l < topo->GetNLinks(); ++l)
     {
         const FabricLinkInfo& li = topo->GetLinks()[l];
-        if (li.a < h)
+        if (li.a >= h)
         {
-            continue;
+            EXPECT_EQ(topo->GetSwitchPlane(li.a - h), topo->GetSwitchPlane(li.b - h))
+                << topo->GetLinkName(l);
+            EXPECT_EQ(li.devA->GetDataRate().GetBitRate(), uint64_t(200e9));
         }
-        // leaf (rail-major: leaves 0-3 rail 0, 4-7 rail 1) to spine (spines 0-3 plane 0)
-        const uint32_t leaf = li.a - h;
-        const uint32_t spine = topo->GetVertexName(li.b).rfind("spine", 0) == 0
-                                   ? uint32_t(std::stoul(topo->GetVertexName(li.b).substr(5)))
-                                   : 99;
-        ASSERT_NE(spine, 99u);
-        EXPECT_EQ(leaf / 4, spine / 4) << topo->GetLinkName(l);
     }
-    // Same plane: reachable. Across planes: no route.
-    const auto same = topo->TracePath(0, FlowFrame(topo, 0, 30, 1));
-    EXPECT_EQ(same.back(), 30u);
-    const auto across = topo->TracePath(0, FlowFrame(topo, 0, 31, 1));
-    EXPECT_NE(across.back(), 31u);
+    for (uint32_t s = 0; s < h; ++s)
+    {
+        for (uint32_t d = 0; d < h; ++d)
+        {
+            for (uint32_t p = 0; p < 2 && s != d; ++p)
+            {
+                const auto path = topo->TracePath(s, FlowFrame(topo, s, d, 7), p);
+                ASSERT_EQ(path.back(), d) << s << " -> " << d << " on port " << p;
+                EXPECT_LE(ValleyFreeSwitchHops(topo, path, d), 3u);
+                for (size_t i = 1; i + 1 < path.size(); ++i)
+                {
+                    EXPECT_EQ(topo->GetSwitchPlane(path[i] - h), p) << "it stays in its plane";
+                }
+                // It arrives on the destination's port of that plane.
+                EXPECT_EQ(path[path.size() - 2], topo->GetLinks()[topo->GetVertexLinks(d)[p]].b);
+            }
+        }
+    }
+    // Default routes per plane: a leaf keeps its 4 hosts, a spine every host.
+    EXPECT_EQ(topo->GetSwitch(0)->GetRoutingTable().GetNHostRoutes(), 4u);
+    std::vector<uint32_t> a;
+    std::vector<uint32_t> b;
+    for (uint32_t i = 0; i < h; ++i)
+    {
+        (i < h / 2 ? a : b).push_back(i);
+    }
+    EXPECT_DOUBLE_EQ(topo->GetBisectionBandwidth(), h * 400e9 / 2);
+    EXPECT_NEAR(topo->MaxFlow(a, b), h * 400e9 / 2, 1.0) << "both planes carry the cut";
 }
 
 TEST_F(FabricTest, DefaultTwoTierShapeUnchanged)
@@ -360,8 +407,8 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         BadShape{"tiers4", 16, 8, 64, 4, 1, 1.0, "Tiers", "0 (auto), 2 or 3"},
         BadShape{"tiers1", 16, 8, 64, 1, 1, 1.0, "Tiers", "0 (auto), 2 or 3"},
-        BadShape{"planes0", 16, 8, 64, 0, 0, 1.0, "Planes", "divide GpusPerServer (8)"},
-        BadShape{"planes3", 16, 8, 64, 0, 3, 1.0, "Planes", "divide GpusPerServer (8)"},
+        BadShape{"planes0", 16, 8, 64, 0, 0, 1.0, "Planes", "must be in [1, 8]"},
+        BadShape{"planes9", 16, 8, 64, 0, 9, 1.0, "Planes", "must be in [1, 8]"},
         BadShape{"spineOversub", 16, 8, 64, 0, 1, 0.5, "SpineOversubscription", ">= 1"},
         BadShape{"twoTiers16k", 2048, 8, 64, 2, 1, 1.0, "Servers", "must be <= 256"},
         // radix 16: pods of 8 leaves (1 per rail, 8 servers), at most 16 pods = 128 servers.
@@ -408,7 +455,12 @@ TEST(ThreeTierRunnerTest, BadTopologyKeysExitTwoNamingTheKey)
         {"--set topology.tiers=4", "topology.tiers: must be an integer >= 0 and <= 3"},
         {"--set topology.tiers=1", "topology.tiers: Tiers must be 0 (auto), 2 or 3"},
         {"--set topology.planes=0", "topology.planes: must be an integer >= 1"},
-        {"--set topology.planes=3", "topology.planes: Planes must be >= 1 and divide"},
+        {"--set topology.planes=9", "topology.planes: must be an integer >= 1 and <= 8"},
+        {"--set topology.planes=2 --set compare=[] --set fabric=tcp",
+         "topology.planes: 2 planes need an RDMA fabric (rocev2 or infiniband)"},
+        {"--set topology.planes=2 --set compare=[] --set fabric=infiniband --set "
+         "infiniband.sharp=true",
+         "infiniband.sharp: SHARP trees per plane are not modelled"},
         {"--set topology.spine_oversubscription=0.5",
          "topology.spine_oversubscription: must be a number >= 1"},
         {"--set topology.servers=2048 --set topology.leaf_radix=16",

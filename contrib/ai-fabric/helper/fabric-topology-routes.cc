@@ -53,6 +53,60 @@ FabricTopology::ComputeTiers()
     }
 }
 
+void
+FabricTopology::ComputePlanes() const
+{
+    // Connected parts of the switch graph with every cable up (hosts do not join them).
+    const uint32_t h = GetNEndpoints();
+    constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
+    m_plane.assign(GetNSwitches(), kNone);
+    m_planes = 0;
+    for (uint32_t j = 0; j < GetNSwitches(); ++j)
+    {
+        if (m_plane[j] != kNone)
+        {
+            continue;
+        }
+        std::queue<uint32_t> q;
+        m_plane[j] = m_planes;
+        q.push(j);
+        while (!q.empty())
+        {
+            const uint32_t v = q.front();
+            q.pop();
+            for (const Adj& e : m_adj[h + v])
+            {
+                if (e.peer >= h && m_plane[e.peer - h] == kNone)
+                {
+                    m_plane[e.peer - h] = m_planes;
+                    q.push(e.peer - h);
+                }
+            }
+        }
+        ++m_planes;
+    }
+}
+
+uint32_t
+FabricTopology::GetSwitchPlane(uint32_t j) const
+{
+    if (m_plane.size() != GetNSwitches())
+    {
+        ComputePlanes();
+    }
+    return m_plane.at(j);
+}
+
+uint32_t
+FabricTopology::GetNPlanes() const
+{
+    if (m_plane.size() != GetNSwitches())
+    {
+        ComputePlanes();
+    }
+    return m_planes;
+}
+
 uint32_t
 FabricTopology::GetTier(uint32_t v) const
 {
@@ -131,23 +185,42 @@ FabricTopology::PopulateRoutes()
     std::stable_sort(order.begin(), order.end(), [this](uint32_t a, uint32_t b) {
         return m_tier[a] > m_tier[b];
     });
-    // Every endpoint attached (none behind a down link) and none on two switches: then a
-    // switch that routes every root may replace its most common upward group by a default
-    // route (0.0.0.0/0 to that group), as a Clos's leaves and spines do. Lookups of every
-    // endpoint return the same ports as with host routes alone; the tables shrink from
-    // endpoints x switches entries to the hosts below each switch (a 16,384-GPU fabric: 21 M
-    // to ~4 M). Only upward groups: an unknown address climbs to the top tier and is dropped
-    // there (never loops).
-    std::vector<uint32_t> attachments(h, 0);
+    // In a plane (a connected part of the intact switch graph; a multi-plane fabric has one per
+    // NIC port), every endpoint with a port there attached (none behind a down link) and none
+    // on two of its switches: then a switch that routes every root of its plane may replace its
+    // most common upward group by a default route (0.0.0.0/0 to that group), as a Clos's leaves
+    // and spines do. Lookups of every endpoint of the plane return the same ports as with host
+    // routes alone; the tables shrink from endpoints x switches entries to the hosts below each
+    // switch (a 16,384-GPU fabric: 21 M to ~4 M). Only upward groups: an unknown address (or
+    // one with no port in the plane) climbs to the top tier and is dropped there (never loops).
+    const uint32_t planes = GetNPlanes();
+    std::vector<uint32_t> ports(size_t(h) * planes, 0);    // intact ports per (endpoint, plane)
+    std::vector<uint32_t> attached(size_t(h) * planes, 0); // live attachments
+    for (uint32_t d = 0; d < h; ++d)
+    {
+        for (const Adj& e : m_adj[d])
+        {
+            if (e.peer >= h)
+            {
+                ++ports[size_t(d) * planes + m_plane[e.peer - h]];
+            }
+        }
+    }
     for (const auto& kv : byAttach)
     {
         for (uint32_t d : kv.second)
         {
-            ++attachments[d];
+            ++attached[size_t(d) * planes + m_plane[kv.first - h]];
         }
     }
-    const bool defaults =
-        std::all_of(attachments.begin(), attachments.end(), [](uint32_t c) { return c == 1; });
+    std::vector<uint8_t> defaults(planes, 1);
+    for (size_t i = 0; i < ports.size(); ++i)
+    {
+        if (ports[i] > 0 && attached[i] != 1)
+        {
+            defaults[i % planes] = 0;
+        }
+    }
     constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
     const uint32_t nRoots = static_cast<uint32_t>(byAttach.size());
     const uint32_t nSw = n - h;
@@ -165,7 +238,7 @@ FabricTopology::PopulateRoutes()
     std::vector<uint32_t> rootVertex;
     std::vector<uint32_t> dist(n);
     std::vector<uint32_t> down(n);
-    std::vector<uint16_t> ports;
+    std::vector<uint16_t> group;
     for (const auto& kv : byAttach)
     {
         const uint32_t root = kv.first;
@@ -236,7 +309,7 @@ FabricTopology::PopulateRoutes()
             {
                 continue; // the root's own ports are per host (below); unreachable: no route
             }
-            ports.clear();
+            group.clear();
             bool upward = true;
             const bool goDown = m_valleyFree && down[s] != kInf;
             for (const Adj& e : m_adj[s])
@@ -252,24 +325,24 @@ FabricTopology::PopulateRoutes()
                                       : m_tier[e.peer] > m_tier[s] && dist[e.peer] + 1 == dist[s];
                 if (next)
                 {
-                    ports.push_back(portOn(s, e.link));
+                    group.push_back(portOn(s, e.link));
                     upward = upward && m_tier[e.peer] > m_tier[s];
                 }
             }
-            if (ports.empty())
+            if (group.empty())
             {
                 continue; // no next hop: no route, as an erased host route
             }
             // The same switch lists its ports in one order: equal sets are equal vectors.
             auto& g = groups[s - h];
             uint32_t k = 0;
-            while (k < g.size() && g[k].ports != ports)
+            while (k < g.size() && g[k].ports != group)
             {
                 ++k;
             }
             if (k == g.size())
             {
-                g.push_back(Group{ports, upward});
+                g.push_back(Group{group, upward});
             }
             rootGroup[size_t(s - h) * nRoots + ri] = k;
         }
@@ -283,13 +356,14 @@ FabricTopology::PopulateRoutes()
         // The default: the upward group that serves the most endpoints, if every root has a
         // route from here.
         uint32_t def = kNone;
-        if (defaults)
+        const uint32_t plane = m_plane[s - h];
+        if (defaults[plane])
         {
             weight.assign(g.size(), 0);
             bool all = true;
             for (uint32_t ri = 0; ri < nRoots && all; ++ri)
             {
-                if (rootVertex[ri] == s)
+                if (rootVertex[ri] == s || m_plane[rootVertex[ri] - h] != plane)
                 {
                     continue;
                 }
@@ -313,15 +387,15 @@ FabricTopology::PopulateRoutes()
             {
                 for (uint32_t d : *rootHosts[ri])
                 {
-                    ports.clear();
+                    group.clear();
                     for (const Adj& e : m_adj[s])
                     {
                         if (e.peer == d && up[e.link])
                         {
-                            ports.push_back(portOn(s, e.link));
+                            group.push_back(portOn(s, e.link));
                         }
                     }
-                    table.AddHostRoute(m_hostAddr[d], ports);
+                    table.AddHostRoute(m_hostAddr[d], group);
                 }
                 continue;
             }
@@ -342,15 +416,15 @@ FabricTopology::PopulateRoutes()
 }
 
 std::vector<uint32_t>
-FabricTopology::TracePath(uint32_t src, const FabricFrame& frame) const
+FabricTopology::TracePath(uint32_t src, const FabricFrame& frame, uint32_t port) const
 {
     std::vector<uint32_t> path{src};
     const uint32_t h = GetNEndpoints();
-    if (m_adj[src].empty())
+    if (port >= m_adj[src].size())
     {
         return path;
     }
-    uint32_t v = m_adj[src][0].peer;
+    uint32_t v = m_adj[src][port].peer; // a host's cables are its ports, in order
     for (uint32_t hop = 0; hop < 64; ++hop)
     {
         path.push_back(v);

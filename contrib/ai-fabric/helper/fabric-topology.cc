@@ -59,7 +59,7 @@ FabricTopology::AddHost(Ptr<Node> node, Ipv4Address address)
     NS_ABORT_MSG_IF(!m_switches.empty() || m_aggregators > 0,
                     "FabricTopology: add all hosts before aggregators and switches");
     m_hostNodes.Add(node);
-    m_hostDev.push_back(nullptr);
+    m_hostDev.emplace_back();
     m_hostAddr.push_back(address);
     m_adj.emplace_back();
     return m_hostNodes.GetN() - 1;
@@ -70,7 +70,7 @@ FabricTopology::AddAggregator(Ptr<Node> node, Ipv4Address address)
 {
     NS_ABORT_MSG_IF(!m_switches.empty(), "FabricTopology: add aggregators before switches");
     m_hostNodes.Add(node);
-    m_hostDev.push_back(nullptr);
+    m_hostDev.emplace_back();
     m_hostAddr.push_back(address);
     m_adj.emplace_back();
     ++m_aggregators;
@@ -101,12 +101,12 @@ FabricTopology::AddLink(uint32_t a,
     const uint32_t h = GetNEndpoints();
     if (a < h)
     {
-        m_hostDev[a] = devA;
+        m_hostDev[a].push_back(devA);
         devA->SetIpv4Address(m_hostAddr[a]);
     }
     if (b < h)
     {
-        m_hostDev[b] = devB;
+        m_hostDev[b].push_back(devB);
         devB->SetIpv4Address(m_hostAddr[b]);
     }
 }
@@ -193,7 +193,31 @@ FabricTopology::GetHostNode(uint32_t i) const
 Ptr<FabricNetDevice>
 FabricTopology::GetHostDevice(uint32_t i) const
 {
-    return m_hostDev.at(i);
+    const auto& ports = m_hostDev.at(i);
+    return ports.empty() ? nullptr : ports.front();
+}
+
+Ptr<FabricNetDevice>
+FabricTopology::GetHostDevice(uint32_t i, uint32_t port) const
+{
+    return m_hostDev.at(i).at(port);
+}
+
+uint32_t
+FabricTopology::GetNHostPorts(uint32_t i) const
+{
+    return static_cast<uint32_t>(m_hostDev.at(i).size());
+}
+
+uint64_t
+FabricTopology::GetHostRate(uint32_t i) const
+{
+    uint64_t bps = 0;
+    for (const auto& d : m_hostDev.at(i))
+    {
+        bps += d->GetDataRate().GetBitRate();
+    }
+    return bps;
 }
 
 Ipv4Address
@@ -314,19 +338,40 @@ FabricTopology::MaxFlow(const std::vector<uint32_t>& from, const std::vector<uin
         g[b].push_back(static_cast<uint32_t>(edges.size()));
         edges.push_back(Edge{a, 0.0});
     };
+    // Hosts do not forward: a host's cables carry flow out of a source host and into a sink
+    // host only (with several NIC ports, a host would otherwise join two planes).
+    const uint32_t h = GetNEndpoints();
+    std::vector<uint8_t> role(h, 0); // bit 0: in `from`, bit 1: in `to`
+    for (uint32_t v : from)
+    {
+        role[v] |= 1;
+    }
+    for (uint32_t v : to)
+    {
+        role[v] |= 2;
+    }
+    auto carries = [&](uint32_t a, uint32_t b) {
+        return (a >= h || (role[a] & 1)) && (b >= h || (role[b] & 2));
+    };
     for (const auto& l : m_links)
     {
         double r = double(l.devA->GetDataRate().GetBitRate());
-        add(l.a, l.b, r);
-        add(l.b, l.a, r);
+        if (carries(l.a, l.b))
+        {
+            add(l.a, l.b, r);
+        }
+        if (carries(l.b, l.a))
+        {
+            add(l.b, l.a, r);
+        }
     }
     for (uint32_t s : from)
     {
-        add(src, s, double(m_hostDev[s]->GetDataRate().GetBitRate()));
+        add(src, s, double(GetHostRate(s)));
     }
     for (uint32_t t : to)
     {
-        add(t, dst, double(m_hostDev[t]->GetDataRate().GetBitRate()));
+        add(t, dst, double(GetHostRate(t)));
     }
     double flow = 0;
     std::vector<int32_t> level(n + 2);

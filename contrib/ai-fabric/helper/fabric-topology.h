@@ -28,7 +28,8 @@ struct FabricLinkInfo
 
 /**
  * \ingroup ai-fabric
- * A built fabric: hosts (one NIC each), switches, cables, addresses and forwarding tables.
+ * A built fabric: hosts (one NIC each, with one port or, on a multi-plane fabric, one port per
+ * plane), switches, cables, addresses and forwarding tables.
  * Produced by the topology helpers (RailOptimizedFatTreeHelper, FatTreeHelper,
  * StarTopologyHelper); forwarding tables come from the graph (shortest paths, all equal-cost
  * next hops), never from ns-3's global routing.
@@ -52,7 +53,8 @@ class FabricTopology : public Object
     /// switch): aggregator k belongs to switch k. \return its endpoint index
     uint32_t AddAggregator(Ptr<Node> node, Ipv4Address address);
     uint32_t AddSwitch(Ptr<Node> node, Ptr<FabricSwitch> sw, const std::string& role);
-    /// Record a cable between vertices a and b and the devices at each end.
+    /// Record a cable between vertices a and b and the devices at each end. A host's cables are
+    /// its NIC's ports, in the order they are added (each gets the host's address).
     void AddLink(uint32_t a, uint32_t b, Ptr<FabricNetDevice> devA, Ptr<FabricNetDevice> devB);
     /**
      * Compute and install all switch forwarding tables (ECMP over all shortest paths) over the
@@ -91,7 +93,14 @@ class FabricTopology : public Object
     uint32_t GetNServers() const;
     uint32_t GetGpusPerServer() const;
     Ptr<Node> GetHostNode(uint32_t i) const;
+    /// The first port of host i's NIC (its only one on a single-plane fabric).
     Ptr<FabricNetDevice> GetHostDevice(uint32_t i) const;
+    /// Port `port` of host i's NIC (port p is in plane p of a multi-plane fabric).
+    Ptr<FabricNetDevice> GetHostDevice(uint32_t i, uint32_t port) const;
+    /// The ports of host i's NIC: one, or one per plane.
+    uint32_t GetNHostPorts(uint32_t i) const;
+    /// A host's NIC rate: the sum of its ports' rates (bit/s).
+    uint64_t GetHostRate(uint32_t i) const;
     Ipv4Address GetHostAddress(uint32_t i) const;
     /// \return the host index of GPU `gpu` of server `server`
     uint32_t GetHostIndex(uint32_t server, uint32_t gpu) const;
@@ -112,10 +121,19 @@ class FabricTopology : public Object
     double GetBisectionBandwidth() const;
 
     /**
-     * Follow the forwarding tables (with each switch's ECMP hash) from host `src` for `frame`.
+     * Follow the forwarding tables (with each switch's ECMP hash) from port `port` of host `src`
+     * for `frame`.
      * \return vertex ids visited, starting with src; ends with the destination host if reached
      */
-    std::vector<uint32_t> TracePath(uint32_t src, const FabricFrame& frame) const;
+    std::vector<uint32_t> TracePath(uint32_t src,
+                                    const FabricFrame& frame,
+                                    uint32_t port = 0) const;
+    /**
+     * The plane of each switch: the connected parts of the intact switch graph (a single-plane
+     * fabric has one; a multi-plane one a part per plane, joined only through hosts' ports).
+     */
+    uint32_t GetSwitchPlane(uint32_t j) const;
+    uint32_t GetNPlanes() const;
 
     /**
      * Maximum flow (bit/s) from the hosts in `from` to the hosts in `to`, each host limited by
@@ -164,15 +182,18 @@ class FabricTopology : public Object
     NodeContainer m_hostNodes; //!< hosts, then aggregation nodes
     uint32_t m_aggregators{0};
     NodeContainer m_switchNodes;
-    std::vector<Ptr<FabricNetDevice>> m_hostDev;
+    std::vector<std::vector<Ptr<FabricNetDevice>>> m_hostDev; //!< per endpoint: its NIC's ports
     std::vector<Ipv4Address> m_hostAddr;
     std::vector<Ptr<FabricSwitch>> m_switches;
     std::vector<std::string> m_roles;
     std::vector<uint32_t> m_roleOrdinal; //!< per switch: its index among its role's switches
     mutable std::vector<std::string> m_linkNames; //!< built on first use
     bool m_valleyFree{true};
-    std::vector<uint32_t> m_tier; //!< per vertex (first PopulateRoutes)
+    std::vector<uint32_t> m_tier;          //!< per vertex (first PopulateRoutes)
+    mutable std::vector<uint32_t> m_plane; //!< per switch: its part of the intact switch graph
+    mutable uint32_t m_planes{0};
     void ComputeTiers();
+    void ComputePlanes() const;
     void NameLinks() const;
     std::vector<FabricLinkInfo> m_links;
     std::vector<std::vector<Adj>> m_adj;

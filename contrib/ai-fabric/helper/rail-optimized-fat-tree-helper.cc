@@ -76,9 +76,9 @@ RailOptimizedFatTreeHelper::GetTypeId()
                           MakeUintegerAccessor(&RailOptimizedFatTreeHelper::m_tiers),
                           MakeUintegerChecker<uint32_t>())
             .AddAttribute("Planes",
-                          "Independent fabric planes (>= 1, dividing GpusPerServer): the rails "
-                          "are dealt to planes that share no switch; a GPU's one NIC port is "
-                          "in its rail's plane.",
+                          "Fabric planes (1..8): every NIC has a port in each, of LinkRate / "
+                          "Planes (HPN's dual plane: 2 x 200G), and each plane is a whole "
+                          "rail fat-tree sharing no switch with another.",
                           UintegerValue(1),
                           MakeUintegerAccessor(&RailOptimizedFatTreeHelper::m_planes),
                           MakeUintegerChecker<uint32_t>());
@@ -99,11 +99,11 @@ RailOptimizedFatTreeHelper::ComputeShape(uint32_t tiers, bool& fits) const
     Shape s;
     s.tiers = tiers;
     const uint32_t planes = std::max<uint32_t>(1, m_planes);
-    s.railsPerPlane = m_gpusPerServer / planes;
+    s.railsPerPlane = m_gpusPerServer;
     uint32_t up = 0;
     SplitRadix(m_leafRadix, m_oversubscription, s.leafDown, up);
     s.leavesPerRail = CeilDiv(m_servers, s.leafDown);
-    s.leaves = s.leavesPerRail * m_gpusPerServer;
+    s.leaves = s.leavesPerRail * m_gpusPerServer * planes;
     fits = true;
     const uint32_t leavesPerPlane = s.leavesPerRail * s.railsPerPlane;
     if (leavesPerPlane <= 1 || s.leafDown == 0)
@@ -213,6 +213,18 @@ RailOptimizedFatTreeHelper::GetTiers() const
     return GetShape().tiers;
 }
 
+DataRate
+RailOptimizedFatTreeHelper::GetPortRate() const
+{
+    return DataRate(m_linkRate.GetBitRate() / std::max<uint32_t>(1, m_planes));
+}
+
+DataRate
+RailOptimizedFatTreeHelper::GetSwitchLinkRate() const
+{
+    return m_fabricRate.GetBitRate() > 0 ? m_fabricRate : GetPortRate();
+}
+
 uint32_t
 RailOptimizedFatTreeHelper::PlannedSwitches() const
 {
@@ -237,11 +249,9 @@ RailOptimizedFatTreeHelper::DoValidate() const
     {
         throw FabricConfigError("Tiers", "must be 0 (auto), 2 or 3 (got " + Str(m_tiers) + ")");
     }
-    if (m_planes < 1 || m_planes > m_gpusPerServer || m_gpusPerServer % m_planes != 0)
+    if (m_planes < 1 || m_planes > 8)
     {
-        throw FabricConfigError("Planes",
-                                "must be >= 1 and divide GpusPerServer (" + Str(m_gpusPerServer) +
-                                    ") (got " + Str(m_planes) + ")");
+        throw FabricConfigError("Planes", "must be in [1, 8] (got " + Str(m_planes) + ")");
     }
     if (m_leafRadix < 2)
     {
@@ -326,13 +336,13 @@ RailOptimizedFatTreeHelper::DoBuild(Ptr<FabricTopology> topo)
     const uint32_t down = s.leafDown;
     const uint32_t leavesPerRail = s.leavesPerRail;
     const uint32_t u = s.leafUplinks;
-    std::vector<uint32_t> leaf(size_t(leavesPerRail) * m_gpusPerServer);
-    for (uint32_t g = 0; g < m_gpusPerServer; ++g)
+    const uint32_t planes = std::max<uint32_t>(1, m_planes);
+    const uint32_t leavesPerPlane = leavesPerRail * m_gpusPerServer;
+    // Leaves plane by plane, rail-major inside a plane.
+    std::vector<uint32_t> leaf(size_t(leavesPerPlane) * planes);
+    for (uint32_t l = 0; l < leaf.size(); ++l)
     {
-        for (uint32_t k = 0; k < leavesPerRail; ++k)
-        {
-            leaf[size_t(g) * leavesPerRail + k] = NewSwitch(topo, "leaf");
-        }
+        leaf[l] = NewSwitch(topo, "leaf");
     }
     // Spines pod by pod (pods plane by plane), then cores spine plane by spine plane.
     std::vector<uint32_t> spine(s.spines);
@@ -345,26 +355,30 @@ RailOptimizedFatTreeHelper::DoBuild(Ptr<FabricTopology> topo)
     {
         core[i] = NewSwitch(topo, "core");
     }
+    // NIC port p of every GPU is in plane p: a host's ports are its cables in plane order.
     for (uint32_t srv = 0; srv < m_servers; ++srv)
     {
         for (uint32_t g = 0; g < m_gpusPerServer; ++g)
         {
             const uint32_t host = srv * m_gpusPerServer + g;
-            Connect(topo,
-                    host,
-                    leaf[size_t(g) * leavesPerRail + srv / down],
-                    m_linkRate,
-                    m_hostCable);
+            for (uint32_t p = 0; p < planes; ++p)
+            {
+                Connect(topo,
+                        host,
+                        leaf[size_t(p) * leavesPerPlane + size_t(g) * leavesPerRail + srv / down],
+                        GetPortRate(),
+                        m_hostCable);
+            }
         }
     }
     if (u > 0)
     {
         for (uint32_t l = 0; l < leaf.size(); ++l)
         {
-            const uint32_t g = l / leavesPerRail;
+            const uint32_t plane = l / leavesPerPlane;
+            const uint32_t g = (l % leavesPerPlane) / leavesPerRail;
             const uint32_t k = l % leavesPerRail;
-            const uint32_t plane = g / s.railsPerPlane;
-            const uint32_t group = (g % s.railsPerPlane) / s.railsPerGroup;
+            const uint32_t group = g / s.railsPerGroup;
             const uint32_t pod =
                 plane * s.podsPerPlane + (k / s.blocksPerPod) * s.railGroups + group;
             for (uint32_t j = 0; j < u; ++j)
@@ -372,7 +386,7 @@ RailOptimizedFatTreeHelper::DoBuild(Ptr<FabricTopology> topo)
                 Connect(topo,
                         leaf[l],
                         spine[size_t(pod) * s.spinesPerPod + j % s.spinesPerPod],
-                        GetFabricRate(),
+                        GetSwitchLinkRate(),
                         m_fabricCable);
             }
         }
@@ -387,12 +401,12 @@ RailOptimizedFatTreeHelper::DoBuild(Ptr<FabricTopology> topo)
             Connect(topo,
                     spine[i],
                     core[group + k % s.coresPerGroup],
-                    GetFabricRate(),
+                    GetSwitchLinkRate(),
                     m_fabricCable);
         }
     }
     const double hostBw = double(GetNHosts()) * double(m_linkRate.GetBitRate());
-    const double fabricBps = double(GetFabricRate().GetBitRate());
+    const double fabricBps = double(GetSwitchLinkRate().GetBitRate());
     double bisection = hostBw;
     if (u > 0)
     {

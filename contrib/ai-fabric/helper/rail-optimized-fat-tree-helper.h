@@ -30,11 +30,14 @@ namespace ns3
  * the fewest cores whose SpineRadix ports take every pod's spine-j uplinks (round-robin). At
  * radix 64, 1:1 this is the k=64 fat-tree: up to 64 pods of 128 servers (65,536 GPUs).
  *
- * Planes (Alibaba HPN-style, simplified): Planes P > 1 deals the rails to P planes (rails
- * [p·G/P, (p+1)·G/P) form plane p); each plane has its own leaves, spines and cores and shares
- * no switch with another. The NIC model has one port per GPU, so a GPU sits in the plane of its
- * rail and there is no fabric path between planes (HPN's hosts pick a plane by NIC port; here
- * that choice is the rail): only same-plane traffic (rail-aligned collectives) is routed.
+ * Planes (Alibaba HPN's dual plane, NVIDIA's multi-plane ConnectX-8 / Quantum-X800): with
+ * Planes P > 1 every GPU's NIC has P ports of LinkRate / P (HPN: 2 x 200G for a 400G NIC), port
+ * p cabled to its rail's leaf in plane p. Each plane is a whole rail-optimized fat-tree of its
+ * own (every rail, leaves, spines, cores) at the port rate (FabricLinkRate 0: the port rate),
+ * and no switch is shared between planes: a frame that enters plane p stays in it, and every
+ * host is reached in every plane (one address, one route per plane to the host's port there).
+ * The NIC spreads its queue pairs over its ports (RdmaNic); NCCL's merged multi-port NIC splits
+ * each message over one queue pair per port (RdmaCollectiveTransport).
  *
  * Same-rail traffic under one leaf turns at the leaf; cross-rail traffic goes through a spine
  * or a core (no NVLink/PXN forwarding inside servers here).
@@ -49,7 +52,7 @@ class RailOptimizedFatTreeHelper : public FabricTopologyHelper
     struct Shape
     {
         uint32_t tiers{2};         //!< 2 or 3 (1 leaf per plane: no upper tier is built)
-        uint32_t railsPerPlane{0}; //!< GpusPerServer / Planes
+        uint32_t railsPerPlane{0}; //!< GpusPerServer: every plane has every rail
         uint32_t leafDown{0};      //!< host ports per leaf
         uint32_t leavesPerRail{0}; //!< ceil(Servers / leafDown)
         uint32_t leafUplinks{0};   //!< u, uplinks per leaf
@@ -76,6 +79,8 @@ class RailOptimizedFatTreeHelper : public FabricTopologyHelper
     uint32_t GetNCores() const;
     /// Tiers of switches the current parameters build (2 or 3).
     uint32_t GetTiers() const;
+    /// The rate of a host's NIC port: LinkRate / Planes.
+    DataRate GetPortRate() const;
 
   protected:
     void DoValidate() const override;
@@ -86,7 +91,8 @@ class RailOptimizedFatTreeHelper : public FabricTopologyHelper
   private:
     /// The shape for `tiers` (2 or 3); `fits` says whether its top tier has the ports.
     Shape ComputeShape(uint32_t tiers, bool& fits) const;
-    void BuildThreeTier(Ptr<FabricTopology> topo, const Shape& s);
+    /// Switch-to-switch rate: FabricLinkRate, or the port rate.
+    DataRate GetSwitchLinkRate() const;
 
     uint32_t m_leafRadix{64};
     uint32_t m_spineRadix{0};

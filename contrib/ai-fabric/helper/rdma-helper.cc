@@ -54,18 +54,27 @@ RdmaHelper::SetLossRecoveryAttribute(std::string name, const AttributeValue& val
 Ptr<RdmaNic>
 RdmaHelper::Install(Ptr<Node> host) const
 {
-    Ptr<FabricNetDevice> dev;
-    for (uint32_t i = 0; i < host->GetNDevices() && !dev; ++i)
+    // A host's fabric ports in the order they were cabled: port p of a multi-plane NIC is in
+    // plane p.
+    std::vector<Ptr<FabricNetDevice>> ports;
+    for (uint32_t i = 0; i < host->GetNDevices(); ++i)
     {
-        dev = DynamicCast<FabricNetDevice>(host->GetDevice(i));
+        if (Ptr<FabricNetDevice> dev = DynamicCast<FabricNetDevice>(host->GetDevice(i)))
+        {
+            ports.push_back(dev);
+        }
     }
-    NS_ABORT_MSG_IF(!dev, "RdmaHelper: node " << host->GetId() << " has no FabricNetDevice");
+    NS_ABORT_MSG_IF(ports.empty(),
+                    "RdmaHelper: node " << host->GetId() << " has no FabricNetDevice");
     NS_ABORT_MSG_IF(host->GetObject<RdmaNic>(), "RdmaHelper: node already has an RdmaNic");
     Ptr<RdmaNic> nic = m_nicFactory.Create<RdmaNic>();
     nic->SetCongestionControl(m_ccFactory);
     nic->SetLossRecovery(m_recoveryFactory);
     host->AggregateObject(nic);
-    nic->Attach(dev);
+    for (const auto& dev : ports)
+    {
+        nic->Attach(dev);
+    }
     return nic;
 }
 
@@ -94,13 +103,13 @@ RdmaHelper::InstallAggregators(Ptr<FabricTopology> topo) const
 }
 
 std::pair<Ptr<RdmaQueuePair>, Ptr<RdmaQueuePair>>
-RdmaHelper::Connect(Ptr<Node> a, Ptr<Node> b, uint8_t dscp)
+RdmaHelper::Connect(Ptr<Node> a, Ptr<Node> b, uint8_t dscp, uint32_t portA, uint32_t portB)
 {
     Ptr<RdmaNic> na = a->GetObject<RdmaNic>();
     Ptr<RdmaNic> nb = b->GetObject<RdmaNic>();
     NS_ABORT_MSG_IF(!na || !nb, "RdmaHelper::Connect: install NICs on both nodes first");
-    Ptr<RdmaQueuePair> qa = na->CreateQueuePair(nb->GetDevice()->GetIpv4Address(), dscp);
-    Ptr<RdmaQueuePair> qb = nb->CreateQueuePair(na->GetDevice()->GetIpv4Address(), dscp);
+    Ptr<RdmaQueuePair> qa = na->CreateQueuePair(nb->GetDevice()->GetIpv4Address(), dscp, portA);
+    Ptr<RdmaQueuePair> qb = nb->CreateQueuePair(na->GetDevice()->GetIpv4Address(), dscp, portB);
     RdmaNic::Connect(qa, qb);
     return {qa, qb};
 }

@@ -41,7 +41,8 @@ class RdmaHelper
     void SetLossRecovery(std::string typeId);
     void SetLossRecoveryAttribute(std::string name, const AttributeValue& value);
 
-    /// Install a NIC on a host node (on its first FabricNetDevice). \return the NIC
+    /// Install a NIC on a host node, with a port on each of its FabricNetDevices (in the order
+    /// they were added: one, or one per plane). \return the NIC
     Ptr<RdmaNic> Install(Ptr<Node> host) const;
     /// Install a NIC on every host of a topology.
     std::vector<Ptr<RdmaNic>> Install(Ptr<FabricTopology> topo) const;
@@ -56,11 +57,15 @@ class RdmaHelper
     /**
      * Create a connected pair of queue pairs between two hosts with NICs installed.
      * \param dscp DSCP of the pair's data and ACKs (0 = the NIC's DataDscp)
+     * \param portA, portB the NICs' ports the queue pairs send on (UINT32_MAX, RdmaNic::kAnyPort:
+     *        the NIC's PortSelection)
      * \return (queue pair on a, queue pair on b)
      */
     static std::pair<Ptr<RdmaQueuePair>, Ptr<RdmaQueuePair>> Connect(Ptr<Node> a,
                                                                      Ptr<Node> b,
-                                                                     uint8_t dscp = 0);
+                                                                     uint8_t dscp = 0,
+                                                                     uint32_t portA = UINT32_MAX,
+                                                                     uint32_t portB = UINT32_MAX);
 
   private:
     ObjectFactory m_nicFactory;

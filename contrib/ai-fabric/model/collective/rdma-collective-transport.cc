@@ -29,10 +29,10 @@ RdmaCollectiveTransport::GetTypeId()
                           MakeUintegerAccessor(&RdmaCollectiveTransport::m_dscp),
                           MakeUintegerChecker<uint8_t>(0, 63))
             .AddAttribute("QpsPerConnection",
-                          "Queue pairs per connection (rank pair and channel), messages "
-                          "round robin over them (NCCL_IB_QPS_PER_CONNECTION, default 1; "
-                          "each queue pair has its own UDP source port, so ECMP hashes "
-                          "them apart: Meta's QP scaling, SIGCOMM'24).",
+                          "Queue pairs per connection (rank pair and channel) and NIC port, "
+                          "messages round robin over them (NCCL_IB_QPS_PER_CONNECTION, "
+                          "default 1; each queue pair has its own UDP source port, so ECMP "
+                          "hashes them apart: Meta's QP scaling, SIGCOMM'24).",
                           UintegerValue(1),
                           MakeUintegerAccessor(&RdmaCollectiveTransport::m_qpsPerConnection),
                           MakeUintegerChecker<uint32_t>(1, 64));
@@ -47,6 +47,8 @@ RdmaCollectiveTransport::DoDispose()
 {
     m_pairs.clear();
     m_index.clear();
+    m_splits.clear();
+    m_freeSplits.clear();
     m_nodes = NodeContainer();
     CollectiveTransport::DoDispose();
 }
@@ -73,20 +75,66 @@ RdmaCollectiveTransport::Send(uint32_t src,
                               uint32_t channel)
 {
     const uint32_t q = m_qpsPerConnection;
-    uint32_t idx = GetPair(src, dst, channel * q);
+    const uint32_t first = GetPair(src, dst, channel, 0);
+    const uint32_t ports = m_pairs[first].ports;
+    uint32_t group = 0; // which of the connection's q queue pairs per port
     if (q > 1)
     {
-        const uint32_t k = m_pairs[idx].nextQp;
-        m_pairs[idx].nextQp = (k + 1) % q;
-        idx = k == 0 ? idx : GetPair(src, dst, channel * q + k);
+        group = m_pairs[first].nextQp;
+        m_pairs[first].nextQp = (group + 1) % q;
     }
-    m_pairs[idx].pending.emplace_back(listener, token);
-    m_pairs[idx].requester->PostWrite(bytes);
+    // On P ports, pieces of ceil(S / P) rounded up to 128 B (ncclIbMultiSend's alignment), one
+    // per port while bytes remain.
+    constexpr uint64_t kAlign = 128;
+    const uint64_t piece = (bytes + ports - 1) / ports;
+    const uint64_t chunk = std::max<uint64_t>(kAlign, (piece + kAlign - 1) / kAlign * kAlign);
+    const uint32_t pieces =
+        ports > 1 ? static_cast<uint32_t>(std::min<uint64_t>(ports, (bytes + chunk - 1) / chunk))
+                  : 1;
+    if (pieces <= 1)
+    {
+        const uint32_t idx = group * ports == 0 ? first : GetPair(src, dst, channel, group * ports);
+        m_pairs[idx].pending.emplace_back(listener, token);
+        m_pairs[idx].requester->PostWrite(bytes);
+        return;
+    }
+    uint32_t split;
+    if (m_freeSplits.empty())
+    {
+        split = static_cast<uint32_t>(m_splits.size());
+        m_splits.emplace_back();
+    }
+    else
+    {
+        split = m_freeSplits.back();
+        m_freeSplits.pop_back();
+    }
+    m_splits[split] = Split{listener, token, pieces};
+    for (uint32_t j = 0; j < pieces; ++j)
+    {
+        const uint32_t idx = GetPair(src, dst, channel, group * ports + j);
+        m_pairs[idx].pending.emplace_back(static_cast<CollectiveTransportListener*>(this), split);
+        m_pairs[idx].requester->PostWrite(std::min(chunk, bytes - j * chunk));
+    }
+}
+
+void
+RdmaCollectiveTransport::MessageArrived(uint64_t token)
+{
+    Split& s = m_splits[token];
+    if (--s.remaining == 0)
+    {
+        CollectiveTransportListener* listener = s.listener;
+        const uint64_t t = s.token;
+        m_freeSplits.push_back(static_cast<uint32_t>(token));
+        listener->MessageArrived(t);
+    }
 }
 
 uint32_t
-RdmaCollectiveTransport::GetPair(uint32_t src, uint32_t dst, uint32_t key)
+RdmaCollectiveTransport::GetPair(uint32_t src, uint32_t dst, uint32_t channel, uint32_t k)
 {
+    const uint32_t key = channel * kKeysPerChannel + k;
     uint32_t idx = FindPair(src, dst, key);
     if (idx != UINT32_MAX)
     {
@@ -97,11 +145,18 @@ RdmaCollectiveTransport::GetPair(uint32_t src, uint32_t dst, uint32_t key)
     Ptr<RdmaNic> na = a->GetObject<RdmaNic>();
     Ptr<RdmaNic> nb = b->GetObject<RdmaNic>();
     NS_ABORT_MSG_IF(!na || !nb, "RdmaCollectiveTransport: ranks need an RdmaNic");
+    NS_ABORT_MSG_IF(m_qpsPerConnection * na->GetNPorts() > kKeysPerChannel,
+                    "RdmaCollectiveTransport: too many queue pairs per connection");
     Pair p;
     p.src = src;
     p.dst = dst;
-    p.requester = na->CreateQueuePair(nb->GetDevice()->GetIpv4Address(), m_dscp);
-    p.responder = nb->CreateQueuePair(na->GetDevice()->GetIpv4Address(), m_dscp);
+    p.ports = na->GetNPorts();
+    // One port of each NIC: the stripe of NCCL's merged multi-port NIC (queue pair k on port
+    // k mod P); a single-port NIC keeps its PortSelection.
+    const uint32_t portA = p.ports > 1 ? k % p.ports : RdmaNic::kAnyPort;
+    const uint32_t portB = nb->GetNPorts() > 1 ? k % nb->GetNPorts() : RdmaNic::kAnyPort;
+    p.requester = na->CreateQueuePair(nb->GetDevice()->GetIpv4Address(), m_dscp, portA);
+    p.responder = nb->CreateQueuePair(na->GetDevice()->GetIpv4Address(), m_dscp, portB);
     RdmaNic::Connect(p.requester, p.responder);
     idx = static_cast<uint32_t>(m_pairs.size());
     p.responder->SetReceiveCallback(
@@ -180,7 +235,7 @@ RdmaCollectiveTransport::FindPair(uint32_t src, uint32_t dst, uint32_t channel) 
 Ptr<RdmaQueuePair>
 RdmaCollectiveTransport::GetQueuePair(uint32_t src, uint32_t dst) const
 {
-    const uint32_t idx = FindPair(src, dst, 0);
+    const uint32_t idx = FindPair(src, dst, 0); // channel 0, the first queue pair
     return idx == UINT32_MAX ? nullptr : m_pairs[idx].requester;
 }
 

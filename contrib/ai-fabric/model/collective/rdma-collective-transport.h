@@ -17,12 +17,18 @@ struct RdmaCompletion;
 
 /**
  * \ingroup ai-fabric
- * CollectiveTransport over RoCEv2: one persistent connected queue-pair pair per (src, dst) rank
- * pair, created on first use on the ranks' RdmaNics; a message is one RDMA WRITE; "arrived" is
- * the responder's receive completion (data in GPU memory). Ranks are the nodes given, in order.
- * A requester that exhausts its retries fires ConnectionFailed.
+ * CollectiveTransport over RoCEv2: persistent connected queue-pair pairs per (src, dst) rank
+ * pair and channel, created on first use on the ranks' RdmaNics; a message is an RDMA WRITE;
+ * "arrived" is the responder's receive completion (data in GPU memory). Ranks are the nodes
+ * given, in order. A requester that exhausts its retries fires ConnectionFailed.
+ *
+ * On NICs of several ports (a multi-plane fabric) a connection is NCCL's merged multi-port NIC
+ * (NCCL_IB_MERGE_NICS, net_ib's virtual device): QpsPerConnection queue pairs per port,
+ * striped over the ports (queue pair k on port k mod P), and each message split over one
+ * queue pair of every port in pieces of ceil(S / P) rounded up to 128 bytes (ncclIbMultiSend),
+ * arrived when every piece has.
  */
-class RdmaCollectiveTransport : public CollectiveTransport
+class RdmaCollectiveTransport : public CollectiveTransport, private CollectiveTransportListener
 {
   public:
     static TypeId GetTypeId();
@@ -54,14 +60,31 @@ class RdmaCollectiveTransport : public CollectiveTransport
         Ptr<RdmaQueuePair> requester;
         Ptr<RdmaQueuePair> responder;
         std::deque<std::pair<CollectiveTransportListener*, uint64_t>> pending;
-        uint32_t nextQp{0}; //!< the connection's first pair: the queue pair of its next message
+        uint32_t nextQp{0}; //!< the connection's first pair: the queue pairs of its next message
+        uint32_t ports{1};  //!< ports of the source NIC (the connection's stripe)
         uint32_t src{0};
         uint32_t dst{0};
         bool failed{false}; //!< ConnectionFailed fired
     };
 
-    /// The pair of (src, dst, key), created on first use. \return its index in m_pairs
-    uint32_t GetPair(uint32_t src, uint32_t dst, uint32_t key);
+    /// A message split over the ports: whose it is and how many pieces are still on the way.
+    struct Split
+    {
+        CollectiveTransportListener* listener{nullptr};
+        uint64_t token{0};
+        uint32_t remaining{0};
+    };
+
+    /// Queue pairs of one connection at most (QpsPerConnection x ports): keys are channel x this.
+    static constexpr uint32_t kKeysPerChannel = 1024;
+
+    /**
+     * The pair `k` of connection (src, dst, channel), created on first use (its requester on
+     * port k mod P of src's NIC, its responder on port k mod P' of dst's). \return its index
+     */
+    uint32_t GetPair(uint32_t src, uint32_t dst, uint32_t channel, uint32_t k);
+    /// A piece of a split message arrived (`token`: the Split).
+    void MessageArrived(uint64_t token) override;
 
     void Arrived(uint32_t pair, const RdmaCompletion& c);
     /// A requester's completion: an error status fires ConnectionFailed (once per pair).
@@ -75,6 +98,8 @@ class RdmaCollectiveTransport : public CollectiveTransport
     /// (All-to-All: N-1), and a small sorted array stays in cache where a hash map's
     /// chained nodes did not (one lookup per message).
     std::vector<std::vector<std::pair<uint64_t, uint32_t>>> m_index;
+    std::vector<Split> m_splits;
+    std::vector<uint32_t> m_freeSplits;
     uint32_t m_qpsPerConnection{1};
     uint8_t m_dscp{0};
 };

@@ -48,36 +48,40 @@ FsPerStep()
 void
 RdmaNic::Activate(RdmaQueuePair* qp)
 {
+    Port& port = *m_ports[qp->m_port];
     if (!qp->m_active && !qp->m_error)
     {
         qp->m_active = true;
-        m_active.push_back(qp);
+        port.active.push_back(qp);
     }
-    m_dev->WakeSource(qp->m_priority);
+    port.dev->WakeSource(qp->m_priority);
 }
 
 void
-RdmaNic::ScheduleWake(int64_t step)
+RdmaNic::ScheduleWake(Port& port, int64_t step)
 {
-    if (m_wakeEvent.IsPending() && m_wakeStep <= step)
+    if (port.wakeEvent.IsPending() && port.wakeStep <= step)
     {
         return;
     }
-    m_wakeEvent.Cancel();
-    m_wakeStep = step;
-    m_wakeEvent.Set(
-        Simulator::Schedule(TimeStep(step - Simulator::Now().GetTimeStep()), &RdmaNic::Wake, this));
+    port.wakeEvent.Cancel();
+    port.wakeStep = step;
+    port.wakeEvent.Set(Simulator::Schedule(TimeStep(step - Simulator::Now().GetTimeStep()),
+                                           &RdmaNic::Wake,
+                                           this,
+                                           port.index));
 }
 
 void
-RdmaNic::Wake()
+RdmaNic::Wake(uint32_t index)
 {
-    m_wakeEvent.Expire();
+    Port& port = *m_ports[index];
+    port.wakeEvent.Expire();
     for (uint8_t p = 0; p < 8; ++p)
     {
-        if ((m_prioMask >> p) & 1U)
+        if ((port.prioMask >> p) & 1U)
         {
-            m_dev->WakeSource(p);
+            port.dev->WakeSource(p);
         }
     }
 }
@@ -111,17 +115,18 @@ RdmaNic::FindMessage(const RdmaQueuePair* qp, uint32_t psn) const
 }
 
 bool
-RdmaNic::PullFrame(uint8_t prio, FabricFrame& out)
+RdmaNic::PullFrame(Port& port, uint8_t prio, FabricFrame& out)
 {
     const int64_t now = Simulator::Now().GetTimeStep();
     int64_t earliest = INT64_MAX;
     bool sawInactive = false;
-    const size_t n = m_active.size();
+    std::vector<RdmaQueuePair*>& active = port.active;
+    const size_t n = active.size();
     for (size_t i = 0; i < n; ++i)
     {
-        size_t idx = m_rr + i;
+        size_t idx = port.rr + i;
         idx = idx >= n ? idx - n : idx;
-        RdmaQueuePair* qp = m_active[idx];
+        RdmaQueuePair* qp = active[idx];
         if (qp->m_priority != prio)
         {
             continue;
@@ -199,7 +204,7 @@ RdmaNic::PullFrame(uint8_t prio, FabricFrame& out)
         }
         out.ComputeFlowHash();
 
-        const uint32_t wire = m_dev->WireBytes(out);
+        const uint32_t wire = port.dev->WireBytes(out);
         ++qp->m_stats.dataPackets;
         ++m_counters.dataPacketsSent;
         if (retx)
@@ -230,29 +235,29 @@ RdmaNic::PullFrame(uint8_t prio, FabricFrame& out)
         qp->m_cc->PacketSent(qp, wire);
         ArmRto(qp, false);
         // Weighted round robin: stay on this queue pair for `weight` consecutive packets.
-        if (++m_rrBurst >= qp->m_weight)
+        if (++port.rrBurst >= qp->m_weight)
         {
-            m_rrBurst = 0;
-            m_rr = idx + 1 >= n ? 0 : idx + 1;
+            port.rrBurst = 0;
+            port.rr = idx + 1 >= n ? 0 : idx + 1;
         }
         else
         {
-            m_rr = idx;
+            port.rr = idx;
         }
         return true;
     }
     if (sawInactive)
     {
-        m_active.erase(std::remove_if(m_active.begin(),
-                                      m_active.end(),
-                                      [](RdmaQueuePair* q) { return !q->m_active; }),
-                       m_active.end());
-        m_rr = 0;
-        m_rrBurst = 0;
+        active.erase(std::remove_if(active.begin(),
+                                    active.end(),
+                                    [](RdmaQueuePair* q) { return !q->m_active; }),
+                     active.end());
+        port.rr = 0;
+        port.rrBurst = 0;
     }
     if (earliest != INT64_MAX)
     {
-        ScheduleWake(earliest);
+        ScheduleWake(port, earliest);
     }
     return false;
 }
@@ -283,7 +288,7 @@ RdmaNic::FillHeaderFields(RdmaQueuePair* qp,
 // ------------------------------------------------------------------ receive side
 
 void
-RdmaNic::Receive(FabricNetDevice*, const FabricFrame& f)
+RdmaNic::Receive(FabricNetDevice* device, const FabricFrame& f)
 {
     RdmaQueuePair* qp = PeekPointer(GetQueuePair(f.aux[1]));
     if (!qp)
@@ -307,7 +312,12 @@ RdmaNic::Receive(FabricNetDevice*, const FabricFrame& f)
     }
     else if (RoceBthHeader::IsData(op))
     {
-        HandleData(qp, f);
+        uint32_t port = 0;
+        while (port + 1 < m_ports.size() && m_ports[port]->dev != device)
+        {
+            ++port;
+        }
+        HandleData(qp, f, port);
     }
 }
 
@@ -318,9 +328,10 @@ RdmaNic::SetLatencyHistogram(Ptr<LatencyHistogram> h)
 }
 
 void
-RdmaNic::HandleData(RdmaQueuePair* qp, const FabricFrame& f)
+RdmaNic::HandleData(RdmaQueuePair* qp, const FabricFrame& f, uint32_t port)
 {
     const uint8_t op = static_cast<uint8_t>(f.aux[0]);
+    qp->m_replyPort = port; // answer through the plane the data came through
     if (m_latency)
     {
         m_latency->Add(Simulator::Now().GetTimeStep() - f.txTimeStep);
@@ -461,7 +472,7 @@ RdmaNic::SendAck(RdmaQueuePair* qp, bool nak, uint32_t psn, uint32_t sack)
         ++qp->m_stats.acksSent;
         ++m_counters.acksSent;
     }
-    m_dev->Enqueue(std::move(f));
+    m_ports[qp->m_replyPort]->dev->Enqueue(std::move(f));
 }
 
 void
@@ -478,7 +489,7 @@ RdmaNic::SendCnp(RdmaQueuePair* qp)
     f.ComputeFlowHash();
     ++qp->m_stats.cnpsSent;
     ++m_counters.cnpsSent;
-    m_dev->Enqueue(std::move(f));
+    m_ports[qp->m_replyPort]->dev->Enqueue(std::move(f));
 }
 
 void
@@ -627,6 +638,17 @@ RdmaNic::OnRto(RdmaQueuePair* qp)
     qp->m_cc->Timeout(qp);
     qp->m_recovery->OnTimeout(*qp);
     ArmRto(qp, true);
+    if (m_migrateOnTimeout && GetNPorts() > 1)
+    {
+        // Automatic path migration: the next live port becomes the queue pair's own.
+        const uint32_t to = NextLivePort(qp->m_port);
+        if (to != qp->m_port)
+        {
+            qp->m_homePort = to;
+            MoveQueuePair(qp, to); // activates it there
+            return;
+        }
+    }
     Activate(qp);
 }
 

@@ -13,6 +13,8 @@
 
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
+#include "ns3/enum.h"
+#include "ns3/fabric-enum-accessor.h"
 #include "ns3/fabric-tx-time.h"
 #include "ns3/ib-credit-flow-control.h"
 #include "ns3/log.h"
@@ -177,6 +179,28 @@ RdmaNic::GetTypeId()
                           TypeIdValue(RdmaGoBackN::GetTypeId()),
                           MakeTypeIdAccessor(&RdmaNic::m_recoveryType),
                           MakeTypeIdChecker())
+            .AddAttribute("PortSelection",
+                          "Home port of a queue pair created without one, on a NIC of several "
+                          "ports: RoundRobin (ports in turn, as ConnectX's RoCE LAG assigns "
+                          "queue pairs) or Hash (of the queue pair's flow).",
+                          EnumValue(PORT_ROUND_ROBIN),
+                          MakeFabricEnumAccessor<PortSelection>(&RdmaNic::m_portSelection),
+                          MakeEnumChecker(PORT_ROUND_ROBIN, "RoundRobin", PORT_HASH, "Hash"))
+            .AddAttribute("PortFailover",
+                          "A queue pair whose port's link goes down sends on the next port "
+                          "that is up, and returns to its home port when that comes back "
+                          "(a LAG's port failover; HPN's NIC keeps the QP context on both).",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&RdmaNic::m_portFailover),
+                          MakeBooleanChecker())
+            .AddAttribute("MigrateOnTimeout",
+                          "A queue pair moves to the next port that is up after each "
+                          "retransmission timeout (InfiniBand's automatic path migration): "
+                          "around a failure beyond its own link, e.g. the peer's leaf in one "
+                          "plane of a multi-plane fabric.",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&RdmaNic::m_migrateOnTimeout),
+                          MakeBooleanChecker())
             .AddTraceSource("QpError",
                             "A queue pair exhausted its retries and entered the error state.",
                             MakeTraceSourceAccessor(&RdmaNic::m_qpErrorTrace),
@@ -184,7 +208,12 @@ RdmaNic::GetTypeId()
             .AddTraceSource("Completion",
                             "A request of any queue pair of this NIC completed (requester).",
                             MakeTraceSourceAccessor(&RdmaNic::m_completionTrace),
-                            "ns3::RdmaQueuePair::CompletionTracedCallback");
+                            "ns3::RdmaQueuePair::CompletionTracedCallback")
+            .AddTraceSource("PortChange",
+                            "A queue pair moved to another port (qpn, from, to): failover, "
+                            "return to its home port, or migration after a timeout.",
+                            MakeTraceSourceAccessor(&RdmaNic::m_portChangeTrace),
+                            "ns3::RdmaNic::PortChangeTracedCallback");
     return tid;
 }
 
@@ -198,18 +227,19 @@ RdmaNic::~RdmaNic() = default;
 void
 RdmaNic::DoDispose()
 {
-    m_wakeEvent.Cancel();
     for (auto& qp : m_qps)
     {
         qp->Dispose();
     }
     m_qps.clear();
-    m_active.clear();
-    if (m_device)
+    for (auto& port : m_ports)
     {
-        m_device->RemoveFrameSource(this);
+        port->wakeEvent.Cancel();
+        port->active.clear();
+        port->device->RemoveFrameSource(port.get());
+        port->device = nullptr;
     }
-    m_device = nullptr;
+    m_ports.clear();
     m_dev = nullptr;
     m_latency = nullptr;
     Object::DoDispose();
@@ -218,13 +248,116 @@ RdmaNic::DoDispose()
 void
 RdmaNic::Attach(Ptr<FabricNetDevice> device)
 {
-    m_device = device;
-    m_dev = PeekPointer(device);
+    const bool ib = device->GetLinkLayer() == FabricNetDevice::INFINIBAND;
+    NS_ABORT_MSG_IF(!m_ports.empty() && ib != m_ib,
+                    "RdmaNic: every port of a NIC has the same link layer");
+    NS_ABORT_MSG_IF(m_ports.size() >= 255, "RdmaNic: at most 255 ports");
+    auto port = std::make_unique<Port>();
+    port->nic = this;
+    port->index = static_cast<uint32_t>(m_ports.size());
+    port->device = device;
+    port->dev = PeekPointer(device);
+    if (m_ports.empty())
+    {
+        m_dev = port->dev;
+    }
     // On InfiniBand the descriptor's UDP port is only the local demultiplexing key: the wire
     // carries LRH (+GRH) + BTH, and l3Bytes counts no IPv4/UDP header.
     device->RegisterUdpHandler(RoceBthHeader::UDP_PORT, MakeCallback(&RdmaNic::Receive, this));
     device->SetReceiveLatency(m_nicRxLatency);
-    m_ib = device->GetLinkLayer() == FabricNetDevice::INFINIBAND;
+    device->AddLinkChangeCallback(MakeCallback(&RdmaNic::PortLinkChanged, this).Bind(port->index));
+    m_ib = ib;
+    m_ports.push_back(std::move(port));
+}
+
+uint32_t
+RdmaNic::GetNPorts() const
+{
+    return static_cast<uint32_t>(m_ports.size());
+}
+
+void
+RdmaNic::AddSource(Port& port, uint8_t prio)
+{
+    if (!((port.prioMask >> prio) & 1U))
+    {
+        port.prioMask |= static_cast<uint8_t>(1U << prio);
+        port.dev->AddFrameSource(&port, prio);
+    }
+}
+
+uint32_t
+RdmaNic::NextLivePort(uint32_t from) const
+{
+    const uint32_t n = GetNPorts();
+    for (uint32_t i = 1; i < n; ++i)
+    {
+        const uint32_t p = (from + i) % n;
+        if (m_ports[p]->dev->IsUp())
+        {
+            return p;
+        }
+    }
+    return from;
+}
+
+void
+RdmaNic::MoveQueuePair(RdmaQueuePair* qp, uint32_t to)
+{
+    const uint32_t from = qp->m_port;
+    if (to == from)
+    {
+        return;
+    }
+    Port& old = *m_ports[from];
+    if (qp->m_active)
+    {
+        old.active.erase(std::remove(old.active.begin(), old.active.end(), qp), old.active.end());
+        old.rr = 0;
+        old.rrBurst = 0;
+        qp->m_active = false;
+    }
+    qp->m_port = to;
+    Port& port = *m_ports[to];
+    AddSource(port, qp->m_priority);
+    ++m_counters.portChanges;
+    m_portChangeTrace(qp->m_qpn, from, to);
+    if (!qp->m_error)
+    {
+        Activate(qp);
+    }
+}
+
+void
+RdmaNic::PortLinkChanged(uint32_t port)
+{
+    if (!m_portFailover || GetNPorts() < 2)
+    {
+        return;
+    }
+    if (!m_ports[port]->dev->IsUp())
+    {
+        const uint32_t to = NextLivePort(port);
+        for (auto& qp : m_qps)
+        {
+            if (qp->m_replyPort == port)
+            {
+                qp->m_replyPort = to;
+            }
+            if (qp->m_port == port)
+            {
+                MoveQueuePair(PeekPointer(qp), to);
+            }
+        }
+        return;
+    }
+    for (auto& qp : m_qps)
+    {
+        if (qp->m_homePort == port)
+        {
+            MoveQueuePair(PeekPointer(qp), port);
+        }
+    }
 }
 
 bool
@@ -314,9 +447,9 @@ RdmaNic::PriorityOf(uint8_t dscp) const
 }
 
 Ptr<FabricNetDevice>
-RdmaNic::GetDevice() const
+RdmaNic::GetDevice(uint32_t port) const
 {
-    return m_device;
+    return port < m_ports.size() ? m_ports[port]->device : nullptr;
 }
 
 void
@@ -366,10 +499,12 @@ RdmaNic::GetCounters() const
 }
 
 Ptr<RdmaQueuePair>
-RdmaNic::CreateQueuePair(Ipv4Address remote, uint8_t dscp)
+RdmaNic::CreateQueuePair(Ipv4Address remote, uint8_t dscp, uint32_t port)
 {
     NS_ABORT_MSG_IF(!m_dev, "RdmaNic: attach to a FabricNetDevice first");
     NS_ABORT_MSG_IF(m_qps.size() >= 0xfffffe, "RdmaNic: out of queue pair numbers");
+    NS_ABORT_MSG_IF(port != kAnyPort && port >= GetNPorts(),
+                    "RdmaNic: no port " << port << " (the NIC has " << GetNPorts() << ")");
     Ptr<RdmaQueuePair> qp = CreateObject<RdmaQueuePair>();
     qp->m_nic = this;
     qp->m_qpn = static_cast<uint32_t>(m_qps.size() + 1);
@@ -383,7 +518,17 @@ RdmaNic::CreateQueuePair(Ipv4Address remote, uint8_t dscp)
     // Per-QP UDP source port: RoCEv2's ECMP entropy (49152..65535).
     qp->m_udpSport =
         static_cast<uint16_t>(49152 + FabricMix32((nodeId << 12) ^ qp->m_qpn ^ 0x40c3) % 16384);
-    const uint64_t line = std::min(m_dev->GetDataRate().GetBitRate(), m_pcieBandwidth.GetBitRate());
+    if (port == kAnyPort)
+    {
+        port = m_portSelection == PORT_HASH ? FabricMix32(qp->m_flowId ^ 0x5bd1e995) % GetNPorts()
+                                            : m_nextPort++ % GetNPorts();
+    }
+    qp->m_homePort = port;
+    qp->m_port = m_portFailover && !m_ports[port]->dev->IsUp() ? NextLivePort(port) : port;
+    qp->m_replyPort = qp->m_port;
+    // Every port of a NIC has its rate (a multi-plane NIC: LinkRate / planes).
+    const uint64_t line = std::min(m_ports[qp->m_port]->dev->GetDataRate().GetBitRate(),
+                                   m_pcieBandwidth.GetBitRate());
     qp->m_lineRate = DataRate(line);
     qp->m_rateBps = line;
     ObjectFactory rec = m_recoveryFactory;
@@ -394,11 +539,7 @@ RdmaNic::CreateQueuePair(Ipv4Address remote, uint8_t dscp)
     qp->m_recovery = rec.Create<RdmaLossRecovery>();
     StartCongestionControl(qp);
     m_qps.push_back(qp);
-    if (!((m_prioMask >> qp->m_priority) & 1U))
-    {
-        m_prioMask |= static_cast<uint8_t>(1U << qp->m_priority);
-        m_dev->AddFrameSource(this, qp->m_priority);
-    }
+    AddSource(*m_ports[qp->m_port], qp->m_priority);
     return qp;
 }
 

@@ -12,6 +12,7 @@
 #include "ns3/object.h"
 #include "ns3/traced-callback.h"
 
+#include <memory>
 #include <vector>
 
 namespace ns3
@@ -30,6 +31,7 @@ struct RdmaNicCounters
     uint64_t qpErrors{0};
     uint64_t unknownQp{0};
     uint64_t outOfOrderPackets{0}; //!< data packets that arrived ahead of a gap (reordering, loss)
+    uint64_t portChanges{0};       //!< queue pairs moved to another port (failover, migration)
 };
 
 /**
@@ -59,6 +61,18 @@ struct RdmaNicCounters
  * a host bounce buffer (PcieLatency + bytes / PcieBandwidth each side). The NIC sends no faster
  * than min(line rate, PcieBandwidth).
  *
+ * Ports: a NIC has one port, or several (Attach once per port: HPN's dual-plane 2 x 200G NIC,
+ * ConnectX-8's multi-plane ports), all with the host's one address. A queue pair sends on one
+ * port (its home port, chosen at creation by PortSelection, or given: NCCL's merged multi-port
+ * NIC stripes a connection's queue pairs over the ports), each port arbitrating among its own
+ * queue pairs; packets arrive on any port. With PortFailover, a queue pair whose port's link goes
+ * down moves to the next port that is up (a RoCE LAG's port failover; HPN keeps the QP context on
+ * both ports) and returns when its home port comes back; frames lost with the link are
+ * retransmitted as any loss. With MigrateOnTimeout it also moves after each retransmission
+ * timeout (InfiniBand's automatic path migration): the way around a failure beyond its own link.
+ * A responder answers (ACK, NAK, CNP) on the port the data came in on, so the reply crosses the
+ * plane the data did, which reaches the requester (HPN keeps port p's traffic in plane p).
+ *
  * InfiniBand: on a port whose LinkLayer is InfiniBand the same engine is a host channel
  * adapter: packets carry LRH (+GRH with UseGrh) + BTH instead of Ethernet/IPv4/UDP + BTH, the
  * destination is the peer's LID (the host address the topology helper assigned), the queue
@@ -69,19 +83,41 @@ struct RdmaNicCounters
  * Not modelled: memory registration, RDMA READ and atomics, UD/UC, RNR, NIC caches (QP/MTT
  * misses), PCIe credit flow control and ordering.
  */
-class RdmaNic : public Object, public FabricFrameSource
+class RdmaNic : public Object
 {
   public:
     static TypeId GetTypeId();
     RdmaNic();
     ~RdmaNic() override;
 
-    /// Attach to the host's fabric port (done by RdmaHelper::Install).
-    void Attach(Ptr<FabricNetDevice> device);
-    Ptr<FabricNetDevice> GetDevice() const;
+    /// How CreateQueuePair picks the home port of a queue pair when given none.
+    enum PortSelection : uint8_t
+    {
+        PORT_ROUND_ROBIN = 0, //!< ports in turn, in creation order (ConnectX LAG's QP affinity)
+        PORT_HASH = 1,        //!< a hash of the queue pair's flow (UDP source port entropy)
+    };
 
-    /// Create a local queue pair towards `remote` (connect it with Connect()).
-    Ptr<RdmaQueuePair> CreateQueuePair(Ipv4Address remote, uint8_t dscp = 0);
+    /// CreateQueuePair's port argument: let PortSelection choose.
+    static constexpr uint32_t kAnyPort = UINT32_MAX;
+
+    /**
+     * Attach to a fabric port of the host (done by RdmaHelper::Install): once per port, in port
+     * order (port p of a multi-plane fabric's NIC is in plane p). Every port has the host's
+     * address and the same link layer.
+     */
+    void Attach(Ptr<FabricNetDevice> device);
+    /// The device of port `port` (the first by default).
+    Ptr<FabricNetDevice> GetDevice(uint32_t port = 0) const;
+    uint32_t GetNPorts() const;
+
+    /**
+     * Create a local queue pair towards `remote` (connect it with Connect()), sending on port
+     * `port` (kAnyPort: PortSelection's choice; a port whose link is down is passed over with
+     * PortFailover).
+     */
+    Ptr<RdmaQueuePair> CreateQueuePair(Ipv4Address remote,
+                                       uint8_t dscp = 0,
+                                       uint32_t port = kAnyPort);
     /// Connect two queue pairs created on two NICs (each becomes the other's peer).
     static void Connect(Ptr<RdmaQueuePair> a, Ptr<RdmaQueuePair> b);
     uint32_t GetNQueuePairs() const;
@@ -125,17 +161,46 @@ class RdmaNic : public Object, public FabricFrameSource
     void Activate(RdmaQueuePair* qp);
     void FlushQueuePair(RdmaQueuePair* qp);
 
-    // FabricFrameSource
-    bool PullFrame(uint8_t prio, FabricFrame& out) override;
-
     typedef void (*QpErrorTracedCallback)(uint32_t qpn);
+    typedef void (*PortChangeTracedCallback)(uint32_t qpn, uint32_t from, uint32_t to);
 
   protected:
     void DoDispose() override;
 
   private:
+    /// A port: its device, and the arbitration among the queue pairs sending on it (pulled by
+    /// its device as a FabricFrameSource).
+    class Port : public FabricFrameSource
+    {
+      public:
+        bool PullFrame(uint8_t prio, FabricFrame& out) override
+        {
+            return nic->PullFrame(*this, prio, out);
+        }
+
+        RdmaNic* nic{nullptr};
+        uint32_t index{0};
+        Ptr<FabricNetDevice> device;
+        FabricNetDevice* dev{nullptr};
+        std::vector<RdmaQueuePair*> active;
+        size_t rr{0};
+        uint32_t rrBurst{0};
+        uint8_t prioMask{0}; //!< priorities registered with the device
+        FabricTimer wakeEvent;
+        int64_t wakeStep{0};
+    };
+
+    bool PullFrame(Port& port, uint8_t prio, FabricFrame& out);
+    /// Register the NIC as port `port`'s frame source for priority `prio` (once).
+    void AddSource(Port& port, uint8_t prio);
+    /// The first port after `from` (cyclically) whose link is up, or `from`.
+    uint32_t NextLivePort(uint32_t from) const;
+    /// Send `qp` on port `to` from now on.
+    void MoveQueuePair(RdmaQueuePair* qp, uint32_t to);
+    /// Port `port`'s link went down or came up (PortFailover).
+    void PortLinkChanged(uint32_t port);
     void Receive(FabricNetDevice* device, const FabricFrame& frame);
-    void HandleData(RdmaQueuePair* qp, const FabricFrame& f);
+    void HandleData(RdmaQueuePair* qp, const FabricFrame& f, uint32_t port);
     void HandleAck(RdmaQueuePair* qp, const FabricFrame& f);
     void Consume(RdmaQueuePair* qp, uint32_t payload, uint8_t opcode);
     bool AdvanceUna(RdmaQueuePair* qp, uint32_t cumulative, const FabricFrame& f, bool nak);
@@ -159,21 +224,16 @@ class RdmaNic : public Object, public FabricFrameSource
                   Time posted,
                   RdmaCompletion::Status st);
     void DeliverReceive(Ptr<RdmaQueuePair> qp, RdmaCompletion c);
-    void ScheduleWake(int64_t step);
-    void Wake();
+    void ScheduleWake(Port& port, int64_t step);
+    void Wake(uint32_t port);
     const RdmaQueuePair::Message* FindMessage(const RdmaQueuePair* qp, uint32_t psn) const;
     uint8_t PriorityOf(uint8_t dscp) const;
 
-    Ptr<FabricNetDevice> m_device;
+    std::vector<std::unique_ptr<Port>> m_ports;
     Ptr<LatencyHistogram> m_latency;
-    FabricNetDevice* m_dev{nullptr};
+    FabricNetDevice* m_dev{nullptr}; //!< port 0's device (framing and addresses of every port)
     std::vector<Ptr<RdmaQueuePair>> m_qps; //!< index = qpn - 1
-    std::vector<RdmaQueuePair*> m_active;
-    size_t m_rr{0};
-    uint32_t m_rrBurst{0};
-    uint8_t m_prioMask{0};
-    FabricTimer m_wakeEvent;
-    int64_t m_wakeStep{0};
+    uint32_t m_nextPort{0};                //!< PORT_ROUND_ROBIN's next port
 
     // attributes
     uint32_t m_pathMtu{4096};
@@ -197,9 +257,13 @@ class RdmaNic : public Object, public FabricFrameSource
     ObjectFactory m_recoveryFactory;
     TypeId m_ccType;
     TypeId m_recoveryType;
+    PortSelection m_portSelection{PORT_ROUND_ROBIN};
+    bool m_portFailover{true};
+    bool m_migrateOnTimeout{false};
 
     RdmaNicCounters m_counters;
     TracedCallback<uint32_t> m_qpErrorTrace;
+    TracedCallback<uint32_t, uint32_t, uint32_t> m_portChangeTrace;
     TracedCallback<const RdmaCompletion&> m_completionTrace;
 };
 

@@ -182,6 +182,18 @@ RdmaQueuePair::GetNic() const
     return m_nic;
 }
 
+uint32_t
+RdmaQueuePair::GetPort() const
+{
+    return m_port;
+}
+
+uint32_t
+RdmaQueuePair::GetHomePort() const
+{
+    return m_homePort;
+}
+
 bool
 RdmaQueuePair::IsError() const
 {

@@ -89,6 +89,10 @@ class RdmaQueuePair : public Object
     uint8_t GetPriority() const;
     uint16_t GetUdpSourcePort() const;
     Ptr<RdmaNic> GetNic() const;
+    /// The NIC port this queue pair sends on now.
+    uint32_t GetPort() const;
+    /// The port it was created on (it returns there after a failover).
+    uint32_t GetHomePort() const;
     bool IsError() const;
 
     /// Current sending rate (set by congestion control).
@@ -179,6 +183,8 @@ class RdmaQueuePair : public Object
 
     // identity
     RdmaNic* m_nic{nullptr};
+    uint32_t m_port{0};     //!< the NIC port it sends on
+    uint32_t m_homePort{0}; //!< the port it was created on (or migrated to)
     uint32_t m_qpn{0};
     uint32_t m_peerQpn{0};
     Ipv4Address m_local;
@@ -225,6 +231,7 @@ class RdmaQueuePair : public Object
     FabricTimer m_ackTimer;
     int64_t m_lastCnpStep{INT64_MIN / 2};
     int64_t m_rxEchoStep{0};    //!< send time of the newest data packet (echoed in ACKs)
+    uint32_t m_replyPort{0};    //!< the port the newest data packet came in on (ACKs, CNPs)
     FabricIntRef m_rxTelemetry; //!< its telemetry (echoed in ACKs)
     Callback<void, const RdmaCompletion&> m_receiveCb;
     TracedCallback<const RdmaCompletion&> m_receiveTrace;
