@@ -112,15 +112,17 @@ FlowRows(Row& row)
 }
 
 /// Rows of a label and one cell per column; each column as wide as its widest cell (at least
-/// `minWidth`) so that cells never run into each other.
+/// `minWidth`, the labels' at least 28) so that cells never run into each other.
 void
 PrintTable(std::ostream& os,
            const std::vector<std::pair<std::string, std::vector<std::string>>>& table,
            size_t minWidth)
 {
     std::vector<size_t> width(table.empty() ? 0 : table.front().second.size(), minWidth);
+    size_t labels = 28;
     for (const auto& [label, cells] : table)
     {
+        labels = std::max(labels, label.size() + 2);
         for (size_t i = 0; i < cells.size() && i < width.size(); ++i)
         {
             width[i] = std::max(width[i], cells[i].size() + 2);
@@ -128,7 +130,7 @@ PrintTable(std::ostream& os,
     }
     for (const auto& [label, cells] : table)
     {
-        os << std::left << std::setw(28) << label;
+        os << std::left << std::setw(static_cast<int>(labels)) << label;
         for (size_t i = 0; i < cells.size() && i < width.size(); ++i)
         {
             os << std::left << std::setw(static_cast<int>(width[i])) << cells[i];

@@ -6,6 +6,7 @@
 #include "scenario-fabric-checks.h"
 #include "scenario-flows.h"
 #include "scenario-jobs.h"
+#include "scenario-rdma.h"
 #include "scenario-schema.h"
 #include "scenario-tcp.h"
 #include "scenario-training.h"
@@ -163,7 +164,7 @@ ToRun(const json& j, size_t index)
         r.congestionControl = r.fabric == "infiniband" ? "ib-cc" : "dcqcn";
         r.resolved["congestion_control"] = r.congestionControl;
     }
-    r.lossRecovery = j["loss_recovery"];
+    ResolveRdma(j, r);
     ResolveTcp(j, r);
     r.dropRate = j["faults"]["drop_rate"];
     r.faultEvents = j["faults"]["events"];
@@ -222,10 +223,6 @@ ToRun(const json& j, size_t index)
     r.buckets = w["buckets"];
     r.channels = w["channels"];
     r.gpuHourUsd = j["cost"]["gpu_hour_usd"];
-    r.retransmitTimeoutMs = j["rdma"]["retransmit_timeout_ms"];
-    const json& mtu = j["rdma"]["path_mtu"];
-    r.pathMtu = mtu.is_string() ? static_cast<uint32_t>(std::stoul(mtu.get<std::string>()))
-                                : mtu.get<uint32_t>();
     r.maxSimSeconds = j["limits"]["max_sim_seconds"];
     r.maxMemoryGb = j["limits"]["max_memory_gb"];
     r.gpuModel = j["gpu"]["model"];

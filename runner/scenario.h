@@ -104,6 +104,7 @@ struct RunConfig
     double gpuHourUsd{12.29};
     double retransmitTimeoutMs{67.108864};
     uint32_t pathMtu{4096};
+    uint32_t reorderThreshold{0}; //!< rdma.reorder_threshold (selective repeat)
     double maxSimSeconds{60};
     bool tcpHostCosts{true};
     std::string tcpStack{"linux"}; //!< linux (LinuxTcpStack) or ns3 (ns-3's TCP)

@@ -35,6 +35,7 @@ printf '\002fabric=tcp\ntcp.stack=ns3\ntcp.sockets_per_peer=4\ntcp.threads=2\ntc
 printf '\002faults.events=[{"at_ms":1,"switch":"spine0","action":"flap","period_ms":1,"until_ms":3}]\nrouting.convergence_ms=5\nrouting.valley_free=false\n' >"$corpus/set-f"
 printf '\002faults.events=[{"at_ms":1,"link":"leaf0-spine0","from":"spine0","action":"pause-storm","priority":3,"until_ms":4}]\npfc_watchdog.enabled=true\npfc_watchdog.action=forward\npfc_deadlock.threshold_ms=2\n' >"$corpus/set-h"
 printf '\002routing.load_balancing=flowlet\nrouting.flowlet_gap_us=2\nrouting.qps_per_connection=3\nloss_recovery=selective-repeat\n' >"$corpus/set-i"
+printf '\002topology.planes=2\nfabric=rocev2\ncompare=[]\nrdma.reorder_threshold=64\nloss_recovery=selective-repeat\nattributes.ns3::RdmaNic::MigrateOnTimeout=true\n' >"$corpus/set-j"
 printf '\002jobs=[{"servers":2,"placement":"rail-aligned","fabric":"tcp"},{"servers":1,"workload":{"kind":"chakra"}}]\n' >"$corpus/set-g"
 
 log="$build/fuzz.log"

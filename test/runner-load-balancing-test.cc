@@ -20,12 +20,16 @@ const char* kRing = R"({"name": "flat-ring",
   "attributes": {"ns3::RingCollective::RailLocal": false}})";
 
 json
-Ring(const fs::path& dir, const std::string& lb, const std::string& recovery)
+Ring(const fs::path& dir,
+     const std::string& lb,
+     const std::string& recovery,
+     const std::string& sets = "",
+     const std::string& name = "")
 {
-    const fs::path out = dir / lb;
-    const Result r = Runner(WriteFile(dir / "ring.json", kRing).string() +
-                            " --set routing.load_balancing=" + lb +
-                            " --set loss_recovery=" + recovery + " --out " + out.string());
+    const fs::path out = dir / (name.empty() ? lb : name);
+    const Result r = Runner(
+        WriteFile(dir / "ring.json", kRing).string() + " --set routing.load_balancing=" + lb +
+        " --set loss_recovery=" + recovery + " " + sets + " --out " + out.string());
     EXPECT_EQ(r.status, 0) << r.err;
     std::ifstream f(out / "summary.json");
     return json::parse(f);
@@ -61,6 +65,29 @@ TEST(RunnerLoadBalancingTest, PoliciesAgainstEcmpAndTheCollisionFreeBound)
     EXPECT_EQ(ecmp["counters"]["retransmitted_packets"], 0);
 }
 
+// Spraying with IRN's selective repeat resends packets that were only late (a NAK per
+// out-of-order arrival); a requester that waits until a packet 512 PSNs later has arrived
+// (rdma.reorder_threshold, the receiver placing packets out of order as Spectrum-X's NICs do)
+// resends none and, with PFC alone, sprays within 5% of the collision-free bound.
+TEST(RunnerLoadBalancingTest, ReorderTolerantSprayingReachesTheBound)
+{
+    const fs::path dir = ScratchDir("aif-lb-reorder");
+    const double bound = 2.0 * 127 / 128 * 67108864.0 / (50e9 * 4096.0 / 4182.0) * 1e3;
+    const json irn = Ring(dir, "spray", "selective-repeat", "--set congestion_control=none");
+    const json tolerant = Ring(dir,
+                               "spray",
+                               "selective-repeat",
+                               "--set congestion_control=none --set rdma.reorder_threshold=512",
+                               "tolerant");
+    EXPECT_GT(irn["counters"]["retransmitted_packets"].get<uint64_t>(), 10000u);
+    EXPECT_GT(tolerant["counters"]["out_of_order_packets"].get<uint64_t>(), 10000u);
+    EXPECT_EQ(tolerant["counters"]["retransmitted_packets"], 0);
+    EXPECT_EQ(tolerant["counters"]["timeouts"], 0);
+    EXPECT_GE(StepMs(tolerant), bound);
+    EXPECT_LT(StepMs(tolerant), 1.05 * bound);
+    EXPECT_LT(StepMs(tolerant), 0.7 * StepMs(irn));
+}
+
 TEST(RunnerLoadBalancingTest, BadLoadBalancingInputExitsTwoNamingTheKey)
 {
     const fs::path dir = ScratchDir("aif-lb-bad");
@@ -74,6 +101,8 @@ TEST(RunnerLoadBalancingTest, BadLoadBalancingInputExitsTwoNamingTheKey)
         {"--set routing.flowlet_gap_us=-1", "routing.flowlet_gap_us"},
         {"--set topology.kind=star --set topology.tiers=3", "topology.tiers"},
         {"--set topology.kind=fat-tree --set topology.planes=2", "topology.planes"},
+        {"--set rdma.reorder_threshold=64", "rdma.reorder_threshold: needs loss_recovery"},
+        {"--set rdma.reorder_threshold=-1", "rdma.reorder_threshold"},
     };
     for (const auto& [sets, key] : cases)
     {

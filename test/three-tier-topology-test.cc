@@ -416,6 +416,22 @@ INSTANTIATE_TEST_SUITE_P(
         BadShape{"beyondK64", 8193, 8, 64, 0, 1, 1.0, "Servers", "must be <= 8192"}),
     [](const ::testing::TestParamInfo<BadShape>& i) { return std::string(i.param.name); });
 
+TEST_F(FabricTest, SharpTreesNeedOnePlane)
+{
+    Ptr<RailOptimizedFatTreeHelper> h = Rail(16, 8, 64, 0, 2);
+    h->SetAttribute("InNetworkAggregation", BooleanValue(true));
+    try
+    {
+        h->Build();
+        FAIL() << "expected FabricConfigError";
+    }
+    catch (const FabricConfigError& e)
+    {
+        EXPECT_EQ(e.GetParameter(), "InNetworkAggregation");
+        EXPECT_NE(std::string(e.what()).find("needs Planes 1"), std::string::npos) << e.what();
+    }
+}
+
 // A ring AllReduce on a 3-tier fabric (radix 4: 16 servers x 1 GPU in 4 pods) against a 2-tier
 // fabric of the same 16 GPUs (radix 8). One flow leaves each leaf and each pod, so neither has
 // ECMP collisions; the 2 extra hops (2 x (500 ns switch + 250 ns cable)) of a ring step across

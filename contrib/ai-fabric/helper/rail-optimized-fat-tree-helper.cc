@@ -253,6 +253,12 @@ RailOptimizedFatTreeHelper::DoValidate() const
     {
         throw FabricConfigError("Planes", "must be in [1, 8] (got " + Str(m_planes) + ")");
     }
+    if (m_aggregation && m_planes > 1)
+    {
+        throw FabricConfigError("InNetworkAggregation",
+                                "needs Planes 1: SHARP trees per plane are not modelled (got " +
+                                    Str(m_planes) + " planes)");
+    }
     if (m_leafRadix < 2)
     {
         throw FabricConfigError("LeafRadix", "must be >= 2 (got " + Str(m_leafRadix) + ")");

@@ -3,6 +3,8 @@
 
 #include "rdma-queue-pair.h"
 
+#include "ns3/uinteger.h"
+
 #include <algorithm>
 
 namespace ns3
@@ -13,10 +15,17 @@ NS_OBJECT_ENSURE_REGISTERED(RdmaSelectiveRepeat);
 TypeId
 RdmaSelectiveRepeat::GetTypeId()
 {
-    static TypeId tid = TypeId("ns3::RdmaSelectiveRepeat")
-                            .SetParent<RdmaLossRecovery>()
-                            .SetGroupName("AiFabric")
-                            .AddConstructor<RdmaSelectiveRepeat>();
+    static TypeId tid =
+        TypeId("ns3::RdmaSelectiveRepeat")
+            .SetParent<RdmaLossRecovery>()
+            .SetGroupName("AiFabric")
+            .AddConstructor<RdmaSelectiveRepeat>()
+            .AddAttribute("ReorderThreshold",
+                          "Packets: a hole is resent only once a packet this many PSNs after "
+                          "it has arrived (0: at the first selective ACK beyond it, as IRN).",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&RdmaSelectiveRepeat::m_reorderThreshold),
+                          MakeUintegerChecker<uint32_t>(0, 1u << 20));
     return tid;
 }
 
@@ -92,14 +101,16 @@ RdmaSelectiveRepeat::OnNack(RdmaQueuePair& qp, uint32_t epsn, uint32_t sackPsn)
         m_sacked.insert(sackPsn);
     }
     const uint32_t high = m_sacked.empty() ? epsn + 1 : *m_sacked.rbegin();
-    for (uint32_t psn = std::max(epsn, m_queuedUpTo); psn < high && psn < qp.GetSndMax(); ++psn)
+    // Holes a packet ReorderThreshold PSNs later has overtaken are lost; the rest may be late.
+    const uint32_t lost = high - std::min(high, m_reorderThreshold);
+    for (uint32_t psn = std::max(epsn, m_queuedUpTo); psn < lost && psn < qp.GetSndMax(); ++psn)
     {
         if (m_sacked.count(psn) == 0)
         {
             m_retx.push_back(psn);
         }
     }
-    m_queuedUpTo = std::max(m_queuedUpTo, high);
+    m_queuedUpTo = std::max(m_queuedUpTo, lost);
 }
 
 void

@@ -17,6 +17,12 @@ namespace ns3
  * expected PSN and the PSN that arrived (a selective ACK); the requester resends only the holes
  * below the highest selectively acknowledged PSN, each once per NAK episode, and on a timeout
  * every outstanding packet not yet selectively acknowledged.
+ *
+ * ReorderThreshold makes the requester tolerate reordering (per-packet spraying, adaptive
+ * routing): a hole is taken for lost only once a packet that many PSNs after it has arrived
+ * (the packet-count rule of TCP's dupthresh and RACK, UEC's out-of-order count), so packets that
+ * are merely late are not resent; a loss within the threshold of a message's last packet is
+ * then found by the timeout. 0 (the default) is IRN: every hole below the highest SACK at once.
  */
 class RdmaSelectiveRepeat : public RdmaLossRecovery
 {
@@ -42,6 +48,7 @@ class RdmaSelectiveRepeat : public RdmaLossRecovery
     /// (each is dropped once, so the cost stays O(1) amortized per packet).
     mutable std::deque<uint32_t> m_retx;
     uint32_t m_queuedUpTo{0}; //!< holes below this PSN were already queued once
+    uint32_t m_reorderThreshold{0};
 };
 
 } // namespace ns3
