@@ -18,9 +18,10 @@ ResolveRdma(const nlohmann::json& j, RunConfig& r)
     r.reorderThreshold = rdma["reorder_threshold"];
     if (r.reorderThreshold > 0 && r.fabric != "tcp" && r.lossRecovery != "selective-repeat")
     {
-        throw ScenarioError("rdma.reorder_threshold: needs loss_recovery selective-repeat (go-back-n "
-                            "keeps no out-of-order packet to wait for; got " +
-                            std::to_string(r.reorderThreshold) + ")");
+        throw ScenarioError(
+            "rdma.reorder_threshold: needs loss_recovery selective-repeat (go-back-n "
+            "keeps no out-of-order packet to wait for; got " +
+            std::to_string(r.reorderThreshold) + ")");
     }
 }
 
