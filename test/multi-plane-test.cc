@@ -255,3 +255,54 @@ TEST_F(FabricTest, MigrateOnTimeoutRoutesAroundARemoteFailure)
     EXPECT_EQ(failed[0].status, RdmaCompletion::RETRY_EXCEEDED);
     EXPECT_EQ(stayed, 0u);
 }
+
+// Flow workloads on a multi-plane NIC: the offered load is a share of the NIC's whole rate
+// (both ports), and a flow, one queue pair on one port, takes its ideal FCT at that port's rate
+// whichever port it got (the ideal follows the plane the requester sends in).
+TEST_F(FabricTest, FlowsOnTwoPlanesKeepTheLoadAndTheirIdealFct)
+{
+    Ptr<FabricTopology> topo = PlaneFabric(4, 1, 4, 2); // 2 leaves per rail and plane
+    RdmaHelper rdma;
+    rdma.SetCongestionControl("ns3::RdmaNoCc");
+    rdma.Install(topo);
+    Ptr<FlowWorkload> w = CreateObject<FlowWorkload>();
+    w->SetAttribute("Load", DoubleValue(0.5));
+    w->SetDistribution(FlowSizeDistribution::Named("websearch"));
+    w->SetAttribute("Duration", TimeValue(Time(0))); // the arrival rate, no arrival
+    w->Install(topo);
+    w->Start();
+    EXPECT_DOUBLE_EQ(w->GetArrivalRate(),
+                     0.5 * 400e9 / (8 * FlowSizeDistribution::Named("websearch").GetMean()));
+    std::vector<uint32_t> flows;
+    Time t(0);
+    for (uint32_t dst : {1u, 3u}) // same leaf; the other leaf (through a spine)
+    {
+        for (int i = 0; i < 2; ++i) // the second flow's queue pair is on the other port
+        {
+            Simulator::Schedule(t, [&flows, w, dst, i]() {
+                // Run one after the other: each flow alone, a queue pair each (port 0, 1).
+                flows.push_back(w->StartFlow(0, dst, 1000000 + i));
+            });
+            t += MilliSeconds(1);
+        }
+    }
+    Simulator::Run();
+    ASSERT_EQ(w->GetNCompleted(), flows.size());
+    std::set<uint32_t> ports;
+    for (uint32_t i : flows)
+    {
+        const FlowRecord& r = w->GetFlows()[i];
+        const int64_t hops = r.dst == 1 ? 2 * 2 : 2 * 4;
+        EXPECT_NEAR(double((r.end - r.start).GetNanoSeconds()),
+                    double(r.ideal.GetNanoSeconds()),
+                    double(hops))
+            << r.bytes << " B to " << r.dst;
+        // At 200G: 1 MB is 245 packets of 4,182 wire bytes, 41 us of serialization.
+        EXPECT_GT(r.ideal.GetSeconds(), 1e6 / 4096 * 4182 * 8 / 200e9);
+    }
+    for (uint32_t q = 1; q <= topo->GetHostNode(0)->GetObject<RdmaNic>()->GetNQueuePairs(); ++q)
+    {
+        ports.insert(topo->GetHostNode(0)->GetObject<RdmaNic>()->GetQueuePair(q)->GetPort());
+    }
+    EXPECT_EQ(ports.size(), 2u) << "flows went out of both ports";
+}

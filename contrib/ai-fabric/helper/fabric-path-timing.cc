@@ -73,10 +73,10 @@ FabricPathTimer::FabricPathTimer(Ptr<const FabricTopology> topo)
 }
 
 FabricPathTiming
-FabricPathTimer::Path(uint32_t src, const FabricFrame& frame) const
+FabricPathTimer::Path(uint32_t src, const FabricFrame& frame, uint32_t port) const
 {
     FabricPathTiming p;
-    const std::vector<uint32_t> v = m_topo->TracePath(src, frame);
+    const std::vector<uint32_t> v = m_topo->TracePath(src, frame, port);
     const auto& links = m_topo->GetLinks();
     for (size_t i = 0; i + 1 < v.size(); ++i)
     {

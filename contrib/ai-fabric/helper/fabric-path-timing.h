@@ -65,8 +65,9 @@ class FabricPathTimer
 {
   public:
     explicit FabricPathTimer(Ptr<const FabricTopology> topo);
-    /// The path host `src` -> host `dst` takes for `frame` (empty hops if unreachable).
-    FabricPathTiming Path(uint32_t src, const FabricFrame& frame) const;
+    /// The path host `src` -> host `dst` takes for `frame` out of `src`'s NIC port `port`
+    /// (empty hops if unreachable).
+    FabricPathTiming Path(uint32_t src, const FabricFrame& frame, uint32_t port = 0) const;
 
   private:
     Ptr<const FabricTopology> m_topo;

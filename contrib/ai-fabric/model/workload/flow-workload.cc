@@ -175,7 +175,8 @@ FlowWorkload::Start()
             std::swap(m_partner[i], m_partner[j]);
         }
     }
-    const double lineBps = double(m_topo->GetHostDevice(m_hosts[0])->GetDataRate().GetBitRate());
+    // The host's NIC rate (a multi-plane NIC: every port's), as the papers' load is defined.
+    const double lineBps = double(m_topo->GetHostRate(m_hosts[0]));
     m_rate = m_dist.GetMean() > 0 ? m_load * lineBps / (8 * m_dist.GetMean()) : 0;
     m_next.assign(n, EventId());
     if (m_rate > 0)
@@ -278,12 +279,15 @@ FlowWorkload::Acquire(uint32_t src, uint32_t dst)
     f.srcPort = c.requester->GetUdpSourcePort();
     f.dstPort = 4791;
     f.ComputeFlowHash();
-    c.forward = m_paths->Path(src, f);
+    // Both directions in the requester's plane: the responder answers on the port the data
+    // came in on.
+    const uint32_t plane = c.requester->GetPort();
+    c.forward = m_paths->Path(src, f, plane);
     f.src = m_topo->GetHostAddress(dst).Get();
     f.dst = m_topo->GetHostAddress(src).Get();
     f.srcPort = c.responder->GetUdpSourcePort();
     f.ComputeFlowHash();
-    c.backward = m_paths->Path(dst, f);
+    c.backward = m_paths->Path(dst, f, plane);
     NS_ABORT_MSG_IF(c.forward.hops.empty() || c.backward.hops.empty(),
                     "FlowWorkload: no path between hosts " << src << " and " << dst);
     // The unloaded RTT of a full packet and its ACK, NIC to NIC (what an RTT sample measures).
