@@ -257,6 +257,54 @@ class PfcWatchdogTestCase : public TestCase
     }
 };
 
+/// Dual plane (HPN): a NIC port's link goes down mid-write; the queue pair fails over to the
+/// other plane and the write completes without a timeout (with one plane it could not).
+class DualPlaneFailoverTestCase : public TestCase
+{
+  public:
+    DualPlaneFailoverTestCase()
+        : TestCase("a dual-plane NIC's queue pair fails over when its port's link goes down")
+    {
+    }
+
+  private:
+    static void Done(RdmaCompletion* out, const RdmaCompletion& c)
+    {
+        *out = c;
+    }
+
+    void DoRun() override
+    {
+        Ptr<RailOptimizedFatTreeHelper> rail = CreateObject<RailOptimizedFatTreeHelper>();
+        rail->SetAttribute("Servers", UintegerValue(2));
+        rail->SetAttribute("GpusPerServer", UintegerValue(1));
+        rail->SetAttribute("LeafRadix", UintegerValue(4));
+        rail->SetAttribute("Planes", UintegerValue(2));
+        Ptr<FabricTopology> topo = rail->Build();
+        NS_TEST_ASSERT_MSG_EQ(topo->GetNHostPorts(0), 2, "a port per plane");
+        RdmaHelper rdma;
+        rdma.SetCongestionControl("ns3::RdmaNoCc");
+        rdma.Install(topo);
+        auto [a, b] = RdmaHelper::Connect(topo->GetHostNode(0), topo->GetHostNode(1), 0, 0, 0);
+        RdmaCompletion done;
+        done.status = RdmaCompletion::FLUSHED;
+        a->SetCompletionCallback(MakeBoundCallback(&DualPlaneFailoverTestCase::Done, &done));
+        a->PostWrite(8 << 20);
+        Simulator::Schedule(MicroSeconds(50),
+                            &FabricTopology::SetLinkUp,
+                            topo,
+                            topo->GetVertexLinks(0).front(),
+                            false);
+        Simulator::Run();
+        NS_TEST_ASSERT_MSG_EQ(done.status, RdmaCompletion::SUCCESS, "the write completes");
+        NS_TEST_ASSERT_MSG_EQ(a->GetPort(), 1, "on the other plane's port");
+        NS_TEST_ASSERT_MSG_EQ(a->GetStats().timeouts, 0, "no retransmission timeout");
+        // 8 MiB at 200 Gb/s (2,048 packets of 4,182 wire bytes) plus what was lost: < 400 us.
+        NS_TEST_ASSERT_MSG_LT(done.completed, MicroSeconds(400), "at the port rate");
+        Simulator::Destroy();
+    }
+};
+
 class AiFabricTestSuite : public TestSuite
 {
   public:
@@ -268,6 +316,7 @@ class AiFabricTestSuite : public TestSuite
         AddTestCase(new IbCreditLoopTestCase);
         AddTestCase(new TimingWheelOrderTestCase);
         AddTestCase(new PfcWatchdogTestCase);
+        AddTestCase(new DualPlaneFailoverTestCase);
     }
 };
 
