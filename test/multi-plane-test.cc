@@ -306,3 +306,28 @@ TEST_F(FabricTest, FlowsOnTwoPlanesKeepTheLoadAndTheirIdealFct)
     }
     EXPECT_EQ(ports.size(), 2u) << "flows went out of both ports";
 }
+
+// Both ports down, then the one that is not the queue pair's home comes back: the queue pair,
+// stranded on a dead port, moves to it and completes after a retransmission timeout.
+TEST_F(FabricTest, QueuePairStrandedOnADeadPortTakesTheFirstPortBack)
+{
+    Ptr<FabricTopology> topo = PlaneFabric(2, 1, 4, 2);
+    RdmaHelper rdma;
+    rdma.SetCongestionControl("ns3::RdmaNoCc");
+    rdma.Install(topo);
+    Completions done;
+    auto [a, b] = RdmaHelper::Connect(topo->GetHostNode(0), topo->GetHostNode(1), 0, 0, 0);
+    a->SetCompletionCallback(done.Cb());
+    a->PostWrite(8 << 20);
+    const auto links = topo->GetVertexLinks(0);
+    // Port 1 goes first, so when port 0 fails there is nowhere to go: it stays on port 0.
+    Simulator::Schedule(MicroSeconds(50), &FabricTopology::SetLinkUp, topo, links[1], false);
+    Simulator::Schedule(MicroSeconds(80), &FabricTopology::SetLinkUp, topo, links[0], false);
+    Simulator::Schedule(MicroSeconds(300), &FabricTopology::SetLinkUp, topo, links[1], true);
+    Simulator::Run();
+    ASSERT_EQ(done.v.size(), 1u);
+    EXPECT_EQ(done.v[0].status, RdmaCompletion::SUCCESS);
+    EXPECT_EQ(a->GetPort(), 1u);
+    EXPECT_EQ(a->GetHomePort(), 0u);
+    EXPECT_GE(a->GetStats().timeouts, 1u) << "what was lost while both were down";
+}

@@ -351,9 +351,14 @@ RdmaNic::PortLinkChanged(uint32_t port)
         }
         return;
     }
+    // Back home; and whatever is stranded on a port that is down (every port was) comes here.
     for (auto& qp : m_qps)
     {
-        if (qp->m_homePort == port)
+        if (!m_ports[qp->m_replyPort]->dev->IsUp())
+        {
+            qp->m_replyPort = port;
+        }
+        if (qp->m_homePort == port || !m_ports[qp->m_port]->dev->IsUp())
         {
             MoveQueuePair(PeekPointer(qp), port);
         }
