@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // RdmaNic's data path: the send path (queue-pair arbitration, segmentation, pacing), the
 // receive path (data, ACK/NAK, CNP) and the per-queue-pair timers (ACK coalescing, RTO). One
-// translation unit (about 660 lines) so that the per-packet calls between them stay inlinable;
-// the NIC's setup, attributes and queue-pair creation are in rdma-nic.cc.
+// translation unit (about 680 lines) so that the per-packet calls between them stay inlinable;
+// the NIC's setup, ports, attributes and queue-pair creation are in rdma-nic.cc.
 #include "rdma-congestion-ops.h"
 #include "rdma-dcqcn.h"
 #include "rdma-go-back-n.h"

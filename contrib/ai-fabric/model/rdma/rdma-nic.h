@@ -38,8 +38,8 @@ struct RdmaNicCounters
  * \ingroup ai-fabric
  * The RDMA engine of a host NIC: RoCEv2 reliable-connected transport offloaded in the NIC,
  * beside (not through) ns-3's IPv4 stack. Aggregated to the host Node and attached to its
- * FabricNetDevice, it handles UDP port 4791 itself and is pulled by the device as a
- * FabricFrameSource, so queue pairs never build NIC queues.
+ * FabricNetDevice (or devices: one per port), it handles UDP port 4791 itself and is pulled by
+ * each port's device as a FabricFrameSource, so queue pairs never build NIC queues.
  *
  * Requester: messages are segmented into path-MTU packets with real header sizes (IPv4 20,
  * UDP 8, BTH 12, RETH 16 on WRITE first/only, ICRC 4; frames add Ethernet/802.1Q/FCS), 24-bit
