@@ -104,7 +104,7 @@ ReportPage(const json& data)
     const size_t s = page.find(kScriptMark);
     if (d == std::string::npos || s == std::string::npos || s < d)
     {
-        throw std::logic_error("runner/report/report.html lacks its data or script mark");
+        throw std::logic_error("runner/output/report/report.html lacks its data or script mark");
     }
     // Assembled by position: a mark inside the data cannot be mistaken for the template's.
     return page.substr(0, d) + EmbeddedJson(data) +
