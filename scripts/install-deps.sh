@@ -8,6 +8,8 @@
 # --browser adds Debian's Chromium (and Node.js when the machine has none) and installs the
 # browser test's npm packages (test/browser: playwright-core, pinned by its package-lock.json)
 # with `npm ci`, for the results-page test in a real browser (test/browser/run-browser-test.sh).
+# --python adds Debian's pandas, matplotlib and pytest for /usr/bin/python3, for the aifabric
+# package (python/) and its tests; ./ai-fabric run does not need them.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
@@ -30,6 +32,9 @@ if [ "${1:-}" = "--format" ]; then
 fi
 if [ "${1:-}" = "--fuzz" ]; then
   PKGS=(clang libclang-rt-14-dev)
+fi
+if [ "${1:-}" = "--python" ]; then
+  PKGS=(python3 python3-pandas python3-matplotlib python3-pytest)
 fi
 if [ "${1:-}" = "--browser" ]; then
   PKGS=(chromium fonts-dejavu-core)
