@@ -17,8 +17,9 @@
 // A packet-hop is one data packet (not an ACK, CNP or PFC frame) crossing one link; the ACKs'
 // work is part of the cost per packet-hop.
 //
-// Prints a line per case: "<case> packets <N> packet-hops <H> events <E>" and the CPU time (which
-// the budget ignores; it reads callgrind's totals).
+// Prints a line per case: "<case> packets <N> packet-hops <H> events <E> completions <T> ns"
+// (the sum of the flows' completion times) and the CPU time (which the budget ignores; it reads
+// callgrind's totals).
 //
 // Usage: packet-path-bench [--case=NAME] (default all) [--packets=N] (per host, default 256)
 #include "bench-util.h"
@@ -39,6 +40,15 @@ namespace
 {
 
 constexpr uint32_t HOSTS = 16;
+
+/// Sum of the flows' completion times (ns): a fingerprint of the simulated results.
+int64_t g_completions = 0;
+
+void
+OnCompletion(const RdmaCompletion& c)
+{
+    g_completions += c.completed.GetNanoSeconds();
+}
 
 uint32_t
 Peer(uint32_t i)
@@ -107,6 +117,7 @@ Rdma(const std::string& name, uint32_t packets)
     for (uint32_t i = 0; i < HOSTS; ++i)
     {
         auto qp = RdmaHelper::Connect(topo->GetHostNode(i), topo->GetHostNode(Peer(i)));
+        qp.first->SetCompletionCallback(MakeCallback(&OnCompletion));
         qp.first->PostWrite(uint64_t(packets) * 4096);
     }
     Simulator::Run();
@@ -141,19 +152,18 @@ Switch(uint32_t packets)
     for (uint32_t i = 0; i < HOSTS; ++i)
     {
         received[i] = sinks[Peer(i)]->GetReceivedPackets();
+        g_completions += sinks[Peer(i)]->GetLastRxTime().GetNanoSeconds();
     }
     return PacketHops(topo, received);
 }
 
-/// Counts the messages that arrived.
+/// Adds the arrival time of each message to the fingerprint.
 struct Arrivals : public CollectiveTransportListener
 {
     void MessageArrived(uint64_t) override
     {
-        ++n;
+        g_completions += Simulator::Now().GetNanoSeconds();
     }
-
-    uint32_t n{0};
 };
 
 uint64_t
@@ -188,6 +198,7 @@ RunCase(const std::string& name, uint32_t packets)
     ObjectFactory sched;
     sched.SetTypeId("ns3::TimingWheelScheduler");
     Simulator::SetScheduler(sched);
+    g_completions = 0;
     const double t0 = CpuSeconds();
     uint64_t hops = 0;
     if (name == "switch")
@@ -203,12 +214,13 @@ RunCase(const std::string& name, uint32_t packets)
         hops = Rdma(name, packets);
     }
     const double cpu = CpuSeconds() - t0;
-    std::printf("%s packets %u packet-hops %llu events %llu  (cpu %.3f s, %.1f ns per packet-hop "
-                "including set-up)\n",
+    std::printf("%s packets %u packet-hops %llu events %llu completions %lld ns  (cpu %.3f s, "
+                "%.1f ns per packet-hop including set-up)\n",
                 name.c_str(),
                 packets,
                 (unsigned long long)hops,
                 (unsigned long long)Simulator::GetEventCount(),
+                (long long)g_completions,
                 cpu,
                 cpu * 1e9 / double(hops));
     Simulator::Destroy();
