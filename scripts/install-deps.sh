@@ -5,6 +5,7 @@
 # (scripts/slurm-check.sh); submitting sweeps to a real cluster needs only its own sbatch.
 # --format adds clang-format (Debian 12: version 14), for scripts/check-format.sh.
 # --fuzz adds clang and its libFuzzer runtime, for scripts/fuzz.sh.
+# --valgrind adds valgrind, for the per-packet instruction budget (scripts/perf-budget.sh).
 # --browser adds Debian's Chromium (and Node.js when the machine has none) and installs the
 # browser test's npm packages (test/browser: playwright-core, pinned by its package-lock.json)
 # with `npm ci`, for the results-page test in a real browser (test/browser/run-browser-test.sh).
@@ -35,6 +36,9 @@ if [ "${1:-}" = "--fuzz" ]; then
 fi
 if [ "${1:-}" = "--python" ]; then
   PKGS=(python3 python3-pandas python3-matplotlib python3-pytest)
+fi
+if [ "${1:-}" = "--valgrind" ]; then
+  PKGS=(valgrind)
 fi
 if [ "${1:-}" = "--browser" ]; then
   PKGS=(chromium fonts-dejavu-core)

@@ -4,6 +4,7 @@
 #include "fabric-net-device.h"
 
 #include "ns3/abort.h"
+#include "ns3/fabric-clock.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 
@@ -185,7 +186,7 @@ FabricChannel::Deliver(uint8_t d, uint8_t laneIdx)
     InFlight item = lane.fifo.PopFront();
     if (!lane.fifo.Empty())
     {
-        const int64_t now = Simulator::Now().GetTimeStep();
+        const int64_t now = FabricClock::NowStep();
         Simulator::Schedule(TimeStep(lane.fifo.Front().arrival - now), lane.deliver);
     }
     else

@@ -13,6 +13,7 @@
 #include "ns3/boolean.h"
 #include "ns3/double.h"
 #include "ns3/enum.h"
+#include "ns3/fabric-clock.h"
 #include "ns3/fabric-enum-accessor.h"
 #include "ns3/fabric-flow-control.h"
 #include "ns3/host-stack-cost-model.h"
@@ -266,7 +267,7 @@ FabricNetDevice::TryTransmit()
     {
         return;
     }
-    const int64_t now = Simulator::Now().GetTimeStep();
+    const int64_t now = FabricClock::NowStep();
     if (now < m_busyUntil)
     {
         if (HasPendingTx())
@@ -283,7 +284,7 @@ void
 FabricNetDevice::TransmitComplete()
 {
     m_txEventPending = false;
-    TransmitFrames(true, Simulator::Now().GetTimeStep());
+    TransmitFrames(true, FabricClock::NowStep());
 }
 
 void

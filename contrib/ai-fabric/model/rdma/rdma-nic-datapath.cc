@@ -16,6 +16,7 @@
 
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
+#include "ns3/fabric-clock.h"
 #include "ns3/fabric-tx-time.h"
 #include "ns3/ib-credit-flow-control.h"
 #include "ns3/log.h"
@@ -66,7 +67,7 @@ RdmaNic::ScheduleWake(Port& port, int64_t step)
     }
     port.wakeEvent.Cancel();
     port.wakeStep = step;
-    port.wakeEvent.Set(Simulator::Schedule(TimeStep(step - Simulator::Now().GetTimeStep()),
+    port.wakeEvent.Set(Simulator::Schedule(TimeStep(step - FabricClock::NowStep()),
                                            &RdmaNic::Wake,
                                            this,
                                            port.index));
@@ -117,7 +118,7 @@ RdmaNic::FindMessage(const RdmaQueuePair* qp, uint32_t psn) const
 bool
 RdmaNic::PullFrame(Port& port, uint8_t prio, FabricFrame& out)
 {
-    const int64_t now = Simulator::Now().GetTimeStep();
+    const int64_t now = FabricClock::NowStep();
     int64_t earliest = INT64_MAX;
     bool sawInactive = false;
     std::vector<RdmaQueuePair*>& active = port.active;
@@ -280,7 +281,7 @@ RdmaNic::FillHeaderFields(RdmaQueuePair* qp,
     f.priority = priority;
     f.ecn = FabricFrame::ECN_NOT_ECT;
     f.flowId = qp->m_flowId;
-    f.txTimeStep = Simulator::Now().GetTimeStep();
+    f.txTimeStep = FabricClock::NowStep();
     f.aux[0] = opcode;
     f.aux[1] = qp->m_peerQpn;
 }
@@ -334,7 +335,7 @@ RdmaNic::HandleData(RdmaQueuePair* qp, const FabricFrame& f, uint32_t port)
     qp->m_replyPort = port; // answer through the plane the data came through
     if (m_latency)
     {
-        m_latency->Add(Simulator::Now().GetTimeStep() - f.txTimeStep);
+        m_latency->Add(FabricClock::NowStep() - f.txTimeStep);
     }
     // What the next ACK or NAK echoes: this packet's send time and telemetry.
     qp->m_rxEchoStep = f.txTimeStep;
@@ -346,7 +347,7 @@ RdmaNic::HandleData(RdmaQueuePair* qp, const FabricFrame& f, uint32_t port)
     if (f.ecn == FabricFrame::ECN_CE)
     {
         ++qp->m_stats.ecnMarkedReceived;
-        const int64_t now = Simulator::Now().GetTimeStep();
+        const int64_t now = FabricClock::NowStep();
         const int64_t interval = (m_ib ? m_becnInterval : m_cnpInterval).GetTimeStep();
         if (now - qp->m_lastCnpStep >= interval)
         {
@@ -541,7 +542,7 @@ RdmaNic::AdvanceUna(RdmaQueuePair* qp, uint32_t cumulative, const FabricFrame& f
     }
     ack.ackedPsn = nak ? cumulative : qp->m_sndUna;
     ack.bytesInFlight = qp->GetBytesInFlight();
-    ack.rtt = TimeStep(Simulator::Now().GetTimeStep() - f.echoTimeStep);
+    ack.rtt = TimeStep(FabricClock::NowStep() - f.echoTimeStep);
     ack.hops = static_cast<uint8_t>(kInitialTtl - f.ttl);
     ack.telemetry = f.telemetry.Get();
     qp->m_cc->AckReceived(qp, ack);
@@ -605,7 +606,7 @@ RdmaNic::ArmRto(RdmaQueuePair* qp, bool restart)
         t = t * double(uint64_t(1) << std::min<uint32_t>(qp->m_retries, 20));
     }
     // Lazy timer: moving the deadline never reschedules; the pending event re-arms itself.
-    qp->m_rtoDeadline = Simulator::Now().GetTimeStep() + t.GetTimeStep();
+    qp->m_rtoDeadline = FabricClock::NowStep() + t.GetTimeStep();
     if (!qp->m_rto.IsPending())
     {
         qp->m_rto.Set(Simulator::Schedule(t, &RdmaNic::OnRto, this, qp));
@@ -620,7 +621,7 @@ RdmaNic::OnRto(RdmaQueuePair* qp)
     {
         return;
     }
-    const int64_t now = Simulator::Now().GetTimeStep();
+    const int64_t now = FabricClock::NowStep();
     if (now < qp->m_rtoDeadline)
     {
         qp->m_rto.Set(

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "timing-wheel-scheduler.h"
 
+#include "fabric-clock.h"
+
 #include "ns3/abort.h"
 #include "ns3/assert.h"
 #include "ns3/log.h"
@@ -53,7 +55,13 @@ TimingWheelScheduler::TimingWheelScheduler()
     SetSlots(4096);
 }
 
-TimingWheelScheduler::~TimingWheelScheduler() = default;
+TimingWheelScheduler::~TimingWheelScheduler()
+{
+    if (FabricClock::s_now == &m_now)
+    {
+        FabricClock::s_now = nullptr;
+    }
+}
 
 void
 TimingWheelScheduler::SetSlots(uint32_t slots)
@@ -269,6 +277,7 @@ TimingWheelScheduler::RemoveNext()
         PopFar();
     }
     m_now = ev.key.m_ts;
+    FabricClock::s_now = &m_now;
     return ev;
 }
 

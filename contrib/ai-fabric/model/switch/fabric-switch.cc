@@ -6,6 +6,7 @@
 #include "ns3/boolean.h"
 #include "ns3/enum.h"
 #include "ns3/fabric-channel.h"
+#include "ns3/fabric-clock.h"
 #include "ns3/fabric-enum-accessor.h"
 #include "ns3/fabric-flow-control.h"
 #include "ns3/ib-credit-flow-control.h"
@@ -330,7 +331,7 @@ FabricSwitch::ChooseFlowlet(const FabricFrame& frame, const uint16_t* ports, uin
         m_flowlets.resize(m_flowletSlots);
     }
     Flowlet& f = m_flowlets[FabricMix32(frame.flowHash ^ m_seed) % m_flowlets.size()];
-    const int64_t now = Simulator::Now().GetTimeStep();
+    const int64_t now = FabricClock::NowStep();
     if (f.port != 0xffff && f.tag == frame.flowHash &&
         now - f.lastStep <= m_flowletGap.GetTimeStep())
     {

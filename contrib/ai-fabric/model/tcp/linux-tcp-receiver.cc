@@ -6,6 +6,7 @@
 
 #include "linux-tcp-stack.h"
 
+#include "ns3/fabric-clock.h"
 #include "ns3/fabric-frame.h"
 #include "ns3/simulator.h"
 
@@ -166,7 +167,7 @@ LinuxTcpReceiver::ReceiveData(const LinuxTcpRxSegment& seg)
 void
 LinuxTcpReceiver::ScheduleDelAck()
 {
-    const int64_t now = Simulator::Now().GetTimeStep();
+    const int64_t now = FabricClock::NowStep();
     if (!m_ackPending)
     {
         m_ackPending = true;
@@ -190,7 +191,7 @@ LinuxTcpReceiver::DelAckFired()
     {
         return;
     }
-    const int64_t now = Simulator::Now().GetTimeStep();
+    const int64_t now = FabricClock::NowStep();
     if (now < m_delAckDeadline)
     {
         ScheduleDelAck();
@@ -249,7 +250,7 @@ LinuxTcpReceiver::SendAck(bool)
     f.dscp = c.dscp;
     f.ecn = FabricFrame::ECN_NOT_ECT;
     f.ttl = 64;
-    f.txTimeStep = Simulator::Now().GetTimeStep();
+    f.txTimeStep = FabricClock::NowStep();
     f.echoTimeStep = m_tsRecent;
     // tcp_dec_quickack_mode: the segments this ACK covers use up quick ACKs.
     const uint64_t pkts = (m_rcvNxt - m_rcvWup + m_mss - 1) / m_mss;

@@ -9,6 +9,7 @@
 
 #include "linux-tcp-stack.h"
 
+#include "ns3/fabric-clock.h"
 #include "ns3/fabric-frame.h"
 #include "ns3/simulator.h"
 
@@ -56,7 +57,7 @@ LinuxTcpSender::SetPeer(uint32_t localAddr,
     f.protocol = 6;
     f.ComputeFlowHash();
     m_flowHash = f.flowHash;
-    m_cc.nowNs = Simulator::Now().GetTimeStep();
+    m_cc.nowNs = FabricClock::NowStep();
     m_ccOps->Init(m_cc);
 }
 
@@ -153,14 +154,14 @@ LinuxTcpSender::FillFrame(FabricFrame& f, const Seg& s, bool retransmission)
     // DCTCP (tcp_ca_needs_ecn) keeps ECT on retransmissions too (tcp_ecn_send).
     f.ecn = m_ccOps->NeedsEcn() ? FabricFrame::ECN_ECT0 : FabricFrame::ECN_NOT_ECT;
     f.ttl = 64;
-    f.txTimeStep = Simulator::Now().GetTimeStep();
+    f.txTimeStep = FabricClock::NowStep();
     f.echoTimeStep = 0;
 }
 
 bool
 LinuxTcpSender::NextFrame(FabricFrame& out, bool& burstDone)
 {
-    const int64_t now = Simulator::Now().GetTimeStep();
+    const int64_t now = FabricClock::NowStep();
     const LinuxTcpConfig& c = m_stack->GetConfig();
     burstDone = false;
     if (m_tlpForce)
@@ -293,7 +294,7 @@ LinuxTcpSender::NextFrame(FabricFrame& out, bool& burstDone)
 void
 LinuxTcpSender::OnSent(uint32_t n, bool)
 {
-    m_lastSendNs = Simulator::Now().GetTimeStep();
+    m_lastSendNs = FabricClock::NowStep();
     m_stats.segmentsSent += n;
     if (m_state == LinuxTcpCaState::CWR || m_state == LinuxTcpCaState::RECOVERY)
     {
@@ -324,7 +325,7 @@ LinuxTcpSender::IsCwndLimited() const
 void
 LinuxTcpSender::ReceiveAck(const LinuxTcpRxSegment& a)
 {
-    const int64_t now = Simulator::Now().GetTimeStep();
+    const int64_t now = FabricClock::NowStep();
     m_cc.nowNs = now;
     uint64_t ack = a.seq;
     if (ack > m_sndNxt)
