@@ -94,6 +94,7 @@ main(int argc, char** argv)
                      algorithm.c_str());
         return 2;
     }
+    GlobalValue::Bind("SimulatorImplementationType", StringValue("ns3::FabricSimulatorImpl"));
     ObjectFactory sched;
     TypeId schedTid;
     if (!TypeId::LookupByNameFailSafe(scheduler, &schedTid) ||

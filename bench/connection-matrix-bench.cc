@@ -197,6 +197,7 @@ main(int argc, char** argv)
     uint32_t nodes = 0;
     g_conns = Load(matrix, nodes);
 
+    GlobalValue::Bind("SimulatorImplementationType", StringValue("ns3::FabricSimulatorImpl"));
     ObjectFactory sched;
     sched.SetTypeId("ns3::TimingWheelScheduler");
     Simulator::SetScheduler(sched);

@@ -195,6 +195,7 @@ Tcp(uint32_t packets)
 void
 RunCase(const std::string& name, uint32_t packets)
 {
+    GlobalValue::Bind("SimulatorImplementationType", StringValue("ns3::FabricSimulatorImpl"));
     ObjectFactory sched;
     sched.SetTypeId("ns3::TimingWheelScheduler");
     Simulator::SetScheduler(sched);

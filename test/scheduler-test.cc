@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // TimingWheelScheduler: the same event order as ns-3's PriorityQueueScheduler, event for event,
-// on random workloads and on a whole fabric simulation.
+// on random workloads and on a whole fabric simulation; FabricSimulatorImpl: the same EventId API
+// and the same simulation as ns-3's DefaultSimulatorImpl.
 #include "test-util.h"
 
 #include "ns3/priority-queue-scheduler.h"
@@ -342,4 +343,96 @@ TEST_F(FabricTest, FabricTimerIsPendingExactlyWhenTheEventIsNotExpired)
     EXPECT_TRUE(p.timer.GetEventId().IsExpired());
     Simulator::Run();
     EXPECT_EQ(p.runs, 1) << "cancelled and removed events do not run";
+}
+
+namespace
+{
+
+/// Selects ns-3's simulator implementation for the simulators created while it lives.
+struct SimulatorImplGuard
+{
+    explicit SimulatorImplGuard(const std::string& type)
+    {
+        GlobalValue::Bind("SimulatorImplementationType", StringValue(type));
+    }
+
+    ~SimulatorImplGuard()
+    {
+        GlobalValue::Bind("SimulatorImplementationType", StringValue("ns3::DefaultSimulatorImpl"));
+    }
+};
+
+/// Exercises the simulator's EventId API and logs what it sees, to compare implementations.
+std::vector<int64_t>
+RunEventApi()
+{
+    std::vector<int64_t> log;
+    auto note = [&log](int64_t tag) {
+        log.push_back(tag);
+        log.push_back(Simulator::Now().GetTimeStep());
+        log.push_back(Simulator::GetContext());
+    };
+    EventId a = Simulator::Schedule(NanoSeconds(10), [&note]() { note(1); });
+    EventId b = Simulator::Schedule(NanoSeconds(10), [&note]() { note(2); });
+    EventId c = Simulator::Schedule(NanoSeconds(20), [&note]() { note(3); });
+    Simulator::ScheduleWithContext(7, NanoSeconds(5), [&]() {
+        note(4);
+        Simulator::Schedule(NanoSeconds(5),
+                            [&note]() { note(5); }); // context 7, at 10 after a and b
+        Simulator::ScheduleNow([&note]() { note(6); });
+        log.push_back(Simulator::GetDelayLeft(c).GetTimeStep());
+        log.push_back(a.IsExpired());
+    });
+    Simulator::Cancel(b);
+    Simulator::Remove(c);
+    EventId d = Simulator::ScheduleDestroy([&note]() { note(8); });
+    Simulator::ScheduleDestroy([&note]() { note(9); });
+    Simulator::Remove(d);
+    log.push_back(b.IsExpired());
+    log.push_back(c.IsExpired());
+    log.push_back(d.IsExpired());
+    Simulator::Schedule(NanoSeconds(30), [&note]() { note(10); });
+    Simulator::Stop(NanoSeconds(25));
+    Simulator::Run();
+    log.push_back(Simulator::Now().GetTimeStep());
+    log.push_back(Simulator::IsFinished());
+    log.push_back(static_cast<int64_t>(Simulator::GetEventCount()));
+    Simulator::Run(); // the event at 30 ns
+    log.push_back(a.IsExpired());
+    log.push_back(static_cast<int64_t>(Simulator::GetEventCount()));
+    Simulator::Destroy(); // runs the destroy event that was not removed
+    return log;
+}
+
+} // namespace
+
+TEST_F(FabricTest, FabricSimulatorImplKeepsTheEventApiOfTheDefault)
+{
+    const std::vector<int64_t> reference = RunEventApi();
+    ASSERT_GE(reference.size(), 6u);
+    EXPECT_EQ(reference[0], 1); // b cancelled,
+    EXPECT_EQ(reference[1], 1); // c removed and
+    EXPECT_EQ(reference[2], 1); // d removed are expired before the run;
+    EXPECT_EQ(reference[3], 4); // the first event is the one in context 7 at 5 ns
+    EXPECT_EQ(reference[4], 5);
+    EXPECT_EQ(reference[5], 7);
+    SimulatorImplGuard guard("ns3::FabricSimulatorImpl");
+    EXPECT_EQ(RunEventApi(), reference);
+}
+
+TEST_F(FabricTest, FabricSimulatorImplGivesTheSameSimulationAsTheDefault)
+{
+    ObjectFactory wheel;
+    wheel.SetTypeId(TimingWheelScheduler::GetTypeId());
+    ObjectFactory heap;
+    heap.SetTypeId(PriorityQueueScheduler::GetTypeId());
+    const JobTrace a = RunJob(wheel);
+    EXPECT_GT(a.retransmissions, 0u) << "the lossy NIC should cause retransmissions";
+    SimulatorImplGuard guard("ns3::FabricSimulatorImpl");
+    for (const ObjectFactory& f : {wheel, heap})
+    {
+        const JobTrace b = RunJob(f);
+        EXPECT_TRUE(a == b) << "events " << a.events << " vs " << b.events << ", retransmissions "
+                            << a.retransmissions << " vs " << b.retransmissions;
+    }
 }

@@ -5,6 +5,7 @@
 
 #include "ns3/abort.h"
 #include "ns3/fabric-clock.h"
+#include "ns3/fabric-simulator-impl.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 
@@ -174,7 +175,7 @@ FabricChannel::Transmit(FabricNetDevice* src,
     if (!lane.pending)
     {
         lane.pending = true;
-        Simulator::Schedule(TimeStep(arrival - now), lane.deliver);
+        FabricSimulatorImpl::ScheduleFast(arrival - now, lane.deliver);
     }
 }
 
@@ -187,7 +188,7 @@ FabricChannel::Deliver(uint8_t d, uint8_t laneIdx)
     if (!lane.fifo.Empty())
     {
         const int64_t now = FabricClock::NowStep();
-        Simulator::Schedule(TimeStep(lane.fifo.Front().arrival - now), lane.deliver);
+        FabricSimulatorImpl::ScheduleFast(lane.fifo.Front().arrival - now, lane.deliver);
     }
     else
     {

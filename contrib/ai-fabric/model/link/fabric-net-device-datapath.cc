@@ -16,6 +16,7 @@
 #include "ns3/fabric-clock.h"
 #include "ns3/fabric-enum-accessor.h"
 #include "ns3/fabric-flow-control.h"
+#include "ns3/fabric-simulator-impl.h"
 #include "ns3/host-stack-cost-model.h"
 #include "ns3/ib-lrh-header.h"
 #include "ns3/ipv4-header.h"
@@ -273,7 +274,7 @@ FabricNetDevice::TryTransmit()
         if (HasPendingTx())
         {
             m_txEventPending = true;
-            Simulator::Schedule(TimeStep(m_busyUntil - now), m_txComplete);
+            FabricSimulatorImpl::ScheduleFast(m_busyUntil - now, m_txComplete);
         }
         return;
     }
@@ -314,7 +315,7 @@ FabricNetDevice::TransmitFrames(bool continueEpoch, int64_t now)
     if (sent && HasPendingTx() && !m_txEventPending)
     {
         m_txEventPending = true;
-        Simulator::Schedule(TimeStep(m_busyUntil - now), m_txComplete);
+        FabricSimulatorImpl::ScheduleFast(m_busyUntil - now, m_txComplete);
     }
 }
 

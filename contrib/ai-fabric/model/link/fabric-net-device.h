@@ -368,7 +368,6 @@ class alignas(64) FabricNetDevice : public NetDevice // per-frame state in the f
     uint32_t m_phyOverhead{20};
     FabricFrameReceiver* m_receiver{nullptr};
     double m_errorRate{0.0};
-    double m_controlErrorRate{0.0}; //!< ControlErrorRate: received control frames lost
     Callback<bool, const FabricFrame&> m_rxFilter;
     FabricDeviceCounters m_counters;
     // per-frame state: transmit side
@@ -402,6 +401,7 @@ class alignas(64) FabricNetDevice : public NetDevice // per-frame state in the f
     std::array<uint32_t, 8> m_sourceRr{};
     HostStackCostModel* m_hostStack{nullptr};
     Ptr<UniformRandomVariable> m_errorRng;
+    double m_controlErrorRate{0.0}; //!< ControlErrorRate: received control frames lost
     Time m_rxLatency;
     int64_t m_rxLatencySteps{0};
     std::vector<std::pair<uint16_t, Callback<void, FabricNetDevice*, const FabricFrame&>>>
