@@ -435,6 +435,10 @@ Summary(const RunConfig& c, const Simulation& sim, uint64_t events, double wall)
                        {"link_down_drops", f ? f->GetLinkDownDrops() : 0},
                        {"links_down_at_end", f ? f->GetLinksDown() : 0}};
     s["pfc_health"] = PfcSummary(c, sim);
+    if (c.fabric == "uec")
+    {
+        s["uec"] = UecSummary(topo);
+    }
     if (sim.flows)
     {
         s["flows"] = FlowsSummary(*sim.flows, *sim.flowQueue, topo);
