@@ -100,7 +100,14 @@ UecSchemaKeys()
          false,
          {},
          "every packet is marked above this fraction of the BDP"},
-        {"uec.rto_us", Kind::NUM, 0.1, 1e6, false, false, {}, "retransmission timeout, us"},
+        {"uec.rto_us",
+         Kind::NUM,
+         0,
+         1e6,
+         false,
+         false,
+         {},
+         "retransmission timeout, us (0 = htsim's 15 us + 6 drain times of a one-BDP queue)"},
         {"uec.network_rtt_us",
          Kind::NUM,
          0,
@@ -148,7 +155,7 @@ UecDefaults()
                 {"pfc", d.pfc},
                 {"ecn_min_bdp", d.ecnMinBdp},
                 {"ecn_max_bdp", d.ecnMaxBdp},
-                {"rto_us", d.rtoUs},
+                {"rto_us", 0},
                 {"network_rtt_us", d.networkRttUs},
                 {"entropy_values", std::to_string(d.entropyValues)},
                 {"ack_bytes", d.ackBytes},
@@ -232,9 +239,21 @@ InstallUec(const RunConfig& c, Ptr<FabricTopology> topo, Ptr<LatencyHistogram> l
               timer.Path(last, ack).TrainDelay(wa, wa, wa);
     }
     const double bdp = c.linkGbps * 1e9 / 8 * rtt.GetSeconds();
+    // A queue holds about one BDP before the buffer refuses (and trims), as htsim's UEC queues
+    // do: the egress dynamic threshold alpha x free bytes, with alpha = BDP / the shared pool.
+    // The retransmission timeout follows: htsim's 15 us + 6 drain times of such a queue.
+    const Time rto = u.rtoUs > 0 ? NanoSeconds(int64_t(u.rtoUs * 1e3)) : MicroSeconds(15) + rtt * 6;
     for (uint32_t j = 0; j < topo->GetNSwitches(); ++j)
     {
         Ptr<SwitchBufferManager> bm = topo->GetSwitch(j)->GetBufferManager();
+        UintegerValue perPort;
+        UintegerValue size;
+        bm->GetAttribute("BufferPerPort", perPort);
+        bm->GetAttribute("BufferSize", size);
+        const double pool = size.Get() > 0
+                                ? double(size.Get())
+                                : double(perPort.Get()) * topo->GetSwitch(j)->GetNPorts();
+        bm->SetAttribute("EgressAlpha", DoubleValue(std::min(1.0, bdp / pool)));
         bm->SetAttribute("TrimEnabled", BooleanValue(u.trimming));
         bm->SetAttribute("TrimBytes", UintegerValue(u.trimBytes));
         bm->SetAttribute("EcnOnDequeue", BooleanValue(true));
@@ -252,7 +271,7 @@ InstallUec(const RunConfig& c, Ptr<FabricTopology> topo, Ptr<LatencyHistogram> l
     uet.SetNicAttribute("Mtu", UintegerValue(u.mtu));
     uet.SetNicAttribute("Ordered", BooleanValue(u.pds == "rod"));
     uet.SetNicAttribute("Trimming", BooleanValue(u.trimming));
-    uet.SetNicAttribute("RetransmitTimeout", TimeValue(NanoSeconds(int64_t(u.rtoUs * 1e3))));
+    uet.SetNicAttribute("RetransmitTimeout", TimeValue(rto));
     uet.SetNicAttribute("NetworkRtt", TimeValue(rtt));
     uet.SetNicAttribute("EntropyValues", UintegerValue(u.entropyValues));
     uet.SetNicAttribute("AckBytes", UintegerValue(u.ackBytes));

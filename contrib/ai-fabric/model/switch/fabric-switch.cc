@@ -496,7 +496,8 @@ FabricSwitch::ReceiveFrame(FabricNetDevice* device, FabricFrame& frame)
     outDev->Enqueue(std::move(frame));
 }
 
-void
+// Out of line: the admitted frames' path stays as it was.
+[[gnu::noinline]] void
 FabricSwitch::Trim(uint16_t in, uint16_t out, FabricNetDevice* outDev, FabricFrame& frame)
 {
     // The last hop is the switch whose egress port faces the target host (not a switch).

@@ -35,7 +35,8 @@ constexpr uint32_t kAck = kIpUdp + kPdsAckCc + kSesResponse; // 72
 constexpr uint32_t kNack = kIpUdp + kPdsNack + kSesResponse; // 56
 
 /// FabricFrame::aux[0] of a UET frame: the PDS packet type (bits 0-3), flags, the NACK code
-/// (bits 11-15) and the entropy value an ACK/NACK echoes (bits 16-31).
+/// (bits 11-15) and an ACK's SACK PSN offset (bits 16-31). ACKs and NACKs echo the entropy
+/// value of the data packet that triggered them in their UDP source port.
 enum PacketType : uint32_t
 {
     DATA = 1, //!< a RUD/ROD request carrying payload
@@ -54,7 +55,8 @@ constexpr uint32_t kTrimmedLastHop = 1U << 8;
 constexpr uint32_t kEcnEcho = 1U << 9; //!< ACK: the packet that triggered it was CE-marked
 constexpr uint32_t kRod = 1U << 10;    //!< reliable ordered delivery
 constexpr uint32_t kCodeShift = 11;
-constexpr uint32_t kEvShift = 16;
+constexpr uint32_t kSackShift = 16;
+constexpr uint32_t kMaxSackOffset = 0xffff;
 
 /// NACK codes (uet-ref-prov uet_pds_nack_code_t).
 enum NackCode : uint8_t

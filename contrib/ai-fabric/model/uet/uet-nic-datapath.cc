@@ -2,7 +2,8 @@
 // UetNic's data path: the initiator's send path (PDC arbitration, segmentation, entropy, the
 // window), the target's receive path (PDC set-up by the first packet, SACK state, message
 // completion, ACK coalescing, NACKs), the initiator's ACK/NACK handling and the retransmission
-// timer. One translation unit so that the per-packet calls between them stay inlinable.
+// timer. One translation unit (about 720 lines) so that the per-packet calls between them stay
+// inlinable.
 #include "uet-header-sizes.h"
 #include "uet-nic.h"
 
@@ -412,12 +413,14 @@ UetNic::HandleData(const FabricFrame& f)
     {
         rx->lastEv = f.srcPort;
         rx->lastEcho = f.txTimeStep;
+        rx->lastPsn = psn;
         rx->ackTimer.Set(Simulator::Schedule(m_ackDelay, &UetNic::AckTimeout, this, rx->id));
     }
     else
     {
         rx->lastEv = f.srcPort;
         rx->lastEcho = f.txTimeStep;
+        rx->lastPsn = psn;
     }
     if (rx->ackReqPending && rx->rcvNxt > rx->ackReqPsn)
     {
@@ -449,21 +452,28 @@ UetNic::SendAck(RxPdc& rx, const FabricFrame& f, bool ecn)
 {
     FabricFrame a;
     FillReply(rx, f, a);
-    a.aux[0] = ACK | (ecn ? kEcnEcho : 0) | (uint32_t(f.srcPort) << kEvShift);
     a.seq = rx.rcvNxt;
+    // The SACK bitmap covers 64 PSNs from rcvNxt + 1 + offset: right after the cumulative PSN,
+    // or ending at the PSN that triggered the ACK when that is further out (the ACK_CC's
+    // SACK PSN offset), so a window wider than 64 packets is still acknowledged around a hole.
+    const uint32_t ahead = f.seq - rx.rcvNxt;
+    const uint32_t offset =
+        f.seq > rx.rcvNxt + 64 ? std::min<uint32_t>(ahead - 64, kMaxSackOffset) : 0;
+    const uint32_t base = rx.rcvNxt + 1 + offset;
     uint64_t bitmap = 0;
     if (!rx.seen.empty())
     {
         const uint32_t mask = static_cast<uint32_t>(rx.seen.size() - 1);
-        const uint32_t span = std::min<uint32_t>(64, static_cast<uint32_t>(rx.seen.size() - 1));
-        for (uint32_t i = 0; i < span; ++i)
+        for (uint32_t i = 0; i < 64; ++i)
         {
-            if (rx.seen[(rx.rcvNxt + 1 + i) & mask])
+            const uint32_t q = base + i;
+            if (q - rx.rcvNxt < rx.seen.size() && rx.seen[q & mask])
             {
                 bitmap |= uint64_t(1) << i;
             }
         }
     }
+    a.aux[0] = ACK | (ecn ? kEcnEcho : 0) | (offset << kSackShift);
     a.aux[2] = static_cast<uint32_t>(bitmap);
     a.aux[3] = static_cast<uint32_t>(bitmap >> 32);
     a.l3Bytes = kAck;
@@ -488,6 +498,7 @@ UetNic::AckTimeout(uint16_t id)
     last.srcPort = rx.lastEv;
     last.txTimeStep = rx.lastEcho;
     last.flowId = rx.flowId;
+    last.seq = rx.lastPsn;
     SendAck(rx, last, false);
 }
 
@@ -496,7 +507,7 @@ UetNic::SendNack(RxPdc& rx, const FabricFrame& f, uint8_t code, uint32_t psn)
 {
     FabricFrame a;
     FillReply(rx, f, a);
-    a.aux[0] = NACK | (uint32_t(code) << kCodeShift) | (uint32_t(f.srcPort) << kEvShift);
+    a.aux[0] = NACK | (uint32_t(code) << kCodeShift);
     a.seq = psn;
     a.l3Bytes = kNack;
     a.ComputeFlowHash();
@@ -580,7 +591,7 @@ UetNic::HandleAck(UetPdc* pdc, const FabricFrame& f)
         Acked(pdc, psn);
     }
     uint64_t bitmap = f.aux[2] | (uint64_t(f.aux[3]) << 32);
-    for (uint32_t psn = f.seq + 1; bitmap != 0; ++psn, bitmap >>= 1)
+    for (uint32_t psn = f.seq + 1 + (f.aux[0] >> kSackShift); bitmap != 0; ++psn, bitmap >>= 1)
     {
         if ((bitmap & 1) && psn >= pdc->m_una && psn < pdc->m_sndNxt)
         {
@@ -594,8 +605,7 @@ UetNic::HandleAck(UetPdc* pdc, const FabricFrame& f)
     s.rtt = TimeStep(Simulator::Now().GetTimeStep() - f.echoTimeStep);
     s.ecn = f.aux[0] & kEcnEcho;
     pdc->m_cc->AckReceived(pdc->m_state, s);
-    pdc->m_lb->Feedback(static_cast<uint16_t>(f.aux[0] >> kEvShift),
-                        s.ecn ? UetPathFeedback::ECN : UetPathFeedback::GOOD);
+    pdc->m_lb->Feedback(f.srcPort, s.ecn ? UetPathFeedback::ECN : UetPathFeedback::GOOD);
     Activate(pdc);
 }
 
@@ -634,7 +644,7 @@ UetNic::HandleNack(UetPdc* pdc, const FabricFrame& f)
     const uint32_t bytes = pdc->Pkt(psn).payload;
     MarkLost(pdc, psn);
     pdc->m_cc->NackReceived(pdc->m_state, bytes, code == NACK_TRIMMED_LAST_HOP);
-    pdc->m_lb->Feedback(static_cast<uint16_t>(f.aux[0] >> kEvShift), UetPathFeedback::NACK);
+    pdc->m_lb->Feedback(f.srcPort, UetPathFeedback::NACK);
     Activate(pdc);
 }
 

@@ -135,6 +135,7 @@ class UetNic : public Object
         bool rodNackSent{false};
         uint16_t lastEv{0};   //!< EV of the last data packet (what a delayed ACK echoes)
         int64_t lastEcho{0};  //!< its send time
+        uint32_t lastPsn{0};  //!< its PSN
         FabricTimer ackTimer; //!< AckDelay: acknowledges what coalescing holds back
 
         struct Msg
