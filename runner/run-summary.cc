@@ -267,6 +267,11 @@ Summary(const RunConfig& c, const Simulation& sim, uint64_t events, double wall)
             }
         }
     }
+    const json uec = c.fabric == "uec" ? UecSummary(topo) : json();
+    if (c.fabric == "uec")
+    {
+        dataPackets += uec["data_packets"].get<uint64_t>();
+    }
     uint64_t dropsBuffer = 0;
     uint64_t dropsCorrupt = 0;
     uint64_t pauses = 0;
@@ -437,7 +442,7 @@ Summary(const RunConfig& c, const Simulation& sim, uint64_t events, double wall)
     s["pfc_health"] = PfcSummary(c, sim);
     if (c.fabric == "uec")
     {
-        s["uec"] = UecSummary(topo);
+        s["uec"] = uec;
     }
     if (sim.flows)
     {
