@@ -446,6 +446,46 @@ TEST_F(FabricTest, UetRingAllReduceIsWithinAFewPercentOfTheAlphaBetaBound)
     EXPECT_EQ(uet->GetTimeouts(), 0u);
 }
 
+TEST_F(FabricTest, UetPcapShowsUdpFramesOfTheRealSizes)
+{
+    if (std::system("command -v tshark >/dev/null 2>&1") != 0)
+    {
+        GTEST_SKIP() << "tshark not installed";
+    }
+    const std::string file = ::testing::TempDir() + "aif-uet.pcap";
+    {
+        // In a scope: the pcap file is flushed when the devices go away.
+        UetStar s(2, true, 0);
+        FabricLinkHelper link;
+        link.EnablePcap(file, s.topo->GetHostDevice(1), false, true);
+        s.nics[0]->CreatePdc(s.topo->GetHostAddress(1))->Send(2 * 4096 + 100);
+        Simulator::Run();
+        Simulator::Destroy();
+    }
+    const std::vector<std::string> lines =
+        CommandLines("tshark -r " + file + " -T fields -e udp.dstport -e ip.len");
+    // At the target: three data packets (IPv4 84 B of UET/UDP/IPv4 headers + payload) in, and
+    // ACKs (72 B) out, all to UDP port 4793.
+    std::vector<std::string> data;
+    int acks = 0;
+    for (const auto& l : lines)
+    {
+        if (l == "4793\t72\n")
+        {
+            ++acks;
+        }
+        else
+        {
+            data.push_back(l);
+        }
+    }
+    ASSERT_EQ(data.size(), 3u) << lines.size() << " lines";
+    EXPECT_EQ(data[0], "4793\t4180\n");
+    EXPECT_EQ(data[1], "4793\t4180\n");
+    EXPECT_EQ(data[2], "4793\t184\n");
+    EXPECT_GE(acks, 1);
+}
+
 TEST(UecRunnerTest, FabricUecRunsACollectiveAndCountsItsTransport)
 {
     // 16 GPUs on two leaves: a ring AllReduce over UEC; the summary's uec block says what the
