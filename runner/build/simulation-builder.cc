@@ -360,7 +360,12 @@ BuildTopology(const RunConfig& c)
     helper->SetAttribute("LinkRate", DataRateValue(DataRate(uint64_t(c.linkGbps * 1e9))));
     helper->SetAttribute("HostCableLength", DoubleValue(c.hostCableM));
     helper->SetAttribute("FabricCableLength", DoubleValue(c.fabricCableM));
-    if (!c.pfc && !ib)
+    if (c.fabric == "uec")
+    {
+        helper->GetLinkHelper().SetFlowControlAttribute("EnabledPriorities",
+                                                        UintegerValue(UecPfcPriorities(c)));
+    }
+    else if (!c.pfc && !ib)
     {
         helper->GetLinkHelper().SetFlowControlAttribute("EnabledPriorities", UintegerValue(0));
     }
@@ -433,7 +438,9 @@ BuildSimulation(const RunConfig& c, const std::vector<bool>* include)
     }
     else
     {
-        network = tcp ? InstallTcp(c, topo, latency) : InstallRdma(c, topo, latency, nics);
+        network = tcp                 ? InstallTcp(c, topo, latency)
+                  : c.fabric == "uec" ? InstallUec(c, topo, latency)
+                                      : InstallRdma(c, topo, latency, nics);
     }
     Simulation sim;
     sim.topo = topo;

@@ -267,6 +267,11 @@ Summary(const RunConfig& c, const Simulation& sim, uint64_t events, double wall)
             }
         }
     }
+    const json uec = c.fabric == "uec" ? UecSummary(topo) : json();
+    if (c.fabric == "uec")
+    {
+        dataPackets += uec["data_packets"].get<uint64_t>();
+    }
     uint64_t dropsBuffer = 0;
     uint64_t dropsCorrupt = 0;
     uint64_t pauses = 0;
@@ -435,6 +440,10 @@ Summary(const RunConfig& c, const Simulation& sim, uint64_t events, double wall)
                        {"link_down_drops", f ? f->GetLinkDownDrops() : 0},
                        {"links_down_at_end", f ? f->GetLinksDown() : 0}};
     s["pfc_health"] = PfcSummary(c, sim);
+    if (c.fabric == "uec")
+    {
+        s["uec"] = uec;
+    }
     if (sim.flows)
     {
         s["flows"] = FlowsSummary(*sim.flows, *sim.flowQueue, topo);

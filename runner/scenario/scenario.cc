@@ -283,6 +283,7 @@ ToRun(const json& j, size_t index)
     r.ibFecnThresholdKib = j["infiniband"]["fecn_threshold_kib"];
     // Cross-field checks.
     CheckFabricFields(r);
+    ResolveUec(j, r);
     if ((r.algorithm == "tree" || r.algorithm == "hierarchical" || r.algorithm == "nvls-tree" ||
          r.algorithm == "collnet") &&
         r.collective != "allreduce" && !IsBuiltForEveryAlgorithm(r.collective))

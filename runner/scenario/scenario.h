@@ -2,6 +2,8 @@
 #ifndef AI_FABRIC_SCENARIO_H
 #define AI_FABRIC_SCENARIO_H
 
+#include "scenario-uec.h"
+
 #include "ns3/flow-size-distribution.h"
 #include "ns3/nstime.h"
 #include "ns3/transformer-workload.h"
@@ -70,6 +72,7 @@ struct RunConfig
     double hostCableM{3};
     double fabricCableM{50};
     std::string fabric{"rocev2"};
+    UecConfig uec; //!< uec.* (fabric uec)
     bool pfc{true};
     //! resolved: dcqcn, dcqcn-nvidia, dcqcn-production, hpcc, ib-cc, none, swift, timely
     std::string congestionControl{"dcqcn"};

@@ -15,6 +15,7 @@
 #include "ns3/pfc-flow-control.h"
 #include "ns3/pointer.h"
 #include "ns3/simulator.h"
+#include "ns3/uet-header-sizes.h"
 #include "ns3/uinteger.h"
 
 namespace ns3
@@ -94,6 +95,10 @@ FabricSwitch::GetTypeId()
             .AddTraceSource("EcnMark",
                             "A frame was marked CE (frame, egress port).",
                             MakeTraceSourceAccessor(&FabricSwitch::m_ecnTrace),
+                            "ns3::FabricSwitch::EcnMarkTracedCallback")
+            .AddTraceSource("Trim",
+                            "A UET data frame was trimmed to its headers (frame, egress port).",
+                            MakeTraceSourceAccessor(&FabricSwitch::m_trimTrace),
                             "ns3::FabricSwitch::EcnMarkTracedCallback");
     return tid;
 }
@@ -269,6 +274,7 @@ FabricSwitch::ConfigureBuffer()
     std::vector<uint8_t> lossless;
     GetPortHeadroom(headroom, lossless);
     m_buffer->Configure(static_cast<uint32_t>(m_ports.size()), headroom, lossless);
+    m_ecnOnDequeue = m_buffer->MarksOnDequeue();
 }
 
 uint16_t
@@ -459,6 +465,11 @@ FabricSwitch::ReceiveFrame(FabricNetDevice* device, FabricFrame& frame)
                         frame.ecn == FabricFrame::ECN_ECT0 || frame.ecn == FabricFrame::ECN_ECT1);
     if (!a.admitted)
     {
+        if (frame.l4Format == uetwire::kL4Uet && frame.payloadBytes > 0 && m_buffer->TrimsFrames())
+        {
+            Trim(in, out, outDev, frame);
+            return;
+        }
         Drop(frame, a.reason);
         return;
     }
@@ -478,6 +489,44 @@ FabricSwitch::ReceiveFrame(FabricNetDevice* device, FabricFrame& frame)
         {
             m_ecnTrace(frame, out);
         }
+    }
+    frame.ingressPort = in;
+    frame.bufShared = a.shared;
+    frame.bufHeadroom = a.headroom;
+    ++m_counters.forwarded;
+    outDev->Enqueue(std::move(frame));
+}
+
+// Out of line: the admitted frames' path stays as it was.
+[[gnu::noinline]] void
+FabricSwitch::Trim(uint16_t in, uint16_t out, FabricNetDevice* outDev, FabricFrame& frame)
+{
+    // The last hop is the switch whose egress port faces the target host (not a switch).
+    FabricNetDevice* peer = outDev->GetPeer();
+    const bool lastHop = peer && !dynamic_cast<FabricSwitch*>(peer->GetFrameReceiver());
+    frame.aux[0] |= lastHop ? uetwire::kTrimmedLastHop : uetwire::kTrimmed;
+    frame.l3Bytes = std::min(frame.l3Bytes, m_buffer->GetTrimBytes());
+    frame.payloadBytes = 0;
+    frame.priority = m_buffer->GetTrimPriority();
+    frame.dscp = static_cast<uint8_t>(frame.priority * 8);
+    const uint8_t prio = frame.priority & 7;
+    const bool lossless = (m_port[in].losslessMask >> prio) & 1U;
+    const uint32_t bytes = outDev->BufferBytes(frame);
+    SwitchBufferManager::Admission a = m_buffer->Admit(in, out, prio, bytes, lossless, false);
+    if (!a.admitted)
+    {
+        Drop(frame, a.reason);
+        return;
+    }
+    ++m_counters.trims;
+    m_trimTrace(frame, out);
+    if (m_port[in].fcCounts)
+    {
+        m_port[in].fc->NotifyReceive(prio, bytes);
+    }
+    if (a.pause)
+    {
+        m_port[in].fc->SetIngressCongested(prio, true);
     }
     frame.ingressPort = in;
     frame.bufShared = a.shared;
@@ -548,6 +597,18 @@ FabricSwitch::NotifyDequeue(FabricNetDevice* device, FabricFrame& frame)
     }
     const bool lossless = (m_port[in].losslessMask >> prio) & 1U;
     const uint32_t bytes = device->BufferBytes(frame);
+    if (m_ecnOnDequeue &&
+        (frame.ecn == FabricFrame::ECN_ECT0 || frame.ecn == FabricFrame::ECN_ECT1) &&
+        m_buffer->MarkOnDequeue(device->GetPortIndex(), prio))
+    {
+        frame.ecn = FabricFrame::ECN_CE;
+        frame.ipModified = 1;
+        ++m_counters.ecnMarks;
+        if (!m_ecnTrace.IsEmpty())
+        {
+            m_ecnTrace(frame, device->GetPortIndex());
+        }
+    }
     if (m_buffer->Release(in,
                           device->GetPortIndex(),
                           prio,

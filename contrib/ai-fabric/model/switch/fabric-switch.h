@@ -23,6 +23,7 @@ struct FabricSwitchCounters
 {
     uint64_t forwarded{0};
     uint64_t ecnMarks{0};
+    uint64_t trims{0}; //!< UET data frames trimmed to their headers instead of dropped
     std::array<uint64_t, static_cast<size_t>(FabricDropReason::COUNT)> drops{};
 };
 
@@ -34,7 +35,11 @@ struct FabricSwitchCounters
  * equal-cost ports by the frame's 5-tuple hash mixed with a per-switch seed (so tiers do not
  * polarise), admission by the SwitchBufferManager (PFC XOFF/XON sent through the ingress port's
  * flow control, ECN marking, drops with a reason), and enqueue on the egress port's priority
- * queue. The buffer is released when the frame starts transmission. Port-to-port latency and
+ * queue. The buffer is released when the frame starts transmission. Ultra Ethernet: with the
+ * buffer manager's TrimEnabled, a UET data frame the buffer refuses is trimmed (payload cut to
+ * TrimBytes, marked trimmed -- at the last hop when the egress port faces a host -- and
+ * queued on TrimPriority) instead of dropped; with EcnOnDequeue marks are decided as frames
+ * leave their queue. Port-to-port latency and
  * cut-through/store-and-forward are set on the ports' receive side (one event per hop).
  *
  * InfiniBand: ports whose flow control is IbCreditFlowControl bypass the shared-buffer
@@ -132,6 +137,8 @@ class FabricSwitch : public Object, public FabricFrameReceiver
     void UpdatePortFlowControl(uint16_t i);
     /// PFC headroom of one lossless priority and the lossless mask of every port.
     void GetPortHeadroom(std::vector<uint64_t>& headroom, std::vector<uint8_t>& lossless);
+    /// The buffer refused a trimmable (UET data) frame: cut it to its headers and queue it.
+    void Trim(uint16_t in, uint16_t out, FabricNetDevice* outDev, FabricFrame& frame);
     void ReceiveCredited(FabricNetDevice* outDev, uint16_t in, uint16_t out, FabricFrame& frame);
     void PushTelemetry(FabricNetDevice* device, FabricFrame& frame) const;
 
@@ -171,6 +178,8 @@ class FabricSwitch : public Object, public FabricFrameReceiver
     FabricSwitchCounters m_counters;
     TracedCallback<const FabricFrame&, FabricDropReason> m_dropTrace;
     TracedCallback<const FabricFrame&, uint16_t> m_ecnTrace;
+    TracedCallback<const FabricFrame&, uint16_t> m_trimTrace;
+    bool m_ecnOnDequeue{false}; //!< the buffer manager marks on dequeue (cached at configure)
 };
 
 } // namespace ns3

@@ -86,8 +86,36 @@ SwitchBufferManager::GetTypeId()
             .AddAttribute("EcnEnabled",
                           "Mark ECN-capable frames RED-style on egress queue length.",
                           BooleanValue(true),
-                          MakeBooleanAccessor(&SwitchBufferManager::m_ecnEnabled),
+                          MakeBooleanAccessor(&SwitchBufferManager::SetEcnEnabled,
+                                              &SwitchBufferManager::GetEcnEnabled),
                           MakeBooleanChecker())
+            .AddAttribute("EcnOnDequeue",
+                          "Decide ECN marks when a frame leaves its egress queue, on the "
+                          "queue it leaves, instead of on arrival (UEC switches; htsim "
+                          "marks on dequeue).",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&SwitchBufferManager::SetEcnOnDequeue,
+                                              &SwitchBufferManager::GetEcnOnDequeue),
+                          MakeBooleanChecker())
+            .AddAttribute("TrimEnabled",
+                          "Packet trimming (UEC): a UET data frame the buffer refuses has its "
+                          "payload cut off and is queued as a header on TrimPriority "
+                          "instead of being dropped.",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&SwitchBufferManager::m_trimEnabled),
+                          MakeBooleanChecker())
+            .AddAttribute("TrimBytes",
+                          "IPv4 bytes a trimmed frame keeps (84: IPv4, UDP and the UET PDS "
+                          "and SES headers; htsim trims to 64 B, Spectrum-4 to 256 B).",
+                          UintegerValue(84),
+                          MakeUintegerAccessor(&SwitchBufferManager::m_trimBytes),
+                          MakeUintegerChecker<uint32_t>(28))
+            .AddAttribute("TrimPriority",
+                          "Traffic class trimmed headers are queued on (strict priority: "
+                          "7 goes first).",
+                          UintegerValue(7),
+                          MakeUintegerAccessor(&SwitchBufferManager::m_trimPriority),
+                          MakeUintegerChecker<uint8_t>(0, 7))
             .AddAttribute("EcnKmin",
                           "Egress queue bytes below which nothing is marked (Cumulus RoCE "
                           "default 150 KB; DCQCN paper 5 KB at 40G).",
@@ -279,6 +307,53 @@ SwitchBufferManager::GetMarkProbability(uint64_t q) const
     return m_pmax * double(q - m_kmin) / double(m_kmax - m_kmin);
 }
 
+void
+SwitchBufferManager::SetEcnEnabled(bool on)
+{
+    m_ecnEnabled = on;
+    m_ecnAtEnqueue = m_ecnEnabled && !m_ecnOnDequeue;
+}
+
+bool
+SwitchBufferManager::GetEcnEnabled() const
+{
+    return m_ecnEnabled;
+}
+
+void
+SwitchBufferManager::SetEcnOnDequeue(bool on)
+{
+    m_ecnOnDequeue = on;
+    m_ecnAtEnqueue = m_ecnEnabled && !m_ecnOnDequeue;
+}
+
+bool
+SwitchBufferManager::GetEcnOnDequeue() const
+{
+    return m_ecnOnDequeue;
+}
+
+bool
+SwitchBufferManager::MarkOnDequeue(uint32_t outPort, uint8_t prio)
+{
+    if (!m_ecnEnabled || !m_ecnOnDequeue)
+    {
+        return false;
+    }
+    const uint64_t q = m_egress[size_t(outPort) * 8 + prio].bytes;
+    if (q <= m_kmin)
+    {
+        return false;
+    }
+    const double p = GetMarkProbability(q);
+    if (p >= 1.0 || m_rng->GetValue() < p)
+    {
+        ++m_ecnMarks;
+        return true;
+    }
+    return false;
+}
+
 SwitchBufferManager::Admission
 SwitchBufferManager::Admit(uint32_t inPort,
                            uint32_t outPort,
@@ -319,7 +394,7 @@ SwitchBufferManager::Admit(uint32_t inPort,
         }
     }
     // ECN decision on the egress queue as this frame finds it.
-    if (m_ecnEnabled && ecnCapable && eg.bytes > m_kmin)
+    if (m_ecnAtEnqueue && ecnCapable && eg.bytes > m_kmin)
     {
         double p = GetMarkProbability(eg.bytes);
         if (p >= 1.0 || m_rng->GetValue() < p)

@@ -140,6 +140,34 @@ class SwitchBufferManager : public Object
                  uint32_t headroom,
                  bool lossless);
 
+    /**
+     * EcnOnDequeue: decide whether a frame leaving egress queue `outPort` x `prio` is marked,
+     * on that queue's bytes (the frame included), RED-style between EcnKmin and EcnKmax.
+     * \return false unless ECN is enabled on dequeue
+     */
+    bool MarkOnDequeue(uint32_t outPort, uint8_t prio);
+
+    bool MarksOnDequeue() const
+    {
+        return m_ecnEnabled && m_ecnOnDequeue;
+    }
+
+    /// TrimEnabled: refused UET data frames are trimmed (FabricSwitch) instead of dropped.
+    bool TrimsFrames() const
+    {
+        return m_trimEnabled;
+    }
+
+    uint32_t GetTrimBytes() const
+    {
+        return m_trimBytes;
+    }
+
+    uint8_t GetTrimPriority() const
+    {
+        return m_trimPriority;
+    }
+
     /// \return the current XOFF threshold on the shared use of one ingress port×priority
     uint64_t GetXoffThreshold() const;
     /// \return the RED marking probability for an egress queue of `queueBytes`
@@ -204,7 +232,17 @@ class SwitchBufferManager : public Object
     uint32_t m_staticXoff{0};
     uint32_t m_xonDelta{0};
     double m_egressAlpha{1.0};
+    void SetEcnEnabled(bool on);
+    bool GetEcnEnabled() const;
+    void SetEcnOnDequeue(bool on);
+    bool GetEcnOnDequeue() const;
+
     bool m_ecnEnabled{true};
+    bool m_ecnOnDequeue{false};
+    bool m_ecnAtEnqueue{true}; //!< m_ecnEnabled && !m_ecnOnDequeue
+    bool m_trimEnabled{false};
+    uint32_t m_trimBytes{84};
+    uint8_t m_trimPriority{7};
     uint32_t m_kmin{0};
     uint32_t m_kmax{0};
     double m_pmax{1.0};

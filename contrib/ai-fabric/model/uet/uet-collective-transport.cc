@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "uet-collective-transport.h"
+
+#include "uet-nic.h"
+
+#include "ns3/abort.h"
+#include "ns3/node.h"
+
+namespace ns3
+{
+
+NS_OBJECT_ENSURE_REGISTERED(UetCollectiveTransport);
+
+TypeId
+UetCollectiveTransport::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::UetCollectiveTransport")
+                            .SetParent<CollectiveTransport>()
+                            .SetGroupName("AiFabric")
+                            .AddConstructor<UetCollectiveTransport>();
+    return tid;
+}
+
+UetCollectiveTransport::UetCollectiveTransport() = default;
+UetCollectiveTransport::~UetCollectiveTransport() = default;
+
+void
+UetCollectiveTransport::DoDispose()
+{
+    m_pairs.clear();
+    m_index.clear();
+    m_nodes = NodeContainer();
+    CollectiveTransport::DoDispose();
+}
+
+void
+UetCollectiveTransport::SetRanks(NodeContainer nodes)
+{
+    m_nodes = nodes;
+    for (uint32_t i = 0; i < nodes.GetN(); ++i)
+    {
+        Ptr<UetNic> nic = nodes.Get(i)->GetObject<UetNic>();
+        NS_ABORT_MSG_IF(!nic, "UetCollectiveTransport: rank " << i << " has no UetNic");
+        nic->SetReceiveCallback(MakeCallback(&UetCollectiveTransport::Arrived, this));
+    }
+}
+
+std::string
+UetCollectiveTransport::GetName() const
+{
+    return "uet";
+}
+
+uint64_t
+UetCollectiveTransport::Key(uint32_t src, uint32_t dst, uint32_t channel)
+{
+    return (uint64_t(src) << 40) ^ (uint64_t(channel) << 24) ^ dst;
+}
+
+void
+UetCollectiveTransport::Send(uint32_t src,
+                             uint32_t dst,
+                             uint64_t bytes,
+                             CollectiveTransportListener* listener,
+                             uint64_t token,
+                             uint32_t channel)
+{
+    const uint64_t key = Key(src, dst, channel);
+    auto it = m_index.find(key);
+    uint32_t idx;
+    if (it == m_index.end())
+    {
+        idx = static_cast<uint32_t>(m_pairs.size());
+        Ptr<UetNic> nic = m_nodes.Get(src)->GetObject<UetNic>();
+        Ptr<UetNic> peer = m_nodes.Get(dst)->GetObject<UetNic>();
+        Pair p;
+        p.pdc = nic->CreatePdc(peer->GetDevice()->GetIpv4Address(), idx);
+        m_pairs.push_back(std::move(p));
+        m_index.emplace(key, idx);
+    }
+    else
+    {
+        idx = it->second;
+    }
+    m_pairs[idx].pending.emplace_back(listener, token);
+    m_pairs[idx].pdc->Send(bytes);
+}
+
+void
+UetCollectiveTransport::Arrived(const UetMessage& m)
+{
+    NS_ABORT_MSG_IF(m.flowId >= m_pairs.size() || m_pairs[m.flowId].pending.empty(),
+                    "UetCollectiveTransport: a message nobody waits for");
+    Pair& p = m_pairs[m.flowId];
+    const auto w = p.pending.front();
+    p.pending.pop_front();
+    w.first->MessageArrived(w.second);
+}
+
+Ptr<UetPdc>
+UetCollectiveTransport::GetPdc(uint32_t src, uint32_t dst, uint32_t channel) const
+{
+    auto it = m_index.find(Key(src, dst, channel));
+    return it == m_index.end() ? nullptr : m_pairs[it->second].pdc;
+}
+
+uint32_t
+UetCollectiveTransport::GetNPdcs() const
+{
+    return static_cast<uint32_t>(m_pairs.size());
+}
+
+uint64_t
+UetCollectiveTransport::GetRetransmissions() const
+{
+    uint64_t n = 0;
+    for (uint32_t i = 0; i < m_nodes.GetN(); ++i)
+    {
+        n += m_nodes.Get(i)->GetObject<UetNic>()->GetCounters().retransmissions;
+    }
+    return n;
+}
+
+uint64_t
+UetCollectiveTransport::GetTimeouts() const
+{
+    uint64_t n = 0;
+    for (uint32_t i = 0; i < m_nodes.GetN(); ++i)
+    {
+        n += m_nodes.Get(i)->GetObject<UetNic>()->GetCounters().timeouts;
+    }
+    return n;
+}
+
+} // namespace ns3

@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#ifndef UET_COLLECTIVE_TRANSPORT_H
+#define UET_COLLECTIVE_TRANSPORT_H
+
+#include "ns3/collective-transport.h"
+#include "ns3/node-container.h"
+
+#include <deque>
+#include <unordered_map>
+#include <vector>
+
+namespace ns3
+{
+
+class UetPdc;
+struct UetMessage;
+
+/**
+ * \ingroup ai-fabric
+ * CollectiveTransport over Ultra Ethernet, as NCCL's network plugins use UET: one PDC per
+ * (source rank, destination rank, channel), created on first use on the source's UetNic; a
+ * message is one SES message (a WRITE into the peer's buffer) whose packets the PDC's load
+ * balancer sprays over many paths; "arrived" is the target NIC's message completion (every
+ * packet in, in posting order per PDC). Ranks are the nodes given, in order; each needs a
+ * UetNic (UetHelper), whose receive callback this transport takes.
+ */
+class UetCollectiveTransport : public CollectiveTransport
+{
+  public:
+    static TypeId GetTypeId();
+    UetCollectiveTransport();
+    ~UetCollectiveTransport() override;
+
+    void SetRanks(NodeContainer nodes);
+    std::string GetName() const override;
+    uint64_t GetRetransmissions() const override;
+    uint64_t GetTimeouts() const override;
+    void Send(uint32_t src,
+              uint32_t dst,
+              uint64_t bytes,
+              CollectiveTransportListener* listener,
+              uint64_t token,
+              uint32_t channel = 0) override;
+
+    /// The PDC from src to dst on `channel` (null before their first message).
+    Ptr<UetPdc> GetPdc(uint32_t src, uint32_t dst, uint32_t channel = 0) const;
+    uint32_t GetNPdcs() const;
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    struct Pair
+    {
+        Ptr<UetPdc> pdc;
+        std::deque<std::pair<CollectiveTransportListener*, uint64_t>> pending;
+    };
+
+    static uint64_t Key(uint32_t src, uint32_t dst, uint32_t channel);
+    void Arrived(const UetMessage& m);
+
+    NodeContainer m_nodes;
+    std::vector<Pair> m_pairs;
+    std::unordered_map<uint64_t, uint32_t> m_index;
+};
+
+} // namespace ns3
+
+#endif // UET_COLLECTIVE_TRANSPORT_H

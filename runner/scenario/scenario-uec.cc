@@ -1,0 +1,341 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "scenario-uec.h"
+
+#include "scenario-schema.h"
+#include "scenario.h"
+
+#include "ns3/ai-fabric-module.h"
+#include "ns3/core-module.h"
+#include "ns3/network-module.h"
+
+namespace aifabric
+{
+
+using namespace ns3;
+using json = nlohmann::json;
+
+namespace
+{
+
+/// uec.load_balancing -> the UetLoadBalancer TypeId.
+const std::vector<std::pair<std::string, std::string>>&
+LoadBalancers()
+{
+    static const std::vector<std::pair<std::string, std::string>> v = {
+        {"reps", "ns3::UetReps"},
+        {"bitmap", "ns3::UetBitmapLb"},
+        {"oblivious", "ns3::UetObliviousLb"},
+        {"ecmp", "ns3::UetEcmpLb"},
+    };
+    return v;
+}
+
+} // namespace
+
+std::vector<KeySpec>
+UecSchemaKeys()
+{
+    std::vector<std::string> lbs;
+    for (const auto& l : LoadBalancers())
+    {
+        lbs.push_back(l.first);
+    }
+    return {
+        {"uec", Kind::OBJ, 0, 0, false, false, {}, "Ultra Ethernet fabric (fabric: uec)"},
+        {"uec.cc",
+         Kind::ENUM,
+         0,
+         0,
+         false,
+         false,
+         {"nscc"},
+         "UET congestion control (RCCC is not modelled yet)"},
+        {"uec.load_balancing",
+         Kind::ENUM,
+         0,
+         0,
+         false,
+         false,
+         lbs,
+         "sender load balancing over entropy values: REPS (recycle good EVs), bitmap (skip "
+         "penalised EVs), oblivious spraying, or one EV per connection (ecmp)"},
+        {"uec.trimming",
+         Kind::BOOL,
+         0,
+         0,
+         false,
+         false,
+         {},
+         "switches trim overflowing UET packets to their headers (else drop them)"},
+        {"uec.trim_bytes",
+         Kind::INT,
+         28,
+         9000,
+         false,
+         false,
+         {},
+         "IPv4 bytes a trimmed packet keeps (84: IPv4+UDP+PDS+SES; Spectrum-4: 256)"},
+        {"uec.pds",
+         Kind::ENUM,
+         0,
+         0,
+         false,
+         false,
+         {"rud", "rod"},
+         "packet delivery: reliable unordered or reliable ordered"},
+        {"uec.pfc", Kind::BOOL, 0, 0, false, false, {}, "PFC on UET's data class (lossless UEC)"},
+        {"uec.ecn_min_bdp",
+         Kind::NUM,
+         0,
+         100,
+         false,
+         false,
+         {},
+         "ECN marking starts at this fraction of the BDP (marked on dequeue)"},
+        {"uec.ecn_max_bdp",
+         Kind::NUM,
+         0,
+         100,
+         true,
+         false,
+         {},
+         "every packet is marked above this fraction of the BDP"},
+        {"uec.rto_us",
+         Kind::NUM,
+         0,
+         1e6,
+         false,
+         false,
+         {},
+         "retransmission timeout, us (0 = htsim's 15 us + 6 drain times of a one-BDP queue)"},
+        {"uec.network_rtt_us",
+         Kind::NUM,
+         0,
+         1e6,
+         false,
+         false,
+         {},
+         "RTT NSCC sizes its window for, us (0 = the longest path's unloaded RTT)"},
+        {"uec.entropy_values",
+         Kind::ENUM,
+         0,
+         0,
+         false,
+         false,
+         {"1", "2", "4", "8", "16", "32", "64", "128", "256", "1024", "4096"},
+         "EVs a connection sprays over"},
+        {"uec.ack_bytes",
+         Kind::INT,
+         1,
+         1 << 24,
+         false,
+         false,
+         {},
+         "the target acknowledges every this many bytes (and at once on CE, ack requests)"},
+        {"uec.mtu",
+         Kind::ENUM,
+         0,
+         0,
+         false,
+         false,
+         {"1024", "2048", "4096", "8192"},
+         "payload bytes per packet"},
+    };
+}
+
+json
+UecDefaults()
+{
+    const UecConfig d;
+    return json{{"cc", d.cc},
+                {"load_balancing", d.loadBalancing},
+                {"trimming", d.trimming},
+                {"trim_bytes", d.trimBytes},
+                {"pds", d.pds},
+                {"pfc", d.pfc},
+                {"ecn_min_bdp", d.ecnMinBdp},
+                {"ecn_max_bdp", d.ecnMaxBdp},
+                {"rto_us", 0},
+                {"network_rtt_us", d.networkRttUs},
+                {"entropy_values", std::to_string(d.entropyValues)},
+                {"ack_bytes", d.ackBytes},
+                {"mtu", std::to_string(d.mtu)}};
+}
+
+void
+ResolveUec(const json& j, RunConfig& r)
+{
+    const json& u = j["uec"];
+    UecConfig& c = r.uec;
+    c.cc = u["cc"];
+    c.loadBalancing = u["load_balancing"];
+    c.trimming = u["trimming"];
+    c.trimBytes = u["trim_bytes"];
+    c.pds = u["pds"];
+    c.pfc = u["pfc"];
+    c.ecnMinBdp = u["ecn_min_bdp"];
+    c.ecnMaxBdp = u["ecn_max_bdp"];
+    c.rtoUs = u["rto_us"];
+    c.networkRttUs = u["network_rtt_us"];
+    c.entropyValues = static_cast<uint32_t>(std::stoul(u["entropy_values"].get<std::string>()));
+    c.ackBytes = u["ack_bytes"];
+    c.mtu = static_cast<uint32_t>(std::stoul(u["mtu"].get<std::string>()));
+    if (r.fabric != "uec")
+    {
+        return;
+    }
+    if (c.ecnMaxBdp < c.ecnMinBdp)
+    {
+        throw ScenarioError("uec.ecn_max_bdp: must be >= uec.ecn_min_bdp (" +
+                            std::to_string(c.ecnMinBdp) + ")");
+    }
+    if (r.workloadKind != "collective" || r.background)
+    {
+        throw ScenarioError("fabric: uec runs workload.kind collective without background "
+                            "flows for now (got " +
+                            r.workloadKind + ")");
+    }
+    if (!r.jobs.empty())
+    {
+        throw ScenarioError("fabric: uec does not run `jobs` yet");
+    }
+    if (r.planes > 1)
+    {
+        throw ScenarioError("topology.planes: fabric uec has one NIC port (planes 1)");
+    }
+    // The RDMA congestion control does not apply: record what runs.
+    r.congestionControl = c.cc;
+    r.resolved["congestion_control"] = c.cc;
+}
+
+uint32_t
+UecPfcPriorities(const RunConfig& c)
+{
+    // UET data on traffic class 2 (UetNic DataPriority): lossless only with uec.pfc.
+    return c.uec.pfc ? (1U << 2) : 0;
+}
+
+Ptr<CollectiveTransport>
+InstallUec(const RunConfig& c, Ptr<FabricTopology> topo, Ptr<LatencyHistogram> latency)
+{
+    const UecConfig& u = c.uec;
+    // The unloaded RTT of the longest path: host 0 to the last host and back.
+    Time rtt = MicroSeconds(u.networkRttUs);
+    if (u.networkRttUs <= 0)
+    {
+        const uint32_t last = topo->GetNHosts() - 1;
+        FabricPathTimer timer(topo);
+        FabricFrame data;
+        data.src = topo->GetHostAddress(0).Get();
+        data.dst = topo->GetHostAddress(last).Get();
+        data.l3Bytes = uetwire::kDataHeaders + u.mtu;
+        data.ComputeFlowHash();
+        FabricFrame ack = data;
+        std::swap(ack.src, ack.dst);
+        ack.l3Bytes = uetwire::kAck;
+        const uint32_t wd = topo->GetHostDevice(0)->WireBytes(data);
+        const uint32_t wa = topo->GetHostDevice(0)->WireBytes(ack);
+        rtt = timer.Path(0, data).TrainDelay(wd, wd, wd) +
+              timer.Path(last, ack).TrainDelay(wa, wa, wa);
+    }
+    const double bdp = c.linkGbps * 1e9 / 8 * rtt.GetSeconds();
+    // A queue holds about one BDP before the buffer refuses (and trims), as htsim's UEC queues
+    // do: the egress dynamic threshold alpha x free bytes, with alpha = BDP / the shared pool.
+    // The retransmission timeout follows: htsim's 15 us + 6 drain times of such a queue.
+    const Time rto = u.rtoUs > 0 ? NanoSeconds(int64_t(u.rtoUs * 1e3)) : MicroSeconds(15) + rtt * 6;
+    for (uint32_t j = 0; j < topo->GetNSwitches(); ++j)
+    {
+        Ptr<SwitchBufferManager> bm = topo->GetSwitch(j)->GetBufferManager();
+        UintegerValue perPort;
+        UintegerValue size;
+        bm->GetAttribute("BufferPerPort", perPort);
+        bm->GetAttribute("BufferSize", size);
+        const double pool = size.Get() > 0
+                                ? double(size.Get())
+                                : double(perPort.Get()) * topo->GetSwitch(j)->GetNPorts();
+        bm->SetAttribute("EgressAlpha", DoubleValue(std::min(1.0, bdp / pool)));
+        bm->SetAttribute("TrimEnabled", BooleanValue(u.trimming));
+        bm->SetAttribute("TrimBytes", UintegerValue(u.trimBytes));
+        bm->SetAttribute("EcnOnDequeue", BooleanValue(true));
+        bm->SetAttribute("EcnKmin", UintegerValue(uint32_t(u.ecnMinBdp * bdp)));
+        bm->SetAttribute("EcnKmax", UintegerValue(uint32_t(u.ecnMaxBdp * bdp)));
+    }
+    UetHelper uet;
+    for (const auto& l : LoadBalancers())
+    {
+        if (l.first == u.loadBalancing)
+        {
+            uet.SetLoadBalancer(l.second);
+        }
+    }
+    uet.SetNicAttribute("Mtu", UintegerValue(u.mtu));
+    uet.SetNicAttribute("Ordered", BooleanValue(u.pds == "rod"));
+    uet.SetNicAttribute("Trimming", BooleanValue(u.trimming));
+    uet.SetNicAttribute("RetransmitTimeout", TimeValue(rto));
+    uet.SetNicAttribute("NetworkRtt", TimeValue(rtt));
+    uet.SetNicAttribute("EntropyValues", UintegerValue(u.entropyValues));
+    uet.SetNicAttribute("AckBytes", UintegerValue(u.ackBytes));
+    uet.Install(topo);
+    for (uint32_t h = 0; h < topo->GetNHosts(); ++h)
+    {
+        topo->GetHostDevice(h)->TraceConnectWithoutContext(
+            "MacRx",
+            MakeBoundCallback(
+                +[](Ptr<LatencyHistogram> hist, const FabricFrame& f) {
+                    if (f.l4Format == uetwire::kL4Uet && f.payloadBytes > 0)
+                    {
+                        hist->Add(Simulator::Now().GetTimeStep() - f.txTimeStep);
+                    }
+                },
+                latency));
+    }
+    Ptr<UetCollectiveTransport> t = CreateObject<UetCollectiveTransport>();
+    t->SetRanks(topo->GetHosts());
+    return t;
+}
+
+json
+UecSummary(Ptr<FabricTopology> topo)
+{
+    UetNicCounters s;
+    for (uint32_t h = 0; h < topo->GetNHosts(); ++h)
+    {
+        Ptr<UetNic> n = topo->GetHostNode(h)->GetObject<UetNic>();
+        if (!n)
+        {
+            continue;
+        }
+        const UetNicCounters& x = n->GetCounters();
+        s.dataPackets += x.dataPackets;
+        s.retransmissions += x.retransmissions;
+        s.timeouts += x.timeouts;
+        s.acksSent += x.acksSent;
+        s.nacksSent += x.nacksSent;
+        s.trimmedReceived += x.trimmedReceived;
+        s.trimNacks += x.trimNacks;
+        s.rodNacks += x.rodNacks;
+        s.evChanges += x.evChanges;
+        s.duplicates += x.duplicates;
+        s.messagesDelivered += x.messagesDelivered;
+        s.failedPdcs += x.failedPdcs;
+    }
+    uint64_t trims = 0;
+    for (uint32_t j = 0; j < topo->GetNSwitches(); ++j)
+    {
+        trims += topo->GetSwitch(j)->GetCounters().trims;
+    }
+    return json{{"data_packets", s.dataPackets},
+                {"retransmissions", s.retransmissions},
+                {"timeouts", s.timeouts},
+                {"trims", trims},
+                {"trim_nacks", s.trimNacks},
+                {"rod_nacks", s.rodNacks},
+                {"nacks_sent", s.nacksSent},
+                {"acks_sent", s.acksSent},
+                {"ev_changes", s.evChanges},
+                {"duplicates", s.duplicates},
+                {"messages", s.messagesDelivered},
+                {"failed_pdcs", s.failedPdcs}};
+}
+
+} // namespace aifabric

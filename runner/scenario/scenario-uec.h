@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#ifndef AI_FABRIC_SCENARIO_UEC_H
+#define AI_FABRIC_SCENARIO_UEC_H
+
+// Everything the runner knows about `fabric: uec` (Ultra Ethernet), in one place: its keys
+// (schema and defaults), their resolution and checks, the switch and NIC set-up, and its
+// summary counters. The rest of the runner only calls these functions.
+
+#include "ns3/collective-transport.h"
+#include "ns3/fabric-topology.h"
+#include "ns3/latency-histogram.h"
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace aifabric
+{
+
+struct KeySpec;
+struct RunConfig;
+
+/// The resolved `uec.*` keys.
+struct UecConfig
+{
+    std::string cc{"nscc"};
+    std::string loadBalancing{"reps"};
+    bool trimming{true};
+    uint32_t trimBytes{84};
+    std::string pds{"rud"};
+    bool pfc{false};
+    double ecnMinBdp{0.2};
+    double ecnMaxBdp{0.8};
+    double rtoUs{50};
+    double networkRttUs{0}; //!< 0: the unloaded RTT of the fabric's longest path
+    uint32_t entropyValues{64};
+    uint32_t ackBytes{16384};
+    uint32_t mtu{4096};
+};
+
+/// The `uec.*` keys of the schema.
+std::vector<KeySpec> UecSchemaKeys();
+/// The `uec` object of the default scenario.
+nlohmann::json UecDefaults();
+/// Read `uec.*` into `r.uec` and check what `fabric: uec` cannot combine with.
+void ResolveUec(const nlohmann::json& j, RunConfig& r);
+/**
+ * Switches (trimming, ECN on dequeue between uec.ecn_min_bdp and uec.ecn_max_bdp of the BDP,
+ * lossy unless uec.pfc) and UET NICs on every host. \return the collective transport over them
+ */
+ns3::Ptr<ns3::CollectiveTransport> InstallUec(const RunConfig& c,
+                                              ns3::Ptr<ns3::FabricTopology> topo,
+                                              ns3::Ptr<ns3::LatencyHistogram> latency);
+/// PFC's enabled priorities on a uec fabric (0: lossy).
+uint32_t UecPfcPriorities(const RunConfig& c);
+/// The summary's `uec` block: trims, NACKs, timeouts, retransmissions, EV changes, ...
+nlohmann::json UecSummary(ns3::Ptr<ns3::FabricTopology> topo);
+
+} // namespace aifabric
+
+#endif
