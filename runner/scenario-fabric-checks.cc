@@ -21,6 +21,11 @@ CheckFabricFields(const RunConfig& r)
     {
         throw ScenarioError("topology.tiers: fat-tree has 2 (leaf-spine) or 3 tiers (got 1)");
     }
+    if (r.topologyKind == "fat-tree" && r.tiers == 3 && r.oversubscription != 1.0)
+    {
+        throw ScenarioError("topology.oversubscription: the 3-tier (k-ary) fat-tree is 1:1; "
+                            "must be 1 with topology.tiers 3");
+    }
     if (r.topologyKind != "rail-fat-tree")
     {
         const char* key = r.tiers != 0 && r.topologyKind != "fat-tree" ? "topology.tiers"

@@ -269,4 +269,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadRun{"tiers",
                "Nodes 16\nConnections 1\n0->1 start 0 size 10\n",
                "--set topology.tiers=1",
-               "topology.tiers: fat-tree has 2 (leaf-spine) or 3 tiers"}));
+               "topology.tiers: fat-tree has 2 (leaf-spine) or 3 tiers"},
+        BadRun{"oversubscribed",
+               "Nodes 16\nConnections 1\n0->1 start 0 size 10\n",
+               "--set topology.oversubscription=2",
+               "topology.oversubscription: the 3-tier (k-ary) fat-tree is 1:1"}));
