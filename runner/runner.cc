@@ -129,7 +129,9 @@ ExecuteOnce(const RunConfig& c,
     out.attributes = MainAttributes(sim);
     if (sim.flows)
     {
-        out.flowsCsv = FlowsCsv(sim.flows->GetFlows());
+        const std::vector<uint32_t> linkFlows =
+            c.matrix ? MatrixLinkFlows(*sim.flows) : std::vector<uint32_t>();
+        out.flowsCsv = FlowsCsv(sim.flows->GetFlows(), c.matrix ? &linkFlows : nullptr);
         out.slowdownCsv = SlowdownCsv(sim.flows->GetFlows());
     }
     Simulator::Destroy();
@@ -219,7 +221,7 @@ IncompleteRunMessage(const RunOutput& r)
     std::ostringstream os;
     os << "run '" << r.config.name << "': ";
     const uint64_t qpErrors = s["counters"]["qp_errors"].get<uint64_t>();
-    if (r.config.workloadKind == "flows" && qpErrors == 0 && s["pfc_health"]["deadlocks"].empty())
+    if (r.config.IsFlowWorkload() && qpErrors == 0 && s["pfc_health"]["deadlocks"].empty())
     {
         os << "hit limits.max_sim_seconds (" << r.config.maxSimSeconds << " s) with "
            << s["flows"]["completed"] << " of " << s["flows"]["total"]

@@ -248,7 +248,7 @@ EstimateMemory(const RunConfig& r)
                   : pipelined ? static_cast<uint64_t>(PipelinedTransfers(r, n, g))
                               : static_cast<uint64_t>(perChannel * copies);
     e.connections = static_cast<uint64_t>(Connections(r, n, g));
-    if (r.workloadKind == "flows")
+    if (r.IsFlowWorkload())
     {
         e.transfers = 0; // no training job
         e.connections = 0;
@@ -290,6 +290,10 @@ EstimateMemory(const RunConfig& r)
             flows += seconds / (f.incastPeriodUs * 1e-6) * f.incastFanin;
         }
         e.connections += static_cast<uint64_t>(std::min(flows, n * (n - 1)));
+    }
+    if (r.matrix)
+    {
+        e.connections += r.matrix->GetConnections().size(); // at most one per flow
     }
     e.bytes = kBaseBytes + kBytesPerHost * double(e.hosts) +
               kBytesPerConnection * double(e.connections) +

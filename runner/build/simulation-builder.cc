@@ -327,6 +327,10 @@ BuildTopology(const RunConfig& c)
         helper = CreateObject<FatTreeHelper>();
         helper->SetAttribute("LeafRadix", UintegerValue(c.leafRadix));
         helper->SetAttribute("Oversubscription", DoubleValue(c.oversubscription));
+        if (c.tiers != 0)
+        {
+            helper->SetAttribute("Tiers", UintegerValue(c.tiers));
+        }
     }
     else
     {
@@ -360,6 +364,16 @@ BuildTopology(const RunConfig& c)
     helper->SetAttribute("LinkRate", DataRateValue(DataRate(uint64_t(c.linkGbps * 1e9))));
     helper->SetAttribute("HostCableLength", DoubleValue(c.hostCableM));
     helper->SetAttribute("FabricCableLength", DoubleValue(c.fabricCableM));
+    if (c.hopLatencyUs > 0)
+    {
+        // htsim's hop: a fixed delay per link (its Pipe), store-and-forward switches (its
+        // queues serialize whole packets) with a fixed switching latency. 5 ns per metre.
+        helper->SetAttribute("HostCableLength", DoubleValue(c.hopLatencyUs * 200));
+        helper->SetAttribute("FabricCableLength", DoubleValue(c.hopLatencyUs * 200));
+        helper->SetSwitchAttribute("CutThrough", BooleanValue(false));
+        helper->SetSwitchAttribute("PortToPortLatency",
+                                   TimeValue(NanoSeconds(int64_t(c.switchLatencyUs * 1e3))));
+    }
     if (c.fabric == "uec")
     {
         helper->GetLinkHelper().SetFlowControlAttribute("EnabledPriorities",
@@ -459,7 +473,19 @@ BuildSimulation(const RunConfig& c, const std::vector<bool>* include)
         sim.flowQueue = Create<LatencyHistogram>();
         WatchSwitchQueues(topo, sim.flowQueue);
     }
-    if (c.workloadKind == "flows")
+    if (c.matrix)
+    {
+        // The matrix's flows only: no Poisson arrivals (no distribution, rate 0).
+        sim.flows = CreateObject<FlowWorkload>();
+        sim.flows->Install(topo);
+        for (const MatrixConnection& m : c.matrix->GetConnections())
+        {
+            sim.flows->AddScheduledFlow(m.start, m.src, m.dst, m.bytes);
+        }
+        sim.flowQueue = Create<LatencyHistogram>();
+        WatchSwitchQueues(topo, sim.flowQueue);
+    }
+    if (c.IsFlowWorkload())
     {
         sim.flows->TraceConnectWithoutContext("Drained", MakeCallback(&StopNow));
         return sim;

@@ -4,6 +4,7 @@
 #include "text-util.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <iomanip>
 #include <sstream>
 #include <vector>
@@ -232,6 +233,59 @@ Dashboard(const std::vector<RunOutput>& runs)
         return os.str();
     };
     const RunConfig& first = runs.front().config;
+    if (first.workloadKind == "matrix")
+    {
+        os << "\n  CONNECTION MATRIX — " << first.Gpus() << " hosts, " << first.topologyKind << ", "
+           << first.linkGbps << " Gb/s per host, " << first.matrix->GetConnections().size()
+           << " flows of " << std::filesystem::path(first.matrixFile).filename().string() << "\n\n";
+        // A compare entry may run another workload: its cells are "-".
+        auto matrix = [](const json& s) {
+            return s.contains("flows") && s["flows"].contains("fct_us");
+        };
+        row("", [](const json& s) { return s["name"].get<std::string>().substr(0, 24); });
+        row("fabric / congestion control", [](const json& s) {
+            return s["fabric"].get<std::string>() + " / " +
+                   s["congestion_control"].get<std::string>();
+        });
+        row("flows completed / total", [&](const json& s) {
+            if (!matrix(s))
+            {
+                return std::string("-");
+            }
+            return std::to_string(s["flows"]["completed"].get<uint64_t>()) + " / " +
+                   std::to_string(s["flows"]["total"].get<uint64_t>());
+        });
+        row("FCT p50 / p99 / max", [&](const json& s) {
+            if (!matrix(s))
+            {
+                return std::string("-");
+            }
+            const json& q = s["flows"]["fct_us"];
+            return Num(q["p50"].get<double>(), 4) + " / " + Num(q["p99"].get<double>(), 4) + " / " +
+                   Num(q["max"].get<double>(), 4) + " us";
+        });
+        row("FCT slowdown p50/p95/p99", [&](const json& s) {
+            if (!matrix(s))
+            {
+                return std::string("-");
+            }
+            const json& q = s["flows"]["slowdown"];
+            return Num(q["p50"].get<double>(), 3) + " / " + Num(q["p95"].get<double>(), 3) + " / " +
+                   Num(q["p99"].get<double>(), 3);
+        });
+        row("most flows on a link", [&](const json& s) {
+            if (!matrix(s))
+            {
+                return std::string("-");
+            }
+            return std::to_string(s["flows"]["paths"]["max_flows_per_link"].get<uint32_t>());
+        });
+        row("simulation", [](const json& s) {
+            return Num(s["sim"]["wall_s"].get<double>(), 3) + " s, " +
+                   Num(s["sim"]["events"].get<uint64_t>() / 1e6, 3) + " M ev";
+        });
+        return print();
+    }
     if (first.workloadKind == "flows")
     {
         const FlowsConfig& f = first.flows;

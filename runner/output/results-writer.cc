@@ -108,7 +108,7 @@ WriteResults(ns3::ResultsDirectory& dir,
     }
     WriteAtomically(tmp / "compare.csv", cmp.str());
     ThrowIfInterrupted();
-    const bool flowsOnly = runs.front().config.workloadKind == "flows";
+    const bool flowsOnly = runs.front().config.IsFlowWorkload();
     if (!flowsOnly && !Plot(tmp.string(), "compare.gp", CompareScript(runs)))
     {
         std::fprintf(stderr, "ai-fabric: gnuplot failed for compare.gp (script kept)\n");

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <unordered_map>
 
 namespace aifabric
 {
@@ -100,6 +101,66 @@ FlowsSummary(const FlowWorkload& flows,
                 {"slowdown_by_size", bySize},
                 {"queue_p99_bytes", queue.GetCount() ? queue.Quantile(0.99) : 0.0},
                 {"pfc_pause_us", pausedUs}};
+}
+
+std::vector<uint32_t>
+MatrixLinkFlows(const FlowWorkload& flows)
+{
+    const auto& all = flows.GetFlows();
+    // Flows per directed link over the whole matrix (start times aside): ECMP collisions on
+    // a permutation, the shared last hop of an incast.
+    std::unordered_map<uint64_t, uint32_t> perLink;
+    auto key = [](const FabricPathTiming::Hop& h) {
+        return (uint64_t(h.link) << 1) | (h.fromA ? 0 : 1);
+    };
+    for (uint32_t i = 0; i < all.size(); ++i)
+    {
+        for (const FabricPathTiming::Hop& h : flows.GetFlowPath(i).hops)
+        {
+            ++perLink[key(h)];
+        }
+    }
+    std::vector<uint32_t> most(all.size(), 0);
+    for (uint32_t i = 0; i < all.size(); ++i)
+    {
+        for (const FabricPathTiming::Hop& h : flows.GetFlowPath(i).hops)
+        {
+            most[i] = std::max(most[i], perLink[key(h)]);
+        }
+    }
+    return most;
+}
+
+json
+MatrixSummary(const FlowWorkload& flows)
+{
+    const auto& all = flows.GetFlows();
+    std::vector<double> fct;
+    for (const FlowRecord& r : all)
+    {
+        if (r.completed)
+        {
+            fct.push_back((r.end - r.start).GetSeconds() * 1e6);
+        }
+    }
+    uint32_t maxPerLink = 0;
+    uint64_t sharing = 0;
+    for (uint32_t n : MatrixLinkFlows(flows))
+    {
+        maxPerLink = std::max(maxPerLink, n);
+        sharing += n > 1 ? 1 : 0;
+    }
+    std::sort(fct.begin(), fct.end());
+    auto rank = [&fct](double q) {
+        if (fct.empty())
+        {
+            return 0.0;
+        }
+        const size_t k = static_cast<size_t>(std::ceil(q * fct.size()));
+        return fct[std::max<size_t>(k, 1) - 1];
+    };
+    return json{{"fct_us", {{"p50", rank(0.5)}, {"p99", rank(0.99)}, {"max", rank(1.0)}}},
+                {"paths", {{"max_flows_per_link", maxPerLink}, {"flows_sharing_a_link", sharing}}}};
 }
 
 json
@@ -447,6 +508,13 @@ Summary(const RunConfig& c, const Simulation& sim, uint64_t events, double wall)
     if (sim.flows)
     {
         s["flows"] = FlowsSummary(*sim.flows, *sim.flowQueue, topo);
+        if (c.matrix)
+        {
+            const json m = MatrixSummary(*sim.flows);
+            s["flows"]["fct_us"] = m["fct_us"];
+            s["flows"]["paths"] = m["paths"];
+            s["flows"]["matrix"] = c.matrixFile;
+        }
     }
     if (parallel)
     {

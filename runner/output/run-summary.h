@@ -34,6 +34,16 @@ nlohmann::json Summary(const RunConfig& c, const Simulation& sim, uint64_t event
  * switch ports (`queue`), and the time ports were held paused by PFC (all ports and
  * priorities, microseconds).
  */
+/**
+ * A connection matrix's extra keys: fct_us {p50, p99, max} of the completed flows (nearest
+ * rank), and paths {max_flows_per_link, flows_sharing_a_link}: flows per directed link of
+ * their ECMP paths over the whole matrix, start times aside.
+ */
+nlohmann::json MatrixSummary(const ns3::FlowWorkload& flows);
+
+/// Each flow's most flows on one directed link of its path, over the whole matrix.
+std::vector<uint32_t> MatrixLinkFlows(const ns3::FlowWorkload& flows);
+
 nlohmann::json FlowsSummary(const ns3::FlowWorkload& flows,
                             const ns3::LatencyHistogram& queue,
                             ns3::Ptr<const ns3::FabricTopology> topo);

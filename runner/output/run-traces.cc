@@ -31,10 +31,11 @@ StepsCsv(const std::vector<TrainingStepRecord>& done)
 }
 
 std::string
-FlowsCsv(const std::vector<FlowRecord>& flows)
+FlowsCsv(const std::vector<FlowRecord>& flows, const std::vector<uint32_t>* linkFlows)
 {
     std::ostringstream os;
-    os << "flow,src,dst,bytes,start_us,fct_us,ideal_fct_us,slowdown,incast,status\n";
+    os << "flow,src,dst,bytes,start_us,fct_us,ideal_fct_us,slowdown,incast,status"
+       << (linkFlows ? ",link_flows\n" : "\n");
     for (size_t i = 0; i < flows.size(); ++i)
     {
         const FlowRecord& r = flows[i];
@@ -52,8 +53,12 @@ FlowsCsv(const std::vector<FlowRecord>& flows)
         os << "," << (r.incast ? 1 : 0) << ","
            << (r.completed ? "completed"
                : r.failed  ? "failed"
-                           : "running")
-           << "\n";
+                           : "running");
+        if (linkFlows)
+        {
+            os << "," << (*linkFlows)[i];
+        }
+        os << "\n";
     }
     return os.str();
 }

@@ -21,8 +21,11 @@ std::string StepsSummaryCsv(const std::vector<ns3::TrainingStepRecord>& done);
 /// latency_cdf.csv: the latency at 1,001 quantiles (only the header without samples).
 std::string LatencyCsv(const ns3::LatencyHistogram& latency);
 
-/// One line per flow: src, dst, bytes, start, FCT, ideal FCT, slowdown, incast, status.
-std::string FlowsCsv(const std::vector<ns3::FlowRecord>& flows);
+/// One line per flow: src, dst, bytes, start, FCT, ideal FCT, slowdown, incast, status; with
+/// `linkFlows` (a connection matrix) a last column link_flows: the most flows of the matrix on
+/// a link of the flow's path (MatrixLinkFlows).
+std::string FlowsCsv(const std::vector<ns3::FlowRecord>& flows,
+                     const std::vector<uint32_t>* linkFlows = nullptr);
 
 /**
  * FCT slowdown by flow size for figures: one line per size bucket (upper edges 1, 3, 10, 30,

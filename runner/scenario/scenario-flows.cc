@@ -56,6 +56,77 @@ LoadFlowSizes(const std::string& cdf)
     return ns3::FlowSizeDistribution::FromText(text.str(), "'" + EchoText(cdf) + "'");
 }
 
+std::shared_ptr<const ns3::ConnectionMatrix>
+LoadMatrix(const std::string& path)
+{
+    namespace fs = std::filesystem;
+    const std::string shown = "'" + EchoText(path) + "'";
+    if (path.empty())
+    {
+        throw ScenarioError("workload.matrix: missing (workload.kind matrix runs an htsim "
+                            "connection matrix file, relative to the scenario file)");
+    }
+    std::error_code ec;
+    const fs::file_status st = fs::status(path, ec);
+    if (st.type() == fs::file_type::not_found || st.type() == fs::file_type::none)
+    {
+        throw ScenarioError("workload.matrix: " + shown + " does not exist");
+    }
+    // A regular, non-empty file within the limit: procfs files (size 0) can block on read.
+    const uintmax_t size = st.type() == fs::file_type::regular ? fs::file_size(path, ec) : 0;
+    if (ec || size == 0 || size > kMaxMatrixFileBytes)
+    {
+        throw ScenarioError("workload.matrix: " + shown +
+                            " must be a non-empty regular file of at most " +
+                            std::to_string(kMaxMatrixFileBytes >> 20) + " MiB");
+    }
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    if (!in.good() && !in.eof())
+    {
+        throw ScenarioError("workload.matrix: " + shown + " cannot be read");
+    }
+    try
+    {
+        return std::make_shared<const ns3::ConnectionMatrix>(
+            ns3::ConnectionMatrix::FromText(text.str(), shown));
+    }
+    catch (const ns3::ConnectionMatrix::Error& e)
+    {
+        throw ScenarioError("workload.matrix: " + std::string(e.what()));
+    }
+}
+
+void
+AnchorScenarioPaths(json& scenario, const std::string& dir)
+{
+    namespace fs = std::filesystem;
+    auto anchor = [&dir](json& s) {
+        if (!s.is_object() || !s.contains("workload") || !s["workload"].is_object())
+        {
+            return;
+        }
+        json& w = s["workload"];
+        if (w.contains("matrix") && w["matrix"].is_string())
+        {
+            const std::string p = w["matrix"];
+            if (!p.empty() && fs::path(p).is_relative() && !dir.empty())
+            {
+                w["matrix"] = (fs::path(dir) / p).lexically_normal().string();
+            }
+        }
+    };
+    anchor(scenario);
+    if (scenario.is_object() && scenario.contains("compare") && scenario["compare"].is_array())
+    {
+        for (json& c : scenario["compare"])
+        {
+            anchor(c);
+        }
+    }
+}
+
 FlowsConfig
 ToFlows(const json& f, const std::string& key)
 {

@@ -4,8 +4,10 @@
 
 #include "scenario.h"
 
+#include "ns3/connection-matrix.h"
 #include "ns3/flow-size-distribution.h"
 
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -24,6 +26,22 @@ ns3::FlowSizeDistribution LoadFlowSizes(const std::string& cdf);
  * `key` in messages), its distribution loaded once to check it. Throws ScenarioError.
  */
 FlowsConfig ToFlows(const nlohmann::json& f, const std::string& key);
+
+/// Largest connection-matrix file accepted (bytes).
+constexpr uint64_t kMaxMatrixFileBytes = 64 << 20;
+
+/**
+ * workload.matrix: an htsim connection matrix (ns3::ConnectionMatrix's format), a regular
+ * non-empty file of at most kMaxMatrixFileBytes. Throws ScenarioError "workload.matrix: ..."
+ * naming the file, and for a bad line its number and field.
+ */
+std::shared_ptr<const ns3::ConnectionMatrix> LoadMatrix(const std::string& path);
+
+/**
+ * A scenario file's relative workload.matrix (top level and in `compare` entries) made relative
+ * to the file's folder `dir` instead of the working directory.
+ */
+void AnchorScenarioPaths(nlohmann::json& scenario, const std::string& dir);
 
 } // namespace aifabric
 

@@ -150,6 +150,8 @@ ToRun(const json& j, size_t index)
     r.planes = t["planes"];
     r.hostCableM = t["host_cable_m"];
     r.fabricCableM = t["fabric_cable_m"];
+    r.hopLatencyUs = t["hop_latency_us"];
+    r.switchLatencyUs = t["switch_latency_us"];
     r.fabric = j["fabric"];
     r.pfc = j["pfc"];
     for (auto it = j["attributes"].begin(); it != j["attributes"].end(); ++it)
@@ -195,12 +197,18 @@ ToRun(const json& j, size_t index)
     {
         r.flows = ToFlows(w["flows"], "workload.flows");
     }
+    if (r.workloadKind == "matrix")
+    {
+        r.matrixFile = w["matrix"];
+        r.matrix = LoadMatrix(r.matrixFile);
+    }
     if (w.contains("background"))
     {
-        if (r.workloadKind == "flows")
+        if (r.IsFlowWorkload())
         {
             throw ScenarioError("workload.background: flow traffic beside a training job needs "
-                                "workload.kind collective (with kind flows, use workload.flows)");
+                                "workload.kind collective (with kind " +
+                                r.workloadKind + ", the workload is flow traffic already)");
         }
         json b = FlowsDefaults(false);
         MergeScenario(b, w["background"]);
@@ -208,7 +216,7 @@ ToRun(const json& j, size_t index)
         r.background = true;
         r.backgroundFlows = ToFlows(b, "workload.background");
     }
-    if ((r.workloadKind == "flows" || r.background) && r.fabric == "tcp")
+    if ((r.IsFlowWorkload() || r.background) && r.fabric == "tcp")
     {
         throw ScenarioError(std::string(r.background ? "workload.background" : "workload.kind") +
                             ": flow traffic runs on RDMA queue pairs: needs fabric rocev2 or "
@@ -355,6 +363,10 @@ ToRun(const json& j, size_t index)
         h = ns3::CreateObject<ns3::FatTreeHelper>();
         h->SetAttribute("LeafRadix", ns3::UintegerValue(r.leafRadix));
         h->SetAttribute("Oversubscription", ns3::DoubleValue(r.oversubscription));
+        if (r.tiers != 0)
+        {
+            h->SetAttribute("Tiers", ns3::UintegerValue(r.tiers));
+        }
     }
     else
     {
@@ -396,7 +408,7 @@ ToRun(const json& j, size_t index)
         }
     }
     for (const auto& [on, f, key] :
-         {std::make_tuple(r.workloadKind == "flows", r.flows, "workload.flows"),
+         {std::make_tuple(r.IsFlowWorkload(), r.flows, "workload.flows"),
           std::make_tuple(r.background, r.backgroundFlows, "workload.background")})
     {
         if (on && f.incastFanin >= r.Gpus())
@@ -412,6 +424,13 @@ ToRun(const json& j, size_t index)
             throw ScenarioError(std::string(key) + ": flows need at least two hosts "
                                                    "(topology.servers x gpus_per_server)");
         }
+    }
+    if (r.matrix && r.matrix->GetNodes() != r.Gpus())
+    {
+        throw ScenarioError("workload.matrix: the matrix has Nodes " +
+                            std::to_string(r.matrix->GetNodes()) + " but the topology has " +
+                            std::to_string(r.Gpus()) +
+                            " hosts (topology.servers x gpus_per_server must match)");
     }
     CheckMemory(r);
     return r;
@@ -521,7 +540,9 @@ LoadScenarioFile(const std::string& path)
     }
     std::ostringstream text;
     text << f.rdbuf();
-    return ParseScenarioText(text.str(), "scenario file '" + EchoText(path) + "'");
+    json s = ParseScenarioText(text.str(), "scenario file '" + EchoText(path) + "'");
+    AnchorScenarioPaths(s, std::filesystem::path(path).parent_path().string());
+    return s;
 }
 
 json

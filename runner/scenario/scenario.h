@@ -4,6 +4,7 @@
 
 #include "scenario-uec.h"
 
+#include "ns3/connection-matrix.h"
 #include "ns3/flow-size-distribution.h"
 #include "ns3/nstime.h"
 #include "ns3/transformer-workload.h"
@@ -119,10 +120,21 @@ struct RunConfig
     double ibRxBufferKib{128};
     double ibFecnThresholdKib{16};
     bool sharp{false}; //!< infiniband.sharp: SHARP aggregation nodes in the switches
-    std::string workloadKind{"collective"}; //!< collective, flows or training
-    FlowsConfig flows;                      //!< workload.flows (kind flows)
-    bool background{false};                 //!< workload.background is set (kind collective)
-    FlowsConfig backgroundFlows;            //!< workload.background
+    std::string workloadKind{"collective"}; //!< collective, flows, matrix, training or chakra
+    std::string matrixFile; //!< workload.matrix (kind matrix), anchored to the scenario's folder
+    std::shared_ptr<const ns3::ConnectionMatrix> matrix; //!< workload.matrix, read once
+    double hopLatencyUs{0};    //!< topology.hop_latency_us (0: the cables' lengths decide)
+    double switchLatencyUs{0}; //!< topology.switch_latency_us (with hop_latency_us)
+
+    /// Flow traffic without GPUs' steps: workload.kind flows or matrix.
+    bool IsFlowWorkload() const
+    {
+        return workloadKind == "flows" || workloadKind == "matrix";
+    }
+
+    FlowsConfig flows;           //!< workload.flows (kind flows)
+    bool background{false};      //!< workload.background is set (kind collective)
+    FlowsConfig backgroundFlows; //!< workload.background
     std::vector<std::pair<std::string, std::string>> attributes;
     nlohmann::json resolved; //!< the run's full configuration as JSON
 

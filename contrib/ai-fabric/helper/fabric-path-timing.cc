@@ -94,6 +94,8 @@ FabricPathTimer::Path(uint32_t src, const FabricFrame& frame, uint32_t port) con
         h.propagation = DynamicCast<FabricChannel>(tx->GetChannel())->GetDelay();
         h.receiveLatency = rx->GetReceiveLatency();
         h.cutThrough = rx->IsCutThrough();
+        h.link = it->second;
+        h.fromA = forward;
         p.hops.push_back(h);
     }
     return p;

@@ -32,6 +32,8 @@ struct FabricPathTiming
         Time propagation;    //!< the cable's delay
         Time receiveLatency; //!< the receiving port's processing latency
         bool cutThrough{false};
+        uint32_t link{0}; //!< its index in FabricTopology::GetLinks()
+        bool fromA{true}; //!< sent from the link's end a (else from b)
     };
 
     std::vector<Hop> hops; //!< source host's cable first

@@ -104,6 +104,7 @@ FlowWorkload::DoDispose()
         e.Cancel();
     }
     m_incastEvent.Cancel();
+    m_scheduledEvent.Cancel();
     m_conns.clear();
     m_idle.clear();
     m_paths.reset();
@@ -196,7 +197,49 @@ FlowWorkload::Start()
                         "FlowWorkload: IncastFanin must be below the number of hosts");
         m_incastEvent = Simulator::Schedule(m_incastPeriod, &FlowWorkload::Incast, this);
     }
+    if (!m_scheduled.empty())
+    {
+        std::stable_sort(m_scheduled.begin(),
+                         m_scheduled.end(),
+                         [](const Scheduled& a, const Scheduled& b) { return a.at < b.at; });
+        m_nextScheduled = 0;
+        m_scheduledEvent =
+            Simulator::Schedule(m_scheduled[0].at, &FlowWorkload::RunScheduled, this);
+    }
     CheckDrained();
+}
+
+void
+FlowWorkload::AddScheduledFlow(Time at, uint32_t src, uint32_t dst, uint64_t bytes)
+{
+    NS_ABORT_MSG_IF(m_started, "FlowWorkload: AddScheduledFlow() before Start()");
+    NS_ABORT_MSG_IF(at.IsStrictlyNegative(), "FlowWorkload: a scheduled flow starts at >= 0");
+    NS_ABORT_MSG_IF(src == dst || bytes == 0, "FlowWorkload: a flow needs two hosts and bytes");
+    m_scheduled.push_back(Scheduled{at, src, dst, bytes});
+}
+
+void
+FlowWorkload::RunScheduled()
+{
+    // Every flow due now (relative to Start(): the first event was scheduled from there).
+    const Time due = m_scheduled[m_nextScheduled].at;
+    while (m_nextScheduled < m_scheduled.size() && m_scheduled[m_nextScheduled].at == due)
+    {
+        const Scheduled& f = m_scheduled[m_nextScheduled++];
+        StartFlow(f.src, f.dst, f.bytes, false);
+    }
+    m_scheduledEvent = m_nextScheduled < m_scheduled.size()
+                           ? Simulator::Schedule(m_scheduled[m_nextScheduled].at - due,
+                                                 &FlowWorkload::RunScheduled,
+                                                 this)
+                           : EventId();
+}
+
+const FabricPathTiming&
+FlowWorkload::GetFlowPath(uint32_t flow) const
+{
+    NS_ABORT_MSG_IF(flow >= m_flows.size(), "FlowWorkload: no flow " << flow);
+    return m_conns[m_flows[flow].connection].forward;
 }
 
 void
@@ -339,6 +382,7 @@ FlowWorkload::StartFlow(uint32_t src, uint32_t dst, uint64_t bytes, bool incast)
     r.start = Simulator::Now();
     r.ideal = Ideal(m_conns[c], bytes);
     r.incast = incast;
+    r.connection = c;
     const uint32_t index = static_cast<uint32_t>(m_flows.size());
     m_conns[c].flow = index;
     m_flows.push_back(r);
@@ -391,7 +435,7 @@ FlowWorkload::IsDrained() const
             return false;
         }
     }
-    return m_incastEvent.IsExpired();
+    return m_incastEvent.IsExpired() && m_scheduledEvent.IsExpired();
 }
 
 const std::vector<FlowRecord>&

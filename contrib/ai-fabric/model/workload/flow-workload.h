@@ -33,7 +33,8 @@ struct FlowRecord
     Time ideal;         //!< the same flow alone on the idle fabric (see the class comment)
     bool incast{false}; //!< part of a periodic incast burst (not a Poisson arrival)
     bool completed{false};
-    bool failed{false}; //!< its queue pair exhausted its retries
+    bool failed{false};     //!< its queue pair exhausted its retries
+    uint32_t connection{0}; //!< the queue-pair pair that carried it (FlowWorkload::GetFlowPath)
 
     /// FCT / ideal FCT (>= 1 up to rounding; valid when `completed`)
     double Slowdown() const
@@ -104,6 +105,14 @@ class FlowWorkload : public Object
      * script can also start flows by hand after Install). \return its index in GetFlows()
      */
     uint32_t StartFlow(uint32_t src, uint32_t dst, uint64_t bytes, bool incast = false);
+    /**
+     * Start a flow of `bytes` from endpoint `src` to `dst` at `at` after Start() (a connection
+     * matrix's flows, ConnectionMatrix). Call before Start(); flows due at the same time start
+     * in the order added; Drained waits for them. One pending event for all of them.
+     */
+    void AddScheduledFlow(Time at, uint32_t src, uint32_t dst, uint64_t bytes);
+    /// The path flow `flow` (an index of GetFlows()) sends its data on, hop by hop.
+    const FabricPathTiming& GetFlowPath(uint32_t flow) const;
     const std::vector<FlowRecord>& GetFlows() const;
     uint64_t GetNCompleted() const;
     uint64_t GetNFailed() const;
@@ -144,6 +153,7 @@ class FlowWorkload : public Object
 
     void Arrival(uint32_t hostIndex);
     void Incast();
+    void RunScheduled();
     uint32_t Acquire(uint32_t src, uint32_t dst);
     void Completed(uint32_t connection, const RdmaCompletion& c);
     void CheckDrained();
@@ -166,6 +176,19 @@ class FlowWorkload : public Object
     std::vector<uint32_t> m_partner; //!< PERMUTATION: index into m_hosts
     std::vector<EventId> m_next;     //!< each host's next arrival
     EventId m_incastEvent;
+
+    /// A flow of AddScheduledFlow, not started yet.
+    struct Scheduled
+    {
+        Time at;
+        uint32_t src{0};
+        uint32_t dst{0};
+        uint64_t bytes{0};
+    };
+
+    std::vector<Scheduled> m_scheduled; //!< sorted by `at` at Start() (stable)
+    size_t m_nextScheduled{0};
+    EventId m_scheduledEvent;
     Time m_end;
     bool m_started{false};
     double m_rate{0}; //!< arrivals per second per host
