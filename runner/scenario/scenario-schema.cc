@@ -440,7 +440,7 @@ Schema()
              {"collective", "flows", "matrix", "training", "chakra"},
              "collective: training steps of compute and a collective; flows: flow traffic "
              "(workload.flows) with FCT slowdown, no GPUs' steps (RDMA fabrics); matrix: the flows "
-              "of an htsim connection matrix (workload.matrix), FCTs; training: a "
+             "of an htsim connection matrix (workload.matrix), FCTs; training: a "
              "parallel transformer job (workload.model, workload.parallelism); chakra: the step of "
              "a Chakra execution trace (workload.trace)"},
             {"workload.matrix",
@@ -451,7 +451,8 @@ Schema()
              false,
              {},
              "workload.kind matrix: an htsim connection-matrix file (.cm: 'Nodes N', 'Connections "
-             "M', then 'a->b [id I] start <ps> size <bytes>' lines), relative to the scenario file"},
+             "M', then 'a->b [id I] start <ps> size <bytes>' lines), relative to the scenario "
+             "file"},
             {"workload.trace",
              Kind::STR,
              0,
