@@ -486,6 +486,41 @@ TEST_F(FabricTest, UetPcapShowsUdpFramesOfTheRealSizes)
     EXPECT_GE(acks, 1);
 }
 
+TEST_F(FabricTest, UetPdcThatExhaustsItsRetransmissionsFailsItsConnection)
+{
+    // Every data packet to host 1 is lost: after MaxRetransmissions sends of the first packet
+    // the PDC stops, and the collective transport reports the connection failed (NCCL aborts).
+    Config::SetDefault("ns3::UetNic::MaxRetransmissions", UintegerValue(3));
+    UetStar s(2, true, 0);
+    s.topo->GetHostDevice(1)->SetReceiveFilter(
+        MakeCallback(+[](const FabricFrame& f) { return f.payloadBytes > 0; }));
+    Ptr<UetCollectiveTransport> uet = CreateObject<UetCollectiveTransport>();
+    uet->SetRanks(s.topo->GetHosts());
+    std::vector<std::pair<uint32_t, uint32_t>> failed;
+    uet->TraceConnectWithoutContext(
+        "ConnectionFailed",
+        MakeBoundCallback(
+            +[](std::vector<std::pair<uint32_t, uint32_t>>* v, uint32_t a, uint32_t b) {
+                v->emplace_back(a, b);
+            },
+            &failed));
+
+    struct Never : CollectiveTransportListener
+    {
+        void MessageArrived(uint64_t) override
+        {
+            FAIL() << "no message can arrive";
+        }
+    } never;
+
+    uet->Send(0, 1, 3 * 4096, &never, 0);
+    Simulator::Run();
+    ASSERT_EQ(failed.size(), 1u);
+    EXPECT_EQ(failed[0], std::make_pair(0u, 1u));
+    EXPECT_TRUE(uet->GetPdc(0, 1)->IsFailed());
+    EXPECT_EQ(s.nics[0]->GetCounters().failedPdcs, 1u);
+}
+
 TEST(UecRunnerTest, FabricUecRunsACollectiveAndCountsItsTransport)
 {
     // 16 GPUs on two leaves: a ring AllReduce over UEC; the summary's uec block says what the

@@ -42,6 +42,9 @@ UetCollectiveTransport::SetRanks(NodeContainer nodes)
         Ptr<UetNic> nic = nodes.Get(i)->GetObject<UetNic>();
         NS_ABORT_MSG_IF(!nic, "UetCollectiveTransport: rank " << i << " has no UetNic");
         nic->SetReceiveCallback(MakeCallback(&UetCollectiveTransport::Arrived, this));
+        nic->TraceConnectWithoutContext(
+            "PdcFailed",
+            MakeBoundCallback(&UetCollectiveTransport::PdcFailed, this, i));
     }
 }
 
@@ -75,6 +78,8 @@ UetCollectiveTransport::Send(uint32_t src,
         Ptr<UetNic> peer = m_nodes.Get(dst)->GetObject<UetNic>();
         Pair p;
         p.pdc = nic->CreatePdc(peer->GetDevice()->GetIpv4Address(), idx);
+        p.src = src;
+        p.dst = dst;
         m_pairs.push_back(std::move(p));
         m_index.emplace(key, idx);
     }
@@ -95,6 +100,17 @@ UetCollectiveTransport::Arrived(const UetMessage& m)
     const auto w = p.pending.front();
     p.pending.pop_front();
     w.first->MessageArrived(w.second);
+}
+
+void
+UetCollectiveTransport::PdcFailed(UetCollectiveTransport* t, uint32_t src, uint32_t pdcId)
+{
+    Ptr<UetPdc> pdc = t->m_nodes.Get(src)->GetObject<UetNic>()->GetPdc(pdcId);
+    if (pdc && pdc->GetFlowId() < t->m_pairs.size())
+    {
+        const Pair& p = t->m_pairs[pdc->GetFlowId()];
+        t->NotifyConnectionFailed(p.src, p.dst);
+    }
 }
 
 Ptr<UetPdc>

@@ -54,7 +54,12 @@ class UetCollectiveTransport : public CollectiveTransport
     {
         Ptr<UetPdc> pdc;
         std::deque<std::pair<CollectiveTransportListener*, uint64_t>> pending;
+        uint32_t src{0};
+        uint32_t dst{0};
     };
+
+    /// A PDC of rank `src`'s NIC stopped: its connection failed (NCCL aborts on it).
+    static void PdcFailed(UetCollectiveTransport* t, uint32_t src, uint32_t pdcId);
 
     static uint64_t Key(uint32_t src, uint32_t dst, uint32_t channel);
     void Arrived(const UetMessage& m);

@@ -397,6 +397,7 @@ UetNic::HandleData(const FabricFrame& f)
     {
         rx->rodNackSent = false;
     }
+    rx->highest = std::max(rx->highest, psn + 1);
     CountMessagePacket(*rx, f);
     rx->bytesSinceAck += f.payloadBytes;
     const bool ce = f.ecn == FabricFrame::ECN_CE;
@@ -464,7 +465,9 @@ UetNic::SendAck(RxPdc& rx, const FabricFrame& f, bool ecn)
     if (!rx.seen.empty())
     {
         const uint32_t mask = static_cast<uint32_t>(rx.seen.size() - 1);
-        for (uint32_t i = 0; i < 64; ++i)
+        // nothing arrived at or beyond `base` in order delivery: no scan
+        const uint32_t n = rx.highest > base ? std::min<uint32_t>(64, rx.highest - base) : 0;
+        for (uint32_t i = 0; i < n; ++i)
         {
             const uint32_t q = base + i;
             if (q - rx.rcvNxt < rx.seen.size() && rx.seen[q & mask])
@@ -718,6 +721,7 @@ UetNic::Fail(UetPdc* pdc)
     pdc->m_retx.clear();
     pdc->m_rto.Cancel();
     ++m_counters.failedPdcs;
+    m_pdcFailedTrace(pdc->m_id);
 }
 
 } // namespace ns3

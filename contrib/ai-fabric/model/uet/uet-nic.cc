@@ -150,7 +150,11 @@ UetNic::GetTypeId()
             .AddTraceSource("Timeout",
                             "The retransmission timer declared a packet lost: (PDC id, PSN).",
                             MakeTraceSourceAccessor(&UetNic::m_timeoutTrace),
-                            "ns3::UetNic::PdcPsnTracedCallback");
+                            "ns3::UetNic::PdcPsnTracedCallback")
+            .AddTraceSource("PdcFailed",
+                            "A PDC stopped: a packet was sent MaxRetransmissions times (PDC id).",
+                            MakeTraceSourceAccessor(&UetNic::m_pdcFailedTrace),
+                            "ns3::UetNic::PdcTracedCallback");
     return tid;
 }
 

@@ -101,6 +101,7 @@ class UetNic : public Object
     const UetNicCounters& GetCounters() const;
 
     typedef void (*PdcPsnTracedCallback)(uint32_t pdc, uint32_t psn);
+    typedef void (*PdcTracedCallback)(uint32_t pdc);
 
     /// Used by UetPdc::Send.
     uint64_t Post(UetPdc* pdc, uint64_t bytes);
@@ -128,6 +129,7 @@ class UetNic : public Object
         uint16_t spdcid{0};
         uint16_t id{0};
         uint32_t rcvNxt{0};        //!< every PSN below has arrived
+        uint32_t highest{0};       //!< one past the highest PSN arrived (bounds the SACK scan)
         std::vector<uint8_t> seen; //!< PSNs rcvNxt .. rcvNxt + size - 1 (index psn & mask)
         uint32_t bytesSinceAck{0};
         bool ackReqPending{false}; //!< an ACK-requested message is not complete yet
@@ -211,6 +213,7 @@ class UetNic : public Object
     UetNicCounters m_counters;
     TracedCallback<uint32_t, uint32_t> m_trimNackTrace;
     TracedCallback<uint32_t, uint32_t> m_timeoutTrace;
+    TracedCallback<uint32_t> m_pdcFailedTrace;
 };
 
 } // namespace ns3
