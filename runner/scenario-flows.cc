@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "scenario-flows.h"
 
+#include "file-util.h"
 #include "json-input.h"
 
 #include "ns3/double.h"
@@ -50,10 +51,16 @@ LoadFlowSizes(const std::string& cdf)
                                                "1 MiB");
     }
     // The path is the user's (cut when echoed); the reason after it is ours and short.
-    std::ifstream in(cdf);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return ns3::FlowSizeDistribution::FromText(text.str(), "'" + EchoText(cdf) + "'");
+    std::string text;
+    try
+    {
+        text = ReadInputFile(cdf, 1 << 20); // not blocking if it became a FIFO meanwhile
+    }
+    catch (const std::runtime_error& e)
+    {
+        throw ns3::FlowSizeDistribution::Error("'" + EchoText(cdf) + "' " + e.what());
+    }
+    return ns3::FlowSizeDistribution::FromText(text, "'" + EchoText(cdf) + "'");
 }
 
 FlowsConfig

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "scenario.h"
 
+#include "file-util.h"
 #include "json-input.h"
 #include "memory-estimate.h"
 #include "scenario-fabric-checks.h"
@@ -9,6 +10,7 @@
 #include "scenario-rdma.h"
 #include "scenario-schema.h"
 #include "scenario-tcp.h"
+#include "scenario-times.h"
 #include "scenario-training.h"
 #include "scenario-tuning.h"
 #include "scenario-validation.h"
@@ -266,6 +268,8 @@ ToRun(const json& j, size_t index)
                             "topology.servers must be >= 2 (got " +
                             std::to_string(r.servers) + ")");
     }
+    // Every duration and rate ns-3 will hold (before the tuner computes with them).
+    CheckTimesAndRates(r);
     if (r.algorithm == "auto" || r.protocol == "auto")
     {
         r.algorithmAuto = r.algorithm == "auto";
@@ -507,20 +511,48 @@ ResolveScenario(const json& scenario)
 json
 LoadScenarioFile(const std::string& path)
 {
-    if (std::filesystem::is_directory(path))
+    std::string text;
+    try
     {
-        throw ScenarioError("scenario file '" + EchoText(path) +
-                            "': is a directory; give a scenario JSON file");
+        text = ReadInputFile(path);
     }
-    std::ifstream f(path);
-    if (!f)
+    catch (const std::runtime_error& e)
     {
-        throw ScenarioError("scenario file '" + EchoText(path) +
-                            "': cannot be read (missing or no permission)");
+        throw ScenarioError(
+            "scenario file '" + EchoText(path) + "': " + e.what() +
+            (std::filesystem::is_directory(path) ? "; give a scenario JSON file" : ""));
     }
-    std::ostringstream text;
-    text << f.rdbuf();
-    return ParseScenarioText(text.str(), "scenario file '" + EchoText(path) + "'");
+    json j = ParseScenarioText(text, "scenario file '" + EchoText(path) + "'");
+    // A trace named relative to the scenario file is found beside it, wherever the runner runs.
+    const std::filesystem::path base = std::filesystem::absolute(path).parent_path();
+    auto resolve = [&base](json& o) {
+        if (!o.is_object() || !o.contains("workload") || !o["workload"].is_object())
+        {
+            return;
+        }
+        json& t = o["workload"]["trace"];
+        if (t.is_string() && !t.get<std::string>().empty() &&
+            std::filesystem::path(t.get<std::string>()).is_relative())
+        {
+            t = (base / t.get<std::string>()).lexically_normal().string();
+        }
+        else if (t.is_null())
+        {
+            o["workload"].erase("trace");
+        }
+    };
+    resolve(j);
+    for (const char* list : {"compare", "jobs"})
+    {
+        if (j.is_object() && j.contains(list) && j[list].is_array())
+        {
+            for (json& e : j[list])
+            {
+                resolve(e);
+            }
+        }
+    }
+    return j;
 }
 
 json

@@ -143,6 +143,8 @@ class FlowWorkload : public Object
     };
 
     void Arrival(uint32_t hostIndex);
+    /// Host `i`'s next Poisson arrival, or no event when it falls after the end.
+    EventId ScheduleArrival(uint32_t i);
     void Incast();
     uint32_t Acquire(uint32_t src, uint32_t dst);
     void Completed(uint32_t connection, const RdmaCompletion& c);
