@@ -6,12 +6,15 @@
 // model of the same collective says (the cost nccl-tests' bus bandwidth is defined by); a trace
 // we write keeps its compute times for tools that replay duration_micros.
 #include "chakra-test-util.h"
+#include "process-util.h"
 
 #ifdef AI_FABRIC_HAVE_CHAKRA
 
 #include <google/protobuf/io/zero_copy_stream_impl.h>
 #include <google/protobuf/util/delimited_message_util.h>
 #include <memory>
+#include <nlohmann/json.hpp>
+#include <sstream>
 
 using namespace chakra_test;
 
@@ -203,3 +206,58 @@ TEST_F(FabricTest, AllGatherCommSizeIsEachRanksInput)
 }
 
 #endif // AI_FABRIC_HAVE_CHAKRA
+
+// The same all-gather through the runner (workload.kind chakra, the trace given as a file
+// prefix relative to the scenario file) and through ai-fabric nccl-tests (all_gather of 8 MiB)
+// on the same 8-GPU cluster, ring, simple, one channel: the step is the collective's time.
+TEST(ChakraRealTraces, AllGatherTraceStepsAsNcclTestsOfTheOutputSize)
+{
+    const fs::path d = ScratchDir("aif-ag-vs-nccl");
+    TraceDir dir("ag-runner");
+    std::vector<std::vector<EtNode>> ranks(8);
+    for (auto& r : ranks)
+    {
+        r = {Coll(0, ChakraProtoMsg::ALL_GATHER, int64_t(kBytes), "")};
+    }
+    WriteTrace(dir, ranks);
+    fs::create_directories(d / "traces");
+    for (uint32_t r = 0; r < 8; ++r)
+    {
+        fs::copy_file(ChakraTrace::FileName(dir.Str(), "trace", r),
+                      ChakraTrace::FileName((d / "traces").string(), "ag", r));
+    }
+    const std::string cluster =
+        R"("topology": {"servers": 8, "gpus_per_server": 1},
+           "workload": {"algorithm": "ring", "protocol": "simple", "channels": 1)";
+    WriteFile(d / "trace.json",
+              "{" + cluster + R"(, "kind": "chakra", "trace": "traces/ag", "steps": 1}})");
+    WriteFile(d / "cluster.json", "{" + cluster + "}}");
+    const Result run =
+        RunCommand("cd / && " + std::string(AIFABRIC_RUNNER) + " " + (d / "trace.json").string() +
+                       " --quiet --out " + (d / "run").string(),
+                   "ag-run");
+    ASSERT_EQ(run.status, 0) << run.err;
+    const nlohmann::json s = nlohmann::json::parse(ReadFile(d / "run" / "summary.json"));
+    const nlohmann::json& r = s.contains("runs") ? s["runs"][0] : s;
+    EXPECT_EQ(r["collective"], "allgather");
+    EXPECT_EQ(r["bytes"], 8 * kBytes);
+    const double stepUs = r["step_ms"]["mean"].get<double>() * 1e3;
+    const Result nt =
+        RunCommand(std::string(AIFABRIC_NCCL_TESTS) + " " + (d / "cluster.json").string() +
+                       " --op all_gather -b 8M -e 8M --quiet --out " + (d / "nt").string(),
+                   "ag-nccl");
+    ASSERT_EQ(nt.status, 0) << nt.err;
+    const std::string csv = ReadFile(d / "nt" / "nccl-tests.csv");
+    const std::string row = csv.substr(csv.find('\n') + 1);
+    std::vector<std::string> cells;
+    std::stringstream ss(row);
+    for (std::string c; std::getline(ss, c, ',');)
+    {
+        cells.push_back(c);
+    }
+    ASSERT_GT(cells.size(), 5u) << csv;
+    const double ncclUs = std::stod(cells[5]);
+    EXPECT_NEAR(stepUs, ncclUs, ncclUs * 0.01) << stepUs << " us against " << ncclUs;
+    std::cout << "all-gather trace (comm_size 1 MiB, 8 ranks): step " << stepUs
+              << " us; nccl-tests all_gather 8 MiB: " << ncclUs << " us\n";
+}
