@@ -155,6 +155,17 @@ CheckTimesAndRates(const RunConfig& r)
     {
         CheckDuration("faults.random.mtbf_hours", r.randomMtbfHours, 3600, "hours");
         CheckDuration("faults.random.repair_ms", r.randomRepairMs, ms, "ms");
+        // The injector draws every failure up front: a link fails about once per mtbf + repair
+        // until max_sim_seconds; more than 10^5 failures per link never finish being drawn.
+        const double cycle = r.randomMtbfHours * 3600 + r.randomRepairMs * ms;
+        if (r.maxSimSeconds / cycle > 1e5)
+        {
+            throw ScenarioError("faults.random.mtbf_hours: mtbf_hours + repair_ms give " +
+                                Number(r.maxSimSeconds / cycle) +
+                                " failures per link in limits.max_sim_seconds; at most 1e+05 "
+                                "(mtbf_hours x 3600 + repair_ms / 1000 >= max_sim_seconds / "
+                                "1e5 s)");
+        }
     }
     for (size_t i = 0; i < r.faultEvents.size(); ++i)
     {

@@ -99,6 +99,8 @@ TEST(HardeningLimits, TinyRatesPeriodsAndTimeoutsAreRefusedNamingTheKey)
                                      {"until_ms", 1}}})}}}}),
          "faults.events[0].period_ms"},
         {Small({{"faults", {{"random", {{"mtbf_hours", 1e-15}}}}}}), "faults.random.mtbf_hours"},
+        {Small({{"faults", {{"random", {{"mtbf_hours", 1e-12}, {"repair_ms", 1e-6}}}}}}),
+         "faults.random.mtbf_hours"},
     };
     for (const auto& [scenario, key] : cases)
     {
