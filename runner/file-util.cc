@@ -46,12 +46,8 @@ WriteAtomically(const fs::path& p, const std::string& content)
 nlohmann::json
 ReadJsonFile(const fs::path& p)
 {
-    std::ifstream f(p);
-    if (!f)
-    {
-        throw std::runtime_error("cannot read " + p.string());
-    }
-    return nlohmann::json::parse(f);
+    // Regular, bounded, never blocking (a FIFO in a point's directory is refused).
+    return nlohmann::json::parse(ReadInputFile(p));
 }
 
 std::string

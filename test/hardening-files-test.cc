@@ -133,6 +133,19 @@ TEST(HardeningFiles, SweepDirectoriesAreLockedAndOrphanedRunnersSeen)
     // The holder is gone: taken over; the point runs.
     const Result ok = RunCommand(sweep, "sweep-takeover");
     EXPECT_EQ(ok.status, 0) << ok.err;
+    // A point summary with a field of the wrong type: gather names the file and the field.
+    {
+        const nlohmann::json m = ReadJsonFile(out / "sweep.json");
+        const fs::path summary = out / m["points"][0]["id"].get<std::string>() / "summary.json";
+        nlohmann::json s = ReadJsonFile(summary);
+        s["runs"][0]["name"] = 5;
+        WriteFile(summary, s.dump());
+        const Result g =
+            RunCommand(std::string(AIFABRIC_SWEEP) + " gather " + out.string(), "gather-types");
+        EXPECT_EQ(g.status, 2) << g.err;
+        EXPECT_NE(g.err.find("summary.json: runs[0].name: must be a string"), std::string::npos)
+            << g.err;
+    }
     // Orphans: a point's run lock held (as a runner left by a killed sweep holds it).
     const fs::path o2 = d / "orphan";
     WriteFile(d / "s2.json",
