@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "file-util.h"
 
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
 #include <fstream>
 #include <sstream>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace aifabric
@@ -16,12 +20,18 @@ WriteAtomically(const fs::path& p, const std::string& content)
     const fs::path tmp =
         p.parent_path() / ("." + p.filename().string() + ".tmp-" + std::to_string(::getpid()));
     {
+        errno = 0;
         std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
         f << content;
         f.flush();
         if (!f)
         {
-            throw std::runtime_error("cannot write " + tmp.string());
+            // The reason (No space left on device, Permission denied, ...), not only the name.
+            const int e = errno;
+            std::error_code ec;
+            fs::remove(tmp, ec);
+            throw std::runtime_error("cannot write " + tmp.string() + ": " +
+                                     (e ? std::strerror(e) : "write error"));
         }
     }
     std::error_code ec;
@@ -36,12 +46,67 @@ WriteAtomically(const fs::path& p, const std::string& content)
 nlohmann::json
 ReadJsonFile(const fs::path& p)
 {
-    std::ifstream f(p);
-    if (!f)
+    // Regular, bounded, never blocking (a FIFO in a point's directory is refused).
+    return nlohmann::json::parse(ReadInputFile(p));
+}
+
+std::string
+ReadInputFile(const fs::path& p, uint64_t maxBytes)
+{
+    const int fd = ::open(p.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
     {
-        throw std::runtime_error("cannot read " + p.string());
+        throw std::runtime_error(std::string("cannot be read: ") + std::strerror(errno));
     }
-    return nlohmann::json::parse(f);
+
+    struct stat st
+    {
+    };
+
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+    {
+        const mode_t m = st.st_mode;
+        ::close(fd);
+        throw std::runtime_error(S_ISDIR(m)                 ? "is a directory, not a regular file"
+                                 : S_ISFIFO(m)              ? "is a FIFO, not a regular file"
+                                 : S_ISCHR(m) || S_ISBLK(m) ? "is a device, not a regular file"
+                                                            : "is not a regular file");
+    }
+    const std::string limit = std::to_string(maxBytes >> 20) + " MiB";
+    if (uint64_t(st.st_size) > maxBytes)
+    {
+        ::close(fd);
+        throw std::runtime_error("is larger than " + limit);
+    }
+    // Read to the end, at most one byte past the limit (a file that grows, procfs's size 0).
+    std::string text;
+    char buf[65536];
+    for (;;)
+    {
+        const ssize_t n = ::read(fd, buf, sizeof(buf));
+        if (n < 0 && errno == EINTR)
+        {
+            continue;
+        }
+        if (n < 0)
+        {
+            const int e = errno;
+            ::close(fd);
+            throw std::runtime_error(std::string("cannot be read: ") + std::strerror(e));
+        }
+        if (n == 0)
+        {
+            break;
+        }
+        text.append(buf, size_t(n));
+        if (text.size() > maxBytes)
+        {
+            ::close(fd);
+            throw std::runtime_error("is larger than " + limit);
+        }
+    }
+    ::close(fd);
+    return text;
 }
 
 std::string

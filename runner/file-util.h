@@ -18,6 +18,18 @@ void WriteAtomically(const std::filesystem::path& p, const std::string& content)
 /// Parse a JSON file. Throws std::runtime_error when it cannot be read.
 nlohmann::json ReadJsonFile(const std::filesystem::path& p);
 
+/// The largest scenario, sweep file or other JSON input read (64 MiB).
+constexpr uint64_t kMaxInputFileBytes = 64ULL << 20;
+
+/**
+ * The bytes of a file a user names (a scenario, a sweep file, a flow-size CDF, a summary.json
+ * to gather): it must be a regular file (a FIFO, a device such as /dev/zero or a directory is
+ * refused at once: opened without blocking, checked with fstat) of at most `maxBytes`.
+ * \throw std::runtime_error with the reason only ("is a FIFO, not a regular file", "is larger
+ * than 64 MiB", "cannot be read: No such file or directory"); the caller names the file
+ */
+std::string ReadInputFile(const std::filesystem::path& p, uint64_t maxBytes = kMaxInputFileBytes);
+
 /// A file's bytes ("" when it cannot be read).
 std::string ReadText(const std::filesystem::path& p);
 

@@ -3,6 +3,7 @@
 
 #include <array>
 #include <cctype>
+#include <cstdlib>
 #include <ctime>
 #include <iomanip>
 #include <sstream>
@@ -31,11 +32,26 @@ Text(const json& v)
 std::string
 CsvField(const std::string& s)
 {
-    if (s.find_first_of(",\"\n\r") == std::string::npos)
+    std::string cell = s;
+    // A spreadsheet runs a cell that starts with = + - @ (or a tab or carriage return before
+    // one) as a formula: such a text cell gets a leading ' (shown, not run). Numbers stay.
+    if (!cell.empty() && std::string("=+-@\t\r").find(cell.front()) != std::string::npos)
     {
-        return s;
+        char* end = nullptr;
+        (void)std::strtod(cell.c_str(), &end);
+        const bool number = end == cell.c_str() + cell.size() && cell.front() != '=' &&
+                            cell.front() != '@' && cell.front() != '\t' && cell.front() != '\r';
+        if (!number)
+        {
+            cell.insert(cell.begin(), '\'');
+        }
     }
-    return DoubledQuotes(s, '"');
+    // RFC 4180: a field with a comma, a quote or a line break is quoted, quotes doubled.
+    if (cell.find_first_of(",\"\n\r") == std::string::npos)
+    {
+        return cell;
+    }
+    return DoubledQuotes(cell, '"');
 }
 
 std::string
@@ -51,6 +67,27 @@ DoubledQuotes(const std::string& s, char quote)
         }
     }
     return q + quote;
+}
+
+std::string
+OneLine(const std::string& s)
+{
+    static const char* const hex = "0123456789abcdef";
+    std::string out;
+    for (const char c : s)
+    {
+        const auto u = static_cast<unsigned char>(c);
+        if (u >= 0x20 && u != 0x7f)
+        {
+            out += c;
+            continue;
+        }
+        out += c == '\n'   ? std::string("\\n")
+               : c == '\r' ? std::string("\\r")
+               : c == '\t' ? std::string("\\t")
+                           : std::string("\\u00") + hex[u >> 4] + hex[u & 15];
+    }
+    return out;
 }
 
 std::string

@@ -13,11 +13,19 @@ namespace aifabric
 /// A value as a CSV cell or label: strings bare, everything else as JSON.
 std::string Text(const nlohmann::json& v);
 
-/// A CSV field: quoted (with "" for ") when it holds a comma, a quote or a line break.
+/**
+ * A CSV field, the one way every CSV we write holds text: quoted (RFC 4180, "" for ") when it
+ * holds a comma, a quote or a line break, and a text starting with = + - @ (a spreadsheet
+ * formula) prefixed with ' (numbers such as -1.5 stay as they are).
+ */
 std::string CsvField(const std::string& s);
 
 /// `s` between two `quote` characters, each `quote` inside doubled (CSV's "", gnuplot's '').
 std::string DoubledQuotes(const std::string& s, char quote);
+
+/// `s` on one line: every control character (below 0x20, and 0x7f) written as an escape (\n,
+/// \r, \t, \u0001, ...), for formats read line by line (gnuplot scripts, comment lines).
+std::string OneLine(const std::string& s);
 
 /// `s` without leading and trailing white space.
 std::string Trim(std::string s);

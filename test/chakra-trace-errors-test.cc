@@ -77,9 +77,6 @@ TEST(ChakraTraceErrors, BadTracesNameTheProblem)
         {"an unknown comm_type",
          [](const TraceDir& d) { WriteTrace(d, {{Coll(4, 42, 4096, "")}}); },
          {"node 4", "unknown comm_type 42"}},
-        {"an unsupported collective",
-         [](const TraceDir& d) { WriteTrace(d, {{Coll(4, ChakraProtoMsg::BROADCAST, 4096, "")}}); },
-         {"node 4", "comm_type BROADCAST (5) is not supported"}},
         {"a send without its receive",
          [](const TraceDir& d) {
              WriteTrace(d, {{P2p(8, true, 0, 1, 3, 1024)}, {Comp(1, 1)}});

@@ -295,14 +295,17 @@ TEST(ReportTest, ServeAnswersOnLoopbackOnly)
         << tcp;
     EXPECT_EQ(tcp.find("00000000:" + std::string(hexPort) + " 00000000:0000 0A"),
               std::string::npos);
-    const std::string ok = Get(p, "GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+    const std::string ok =
+        Get(p, "GET / HTTP/1.1\r\nHost: localhost:" + std::to_string(p) + "\r\n\r\n");
     EXPECT_EQ(ok.rfind("HTTP/1.1 200 OK\r\n", 0), 0u) << ok;
     EXPECT_NE(ok.find("Content-Type: text/html"), std::string::npos);
     EXPECT_EQ(ok.substr(ok.find("\r\n\r\n") + 4), "<!DOCTYPE html><title>t</title>");
-    const std::string head = Get(p, "HEAD /index.html HTTP/1.1\r\n\r\n");
+    const std::string head = Get(p, "HEAD /index.html HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
     EXPECT_EQ(head.rfind("HTTP/1.1 200 OK\r\n", 0), 0u);
     EXPECT_EQ(head.substr(head.find("\r\n\r\n") + 4), "");
-    EXPECT_EQ(Get(p, "GET /../etc/passwd HTTP/1.1\r\n\r\n").rfind("HTTP/1.1 404", 0), 0u);
+    EXPECT_EQ(
+        Get(p, "GET /../etc/passwd HTTP/1.1\r\nHost: localhost\r\n\r\n").rfind("HTTP/1.1 404", 0),
+        0u);
     EXPECT_EQ(Get(p, "POST / HTTP/1.1\r\n\r\n").rfind("HTTP/1.1 405", 0), 0u);
     EXPECT_EQ(Get(p, "garbage\r\n\r\n").rfind("HTTP/1.1 400", 0), 0u);
     stop = true;

@@ -2,6 +2,7 @@
 #include "run-jobs.h"
 
 #include "run-summary.h"
+#include "text-util.h"
 
 #include <sstream>
 
@@ -69,8 +70,9 @@ JobsCsv(const RunConfig& c, const Simulation& sim)
     {
         for (const auto& r : CompletedSteps(JobView(sim, j)))
         {
-            os << c.jobs[j.index].name << "," << r.step << "," << r.StepTime().GetSeconds() * 1e3
-               << "," << r.lastRank << "," << r.waitedOn << "," << r.cause << "\n";
+            os << CsvField(c.jobs[j.index].name) << "," << r.step << ","
+               << r.StepTime().GetSeconds() * 1e3 << "," << r.lastRank << "," << r.waitedOn << ","
+               << r.cause << "\n";
         }
     }
     return os.str();

@@ -20,7 +20,10 @@
 
 #include <filesystem>
 #include <iostream>
+#include <map>
+#include <tuple>
 #include <unistd.h>
+#include <vector>
 
 using namespace aifabric;
 namespace fs = std::filesystem;
@@ -73,6 +76,54 @@ Show(const std::string& dir)
               << kinds[2] << " send, " << kinds[3] << " recv), " << g.groups.size()
               << " communicators, " << Num(flops / 1e12, 6) << " TFLOP of kernels, model "
               << Num(g.modelFlops / 1e12, 6) << " TFLOP per step\n";
+    // The communicators, then the collectives each runs (as its first member runs them, in
+    // order of first appearance) and the point-to-point messages, by size.
+    constexpr size_t kMaxLines = 40;
+    for (uint32_t k = 0; k < g.groups.size() && k < kMaxLines; ++k)
+    {
+        std::cout << "communicator " << k << ": " << g.groups[k].size() << " ranks (";
+        for (size_t i = 0; i < g.groups[k].size() && i < 16; ++i)
+        {
+            std::cout << (i ? " " : "") << g.groups[k][i];
+        }
+        std::cout << (g.groups[k].size() > 16 ? " ...)\n" : ")\n");
+    }
+    std::vector<std::tuple<std::string, uint64_t, uint32_t>> order;
+    std::map<std::tuple<std::string, uint64_t, uint32_t>, uint64_t> count;
+    for (uint32_t r = 0; r < g.ranks; ++r)
+    {
+        for (const auto& op : g.ops[r])
+        {
+            const bool coll = op.kind == ns3::WorkloadOp::COLLECTIVE;
+            if ((coll && g.groups[op.group][0] != r) || (!coll && op.kind != ns3::WorkloadOp::SEND))
+            {
+                continue;
+            }
+            const auto key = std::make_tuple(coll ? ns3::CollectiveSpec::OpName(op.op) : "send",
+                                             op.bytes,
+                                             coll ? op.group : UINT32_MAX);
+            if (count[key]++ == 0)
+            {
+                order.push_back(key);
+            }
+        }
+    }
+    for (size_t i = 0; i < order.size() && i < kMaxLines; ++i)
+    {
+        const auto& [name, bytes, group] = order[i];
+        std::cout << "  " << name << " " << bytes << " B"
+                  << (name == "allgather"
+                          ? " (output; comm_size " +
+                                Num(double(bytes) / double(g.groups[group].size()), 12) + ")"
+                          : "")
+                  << (group == UINT32_MAX ? std::string(" (rank to rank)")
+                                          : " on communicator " + std::to_string(group))
+                  << " x " << count[order[i]] << "\n";
+    }
+    if (order.size() > kMaxLines)
+    {
+        std::cout << "  ... " << order.size() - kMaxLines << " more kinds\n";
+    }
     return 0;
 }
 
@@ -127,7 +178,7 @@ Export(int argc, char** argv)
         (fs::path(args.out).filename().string() + ".tmp-" + std::to_string(::getpid()));
     try
     {
-        ns3::ChakraTrace::Write(g, tmp.string(), prefix);
+        ns3::ChakraTrace::Write(g, tmp.string(), prefix, c.peakTflops * 1e12 * c.computeEfficiency);
         fs::rename(tmp, args.out);
     }
     catch (const ns3::ChakraTraceError& e)

@@ -16,6 +16,7 @@
 #include "interrupt.h"
 #include "json-input.h"
 #include "process.h"
+#include "sweep-lock.h"
 #include "sweep.h"
 
 #include <climits>
@@ -311,6 +312,9 @@ main(int argc, char** argv)
             return 1;
         }
 
+        // One sweep at a time in a directory (a second one would run every point again and
+        // overwrite the first one's logs).
+        const SweepLock lock(out);
         PrepareSweepDirectory(sweep, out, runner);
         if (engine == "slurm")
         {

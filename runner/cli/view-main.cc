@@ -69,7 +69,16 @@ PageDirectory(const fs::path& dir)
     {
         if (!fs::exists(dir / "index.html"))
         {
-            WriteRunReport(dir);
+            try
+            {
+                WriteRunReport(dir);
+            }
+            catch (const nlohmann::json::exception& e)
+            {
+                // Someone else's summary.json with a field of the wrong type: bad input.
+                throw ScenarioError(EchoText((dir / "summary.json").string()) +
+                                    ": a field has the wrong type (" + e.what() + ")");
+            }
         }
         return dir;
     }

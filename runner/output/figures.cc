@@ -13,7 +13,11 @@ namespace aifabric
 std::string
 GnuplotString(const std::string& text)
 {
-    return DoubledQuotes(text, '\'');
+    // gnuplot reads its script line by line: a raw line break (or any control character) in a
+    // string would end the command and run what follows as gnuplot (`system(...)`). Control
+    // characters are written as escapes by OneLine (\n, \u0001), so the result is
+    // always one line; inside single quotes only '' is special.
+    return DoubledQuotes(OneLine(text), '\'');
 }
 
 namespace

@@ -14,7 +14,8 @@ namespace aifabric
  * GnuplotString, and every terminal is set `noenhanced`, so a name is printed as written.
  */
 
-/// `text` as a gnuplot single-quoted string: 'Bob''s run' (gnuplot reads '' as one ').
+/// `text` as a gnuplot single-quoted string on one line: 'Bob''s run' (gnuplot reads '' as one
+/// '); a control character (a line break would end the command) is written as \n, \u0001, ...
 std::string GnuplotString(const std::string& text);
 
 /**

@@ -3,16 +3,25 @@
 
 #include "file-util.h"
 #include "interrupt.h"
+#include "scenario.h"
 
 #include <algorithm>
 #include <arpa/inet.h>
+#include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
+#include <fcntl.h>
+#include <memory>
 #include <netinet/in.h>
 #include <poll.h>
 #include <stdexcept>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <system_error>
+#include <thread>
 #include <unistd.h>
+#include <vector>
 
 namespace aifabric
 {
@@ -40,8 +49,9 @@ HexDigit(char c)
     return -1;
 }
 
-/// Write all of `s` (a client that went away is not an error of the server).
-void
+/// Write all of `s`; false when the client went away or stalled (SO_SNDTIMEO), which is not an
+/// error of the server.
+bool
 SendAll(int fd, const std::string& s)
 {
     size_t done = 0;
@@ -54,10 +64,20 @@ SendAll(int fd, const std::string& s)
             {
                 continue;
             }
-            return;
+            return false;
         }
         done += static_cast<size_t>(n);
     }
+    return true;
+}
+
+std::string
+Header(int status, const char* reason, const std::string& type, uint64_t length)
+{
+    return "HTTP/1.1 " + std::to_string(status) + " " + reason + "\r\nContent-Type: " + type +
+           "\r\nContent-Length: " + std::to_string(length) +
+           "\r\nCache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\n"
+           "Connection: close\r\n\r\n";
 }
 
 std::string
@@ -67,16 +87,81 @@ Response(int status,
          const std::string& body,
          bool head)
 {
-    std::string r = "HTTP/1.1 " + std::to_string(status) + " " + reason +
-                    "\r\nContent-Type: " + type +
-                    "\r\nContent-Length: " + std::to_string(body.size()) +
-                    "\r\nCache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\n"
-                    "Connection: close\r\n\r\n";
-    if (!head)
+    return Header(status, reason, type, body.size()) + (head ? std::string() : body);
+}
+
+/// Send a file in chunks of 64 KiB (never the whole file in memory); false if it went away.
+void
+SendFile(int fd, const fs::path& file, const std::string& type, bool head)
+{
+    const int in = ::open(file.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+    struct stat st
     {
-        r += body;
+    };
+
+    if (in < 0 || ::fstat(in, &st) != 0 || !S_ISREG(st.st_mode))
+    {
+        if (in >= 0)
+        {
+            ::close(in);
+        }
+        SendAll(fd, Response(404, "Not Found", "text/plain", "not found\n", head));
+        return;
     }
-    return r;
+    SendAll(fd, Header(200, "OK", type, uint64_t(st.st_size)));
+    uint64_t left = head ? 0 : uint64_t(st.st_size);
+    std::vector<char> buf(65536);
+    while (left > 0)
+    {
+        const ssize_t n = ::read(in, buf.data(), std::min<uint64_t>(buf.size(), left));
+        if (n < 0 && errno == EINTR)
+        {
+            continue;
+        }
+        if (n <= 0 || !SendAll(fd, std::string(buf.data(), size_t(n))))
+        {
+            break; // the file shrank or the client left: the length tells it was cut
+        }
+        left -= uint64_t(n);
+    }
+    ::close(in);
+}
+
+/// Whether the request's Host header names this server: 127.0.0.1 or localhost, with our port
+/// or none. Anything else is a page of another origin (DNS rebinding) reaching us.
+bool
+HostIsLocal(const std::string& head, uint16_t port)
+{
+    size_t at = 0;
+    while ((at = head.find("\r\n", at)) != std::string::npos)
+    {
+        at += 2;
+        const size_t end = head.find("\r\n", at);
+        std::string line = head.substr(at, end == std::string::npos ? end : end - at);
+        const size_t colon = line.find(':');
+        if (colon == std::string::npos)
+        {
+            continue;
+        }
+        std::string name = line.substr(0, colon);
+        std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) {
+            return static_cast<char>(std::tolower(c));
+        });
+        if (name != "host")
+        {
+            continue;
+        }
+        std::string v = line.substr(colon + 1);
+        v.erase(0, v.find_first_not_of(" \t"));
+        v.erase(v.find_last_not_of(" \t") + 1);
+        std::transform(v.begin(), v.end(), v.begin(), [](unsigned char c) {
+            return static_cast<char>(std::tolower(c));
+        });
+        const std::string p = ":" + std::to_string(port);
+        return v == "127.0.0.1" || v == "localhost" || v == "127.0.0.1" + p || v == "localhost" + p;
+    }
+    return false;
 }
 
 /// Read the request head (up to the blank line, at most 16 KiB, waiting at most 5 s).
@@ -103,7 +188,7 @@ ReadHead(int fd)
 }
 
 void
-Answer(int fd, const fs::path& root)
+Answer(int fd, const fs::path& root, uint16_t port)
 {
     const std::string head = ReadHead(fd);
     const size_t sp1 = head.find(' ');
@@ -121,13 +206,23 @@ Answer(int fd, const fs::path& root)
         SendAll(fd, Response(405, "Method Not Allowed", "text/plain", "GET or HEAD only\n", false));
         return;
     }
+    if (!HostIsLocal(head, port))
+    {
+        SendAll(fd,
+                Response(421,
+                         "Misdirected Request",
+                         "text/plain",
+                         "this server answers to 127.0.0.1 and localhost only\n",
+                         isHead));
+        return;
+    }
     const fs::path file = ResolveRequest(root, target);
     if (file.empty())
     {
         SendAll(fd, Response(404, "Not Found", "text/plain", "not found\n", isHead));
         return;
     }
-    SendAll(fd, Response(200, "OK", ContentType(file), ReadText(file), isHead));
+    SendFile(fd, file, ContentType(file), isHead);
 }
 
 } // namespace
@@ -240,15 +335,28 @@ ServeDirectory(const fs::path& root,
     a.sin_family = AF_INET;
     a.sin_port = htons(port);
     a.sin_addr.s_addr = htonl(INADDR_LOOPBACK); // 127.0.0.1 only
-    if (::bind(s, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 || ::listen(s, 16) != 0)
+    if (::bind(s, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 || ::listen(s, 64) != 0)
     {
-        const std::string why = std::strerror(errno);
+        const int e = errno;
         ::close(s);
-        throw std::runtime_error("127.0.0.1:" + std::to_string(port) + ": " + why);
+        if (e == EADDRINUSE || e == EACCES)
+        {
+            // Bad input (exit 2), not an internal error.
+            throw ScenarioError("--port: 127.0.0.1:" + std::to_string(port) + " " +
+                                (e == EADDRINUSE ? "is in use by another program; choose "
+                                                   "another port, or 0 for a free one"
+                                                 : "needs privileges (use a port >= 1024)"));
+        }
+        throw std::runtime_error("127.0.0.1:" + std::to_string(port) + ": " + std::strerror(e));
     }
     socklen_t len = sizeof a;
     ::getsockname(s, reinterpret_cast<sockaddr*>(&a), &len);
-    ready(ntohs(a.sin_port));
+    const uint16_t bound = ntohs(a.sin_port);
+    ready(bound);
+    // A thread per connection, at most kMaxConnections at once (more are told 503 at once): a
+    // slow client holds only its own thread; reads wait at most 5 s, writes 10 s.
+    constexpr int kMaxConnections = 32;
+    auto active = std::make_shared<std::atomic<int>>(0);
     while (InterruptSignal() == 0 && !(stop && stop()))
     {
         pollfd p{s, POLLIN, 0};
@@ -261,8 +369,33 @@ ServeDirectory(const fs::path& root,
         {
             continue;
         }
-        Answer(c, root);
-        ::close(c);
+        timeval timeout{10, 0};
+        ::setsockopt(c, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof timeout);
+        if (active->load() >= kMaxConnections)
+        {
+            SendAll(c, Response(503, "Service Unavailable", "text/plain", "busy\n", false));
+            ::close(c);
+            continue;
+        }
+        ++*active;
+        try
+        {
+            std::thread([c, root, bound, active]() {
+                Answer(c, root, bound);
+                ::close(c);
+                --*active;
+            }).detach();
+        }
+        catch (const std::system_error&)
+        {
+            --*active;
+            ::close(c);
+        }
+    }
+    // Let the connections being answered finish (each is bounded by its timeouts).
+    for (int i = 0; i < 200 && active->load() > 0; ++i)
+    {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
     ::close(s);
     return 0;

@@ -25,7 +25,11 @@ std::string ContentType(const std::filesystem::path& p);
  * Serve the files under `root` over HTTP on 127.0.0.1 only (never another address), GET and
  * HEAD, one request per connection, until SIGINT/SIGTERM/SIGHUP (InterruptSignal) or
  * `stop()` returns true. `port` 0 takes a free port. `ready(port)` is called once listening.
- * \return 0 when stopped; throws std::runtime_error when the port cannot be bound
+ * Connections are answered concurrently (a thread each, at most 32; more get 503), reads wait
+ * at most 5 s and writes 10 s, files are streamed in 64 KiB chunks, and a request whose Host
+ * is not 127.0.0.1 or localhost (with this port or none) gets 421 (DNS rebinding).
+ * \return 0 when stopped; throws ScenarioError when the port is in use or privileged,
+ * std::runtime_error when it cannot be bound otherwise
  */
 int ServeDirectory(const std::filesystem::path& root,
                    uint16_t port,

@@ -100,7 +100,7 @@ WriteResults(ns3::ResultsDirectory& dir,
     {
         const json& s = runs[i].summary;
         const double step = s["step_ms"]["mean"].get<double>();
-        cmp << dirs[i] << "," << Num(s["compute_ms"].get<double>()) << ","
+        cmp << CsvField(dirs[i]) << "," << Num(s["compute_ms"].get<double>()) << ","
             << Num(std::max(0.0, step - s["compute_ms"].get<double>())) << "," << Num(step) << ","
             << Num(s["mfu_effective"].get<double>()) << ","
             << Num(s["idle_cost_usd_per_hr"].get<double>()) << ","

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <set>
 #include <unordered_map>
 
 namespace aifabric
@@ -423,6 +424,36 @@ Summary(const RunConfig& c, const Simulation& sim, uint64_t events, double wall)
                          {"out_of_order_packets", outOfOrder},
                          {"port_changes", portChanges},
                          {"frame_hops", frameHops}};
+    if (parallel && c.workloadKind == "chakra")
+    {
+        // A trace: what it ran, not the scenario's unused collective workload (same keys).
+        const WorkloadGraph& g = *parallel->GetGraph();
+        std::set<std::string> ops;
+        uint64_t bytes = 0;
+        for (const WorkloadOp& o : g.ops.empty() ? std::vector<WorkloadOp>() : g.ops[0])
+        {
+            if (o.kind == WorkloadOp::COLLECTIVE)
+            {
+                ops.insert(CollectiveSpec::OpName(o.op));
+            }
+            if (o.kind != WorkloadOp::COMPUTE && o.kind != WorkloadOp::RECV)
+            {
+                bytes += o.bytes;
+            }
+        }
+        std::string names;
+        for (const std::string& n : ops)
+        {
+            names += (names.empty() ? "" : "+") + n;
+        }
+        s["collective"] = ops.empty() ? "p2p" : names; // of rank 0, per step
+        s["bytes"] = bytes;                            // rank 0's collective and send buffers
+        s["algorithm"] = "trace";
+        s["algorithm_used"] = "trace";
+        s["channels_used"] = 0;
+        s["algbw_gbytes_per_s"] = 0.0; // a step of many operations has no one bandwidth
+        s["busbw_gbytes_per_s"] = 0.0;
+    }
     // Same keys in every run: RDMA runs report zero TCP messages.
     s["tcp_message_breakdown_us"] = json{{"messages", 0},
                                          {"gpu_to_host", 0.0},

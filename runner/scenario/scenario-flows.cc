@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "scenario-flows.h"
 
+#include "file-util.h"
 #include "json-input.h"
 
 #include "ns3/double.h"
@@ -50,10 +51,16 @@ LoadFlowSizes(const std::string& cdf)
                                                "1 MiB");
     }
     // The path is the user's (cut when echoed); the reason after it is ours and short.
-    std::ifstream in(cdf);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return ns3::FlowSizeDistribution::FromText(text.str(), "'" + EchoText(cdf) + "'");
+    std::string text;
+    try
+    {
+        text = ReadInputFile(cdf, 1 << 20); // not blocking if it became a FIFO meanwhile
+    }
+    catch (const std::runtime_error& e)
+    {
+        throw ns3::FlowSizeDistribution::Error("'" + EchoText(cdf) + "' " + e.what());
+    }
+    return ns3::FlowSizeDistribution::FromText(text, "'" + EchoText(cdf) + "'");
 }
 
 std::shared_ptr<const ns3::ConnectionMatrix>
@@ -108,21 +115,33 @@ AnchorScenarioPaths(json& scenario, const std::string& dir)
             return;
         }
         json& w = s["workload"];
-        if (w.contains("matrix") && w["matrix"].is_string())
+        for (const char* key : {"matrix", "trace"})
         {
-            const std::string p = w["matrix"];
-            if (!p.empty() && fs::path(p).is_relative() && !dir.empty())
+            if (!w.contains(key))
             {
-                w["matrix"] = (fs::path(dir) / p).lexically_normal().string();
+                continue;
+            }
+            json& v = w[key];
+            if (v.is_null())
+            {
+                w.erase(key);
+            }
+            else if (v.is_string() && !v.get<std::string>().empty() &&
+                     fs::path(v.get<std::string>()).is_relative() && !dir.empty())
+            {
+                v = (fs::path(dir) / v.get<std::string>()).lexically_normal().string();
             }
         }
     };
     anchor(scenario);
-    if (scenario.is_object() && scenario.contains("compare") && scenario["compare"].is_array())
+    for (const char* list : {"compare", "jobs"})
     {
-        for (json& c : scenario["compare"])
+        if (scenario.is_object() && scenario.contains(list) && scenario[list].is_array())
         {
-            anchor(c);
+            for (json& e : scenario[list])
+            {
+                anchor(e);
+            }
         }
     }
 }

@@ -38,8 +38,9 @@ constexpr uint64_t kMaxMatrixFileBytes = 64 << 20;
 std::shared_ptr<const ns3::ConnectionMatrix> LoadMatrix(const std::string& path);
 
 /**
- * A scenario file's relative workload.matrix (top level and in `compare` entries) made relative
- * to the file's folder `dir` instead of the working directory.
+ * A scenario file's relative workload.matrix and workload.trace (top level and in `compare` and
+ * `jobs` entries) made relative to the file's folder `dir` instead of the working directory; a
+ * null one is removed.
  */
 void AnchorScenarioPaths(nlohmann::json& scenario, const std::string& dir);
 

@@ -3,6 +3,7 @@
 
 #include "ns3/chakra-trace.h"
 
+#include <filesystem>
 #include <string>
 
 namespace aifabric
@@ -56,7 +57,26 @@ ResolveChakra(const json& j, RunConfig& r)
     }
     try
     {
-        r.graph = std::make_shared<const ns3::WorkloadGraph>(ns3::ChakraTrace::Read(r.trace));
+        // A directory (its one prefix), or a file prefix as ASTRA-sim takes one
+        // (".../all_reduce" for all_reduce.0.et, all_reduce.1.et, ... beside it).
+        std::string dir = r.trace;
+        ns3::ChakraReadOptions options;
+        std::error_code ec;
+        if (!std::filesystem::is_directory(r.trace, ec))
+        {
+            const std::filesystem::path p(r.trace);
+            if (std::filesystem::exists(ns3::ChakraTrace::FileName(p.parent_path().empty()
+                                                                       ? "."
+                                                                       : p.parent_path().string(),
+                                                                   p.filename().string(),
+                                                                   0),
+                                        ec))
+            {
+                dir = p.parent_path().empty() ? "." : p.parent_path().string();
+                options.prefix = p.filename().string();
+            }
+        }
+        r.graph = std::make_shared<const ns3::WorkloadGraph>(ns3::ChakraTrace::Read(dir, options));
     }
     catch (const ns3::ChakraTraceError& e)
     {

@@ -20,6 +20,15 @@ using nlohmann::json;
 namespace
 {
 
+bool
+HasControlCharacter(const std::string& s)
+{
+    return std::any_of(s.begin(), s.end(), [](char c) {
+        const auto u = static_cast<unsigned char>(c);
+        return u < 0x20 || u == 0x7f;
+    });
+}
+
 void
 CheckValue(const std::string& path, const json& v, const KeySpec& k)
 {
@@ -63,6 +72,11 @@ CheckValue(const std::string& path, const json& v, const KeySpec& k)
         if (!v.is_string())
         {
             fail("must be a string");
+        }
+        if (HasControlCharacter(v.get<std::string>()))
+        {
+            // Names reach file names, CSV rows and gnuplot scripts read line by line.
+            fail("must not contain control characters (line breaks, tabs, escapes)");
         }
         if (k.max > 0 && v.get<std::string>().size() > k.max)
         {
@@ -320,6 +334,10 @@ Validate(const json& j, const std::string& prefix, bool allowCompare)
             if (!it.value().is_string() && !it.value().is_number() && !it.value().is_boolean())
             {
                 throw ScenarioError(path + ": must be a string, number or boolean value");
+            }
+            if (it.value().is_string() && HasControlCharacter(it.value().get<std::string>()))
+            {
+                throw ScenarioError(path + ": must not contain control characters");
             }
             const std::string full = it.key();
             const size_t pos = full.rfind("::");

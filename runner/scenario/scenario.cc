@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "scenario.h"
 
+#include "file-util.h"
 #include "json-input.h"
 #include "memory-estimate.h"
 #include "scenario-fabric-checks.h"
@@ -9,6 +10,7 @@
 #include "scenario-rdma.h"
 #include "scenario-schema.h"
 #include "scenario-tcp.h"
+#include "scenario-times.h"
 #include "scenario-training.h"
 #include "scenario-tuning.h"
 #include "scenario-validation.h"
@@ -274,6 +276,8 @@ ToRun(const json& j, size_t index)
                             "topology.servers must be >= 2 (got " +
                             std::to_string(r.servers) + ")");
     }
+    // Every duration and rate ns-3 will hold (before the tuner computes with them).
+    CheckTimesAndRates(r);
     if (r.algorithm == "auto" || r.protocol == "auto")
     {
         r.algorithmAuto = r.algorithm == "auto";
@@ -527,22 +531,22 @@ ResolveScenario(const json& scenario)
 json
 LoadScenarioFile(const std::string& path)
 {
-    if (std::filesystem::is_directory(path))
+    std::string text;
+    try
     {
-        throw ScenarioError("scenario file '" + EchoText(path) +
-                            "': is a directory; give a scenario JSON file");
+        text = ReadInputFile(path);
     }
-    std::ifstream f(path);
-    if (!f)
+    catch (const std::runtime_error& e)
     {
-        throw ScenarioError("scenario file '" + EchoText(path) +
-                            "': cannot be read (missing or no permission)");
+        throw ScenarioError(
+            "scenario file '" + EchoText(path) + "': " + e.what() +
+            (std::filesystem::is_directory(path) ? "; give a scenario JSON file" : ""));
     }
-    std::ostringstream text;
-    text << f.rdbuf();
-    json s = ParseScenarioText(text.str(), "scenario file '" + EchoText(path) + "'");
-    AnchorScenarioPaths(s, std::filesystem::path(path).parent_path().string());
-    return s;
+    json j = ParseScenarioText(text, "scenario file '" + EchoText(path) + "'");
+    // Files a scenario names (a Chakra trace, a connection matrix) are found beside it,
+    // wherever the runner runs.
+    AnchorScenarioPaths(j, std::filesystem::absolute(path).parent_path().string());
+    return j;
 }
 
 json

@@ -2,6 +2,7 @@
 #include "sweep-collect.h"
 
 #include "file-util.h"
+#include "json-input.h"
 #include "scenario.h"
 #include "sweep-directory.h"
 
@@ -79,8 +80,23 @@ Collect(const fs::path& dir)
                                 "); remove " + (dir / id).string() +
                                 " and resume the sweep to run that point again");
         }
-        for (const auto& run : s["runs"])
+        for (size_t i = 0; i < s["runs"].size(); ++i)
         {
+            // Someone else's file: the fields used by name must have their types.
+            const json& run = s["runs"][i];
+            const std::string at = summary.string() + ": runs[" + std::to_string(i) + "]";
+            if (!run.is_object())
+            {
+                throw ScenarioError(at + ": must be an object");
+            }
+            for (const char* field : {"name", "fabric"})
+            {
+                if (run.contains(field) && !run[field].is_string())
+                {
+                    throw ScenarioError(at + "." + field + ": must be a string (got " +
+                                        Echo(run[field]) + ")");
+                }
+            }
             Row r;
             r.pointId = id;
             r.seed = p["seed"].get<uint32_t>();

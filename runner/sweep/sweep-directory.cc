@@ -2,12 +2,16 @@
 #include "sweep-directory.h"
 
 #include "file-util.h"
+#include "sweep-lock.h"
 #include "text-util.h"
 
+#include <cerrno>
+#include <fcntl.h>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <sstream>
+#include <sys/file.h>
 #include <unistd.h>
 
 namespace aifabric
@@ -50,6 +54,42 @@ RecordExit(const fs::path& dir, const std::string& id, int rc)
 }
 
 /// "key=value" fields of a log's first line ("# ai-fabric-sweep point=... engine=local ...").
+namespace
+{
+fs::path
+RunLockPath(const fs::path& dir, const std::string& id)
+{
+    return dir / "logs" / (id + ".run");
+}
+} // namespace
+
+int
+LockPointForRunner(const fs::path& dir, const std::string& id)
+{
+    // Not close-on-exec: the runner inherits it (the sweep starts one child at a time and
+    // closes its copy at once, so no other runner inherits it).
+    const int fd = ::open(RunLockPath(dir, id).c_str(), O_RDWR | O_CREAT | O_NOFOLLOW, 0644);
+    if (fd >= 0 && ::flock(fd, LOCK_EX | LOCK_NB) != 0)
+    {
+        ::close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+bool
+PointRunnerAlive(const fs::path& dir, const std::string& id)
+{
+    const int fd = ::open(RunLockPath(dir, id).c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0)
+    {
+        return false;
+    }
+    const bool held = ::flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+    ::close(fd);
+    return held;
+}
+
 std::map<std::string, std::string>
 LogHeader(const fs::path& log)
 {
@@ -182,7 +222,13 @@ CheckSweepDirectory(const Sweep& sweep, const std::string& dir)
     {
         throw ScenarioError("--out: '" + dir + "' exists and is not a directory");
     }
-    if (fs::is_empty(dir, ec))
+    // Empty but for a lock file (a first sweep stopped before it wrote anything).
+    bool empty = true;
+    for (const auto& e : fs::directory_iterator(dir, ec))
+    {
+        empty = empty && e.path().filename() == SweepLock::kFileName;
+    }
+    if (empty)
     {
         return;
     }

@@ -45,6 +45,16 @@ std::filesystem::path ExitPath(const std::filesystem::path& dir, const std::stri
 /// The exit status a finished attempt recorded, or -1 when there is none.
 int RecordedExit(const std::filesystem::path& dir, const std::string& id);
 void RecordExit(const std::filesystem::path& dir, const std::string& id, int rc);
+/**
+ * logs/<id>.run, locked (flock) by the point's runner for as long as it runs: the sweep opens
+ * and locks it just before starting the runner, which inherits the descriptor, and closes its
+ * own copy right after. The lock outlives a sweep killed with -9 and ends with the runner, so
+ * an orphaned runner is seen as running and never started twice.
+ * \return the descriptor (close it once the runner started), or -1
+ */
+int LockPointForRunner(const std::filesystem::path& dir, const std::string& id);
+/// Whether a runner of the point still runs (its logs/<id>.run is locked).
+bool PointRunnerAlive(const std::filesystem::path& dir, const std::string& id);
 /// "key=value" fields of a log's first line ("# ai-fabric-sweep point=... engine=local ...").
 std::map<std::string, std::string> LogHeader(const std::filesystem::path& log);
 /// The last non-blank line of a log, trimmed.

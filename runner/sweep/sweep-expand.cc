@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "sweep-expand.h"
 
+#include "file-util.h"
 #include "json-input.h"
 #include "point-id.h"
 #include "text-util.h"
@@ -205,6 +206,29 @@ ExpandSweep(const std::string& text, const std::string& defaultName, const std::
         }
         return lists;
     };
+    // The seeds first: a bad list is reported as itself, not as a missing grid.
+    if (spec.contains("seeds"))
+    {
+        const auto& sd = spec["seeds"];
+        const std::string what =
+            "seeds: must be a non-empty list of distinct integers >= 1 and <= 2147483647";
+        if (!sd.is_array() || sd.empty())
+        {
+            throw ScenarioError(what);
+        }
+        std::set<uint32_t> seen;
+        for (const auto& v : sd)
+        {
+            if (!v.is_number() || std::floor(v.get<double>()) != v.get<double>() ||
+                v.get<double>() < 1 || v.get<double>() > 2147483647.0 ||
+                !seen.insert(static_cast<uint32_t>(v.get<double>())).second)
+            {
+                throw ScenarioError(what + " (got " + Echo(v) + ")");
+            }
+            s.seeds.push_back(static_cast<uint32_t>(v.get<double>()));
+        }
+    }
+
     const auto grid = readLists("grid");
     const auto zip = readLists("zip");
     if (grid.empty() && zip.empty())
@@ -238,28 +262,6 @@ ExpandSweep(const std::string& text, const std::string& defaultName, const std::
     for (const auto& z : zip)
     {
         s.zipKeys.push_back(z.first);
-    }
-
-    if (spec.contains("seeds"))
-    {
-        const auto& sd = spec["seeds"];
-        const std::string what =
-            "seeds: must be a non-empty list of distinct integers >= 1 and <= 2147483647";
-        if (!sd.is_array() || sd.empty())
-        {
-            throw ScenarioError(what);
-        }
-        std::set<uint32_t> seen;
-        for (const auto& v : sd)
-        {
-            if (!v.is_number() || std::floor(v.get<double>()) != v.get<double>() ||
-                v.get<double>() < 1 || v.get<double>() > 2147483647.0 ||
-                !seen.insert(static_cast<uint32_t>(v.get<double>())).second)
-            {
-                throw ScenarioError(what + " (got " + Echo(v) + ")");
-            }
-            s.seeds.push_back(static_cast<uint32_t>(v.get<double>()));
-        }
     }
 
     // The base with the fixed overrides; its own errors are reported against base/set.
@@ -402,18 +404,19 @@ ExpandSweep(const std::string& text, const std::string& defaultName, const std::
 Sweep
 LoadSweep(const std::string& path)
 {
-    std::ifstream f(path);
-    if (!f || fs::is_directory(path))
+    std::string text;
+    try
     {
-        throw ScenarioError("sweep file '" + EchoText(path) +
-                            "': cannot be read (missing or no permission)");
+        text = ReadInputFile(path);
     }
-    std::stringstream ss;
-    ss << f.rdbuf();
+    catch (const std::runtime_error& e)
+    {
+        throw ScenarioError("sweep file '" + EchoText(path) + "': " + e.what());
+    }
     Sweep s;
     try
     {
-        s = ExpandSweep(ss.str(),
+        s = ExpandSweep(text,
                         fs::path(path).stem().string(),
                         fs::absolute(path).parent_path().string());
     }

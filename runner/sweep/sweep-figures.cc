@@ -192,7 +192,7 @@ Figures(const Collected& c)
             std::ostringstream plot;
             for (size_t i = 0; i < order.size(); ++i)
             {
-                data << (i ? "\n\n" : "") << "# " << order[i]
+                data << (i ? "\n\n" : "") << "# " << OneLine(order[i])
                      << "\n# x_plot x mean min max stddev n\n";
                 for (const auto& [xv, ys] : series[order[i]])
                 {

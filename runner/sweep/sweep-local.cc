@@ -34,8 +34,27 @@ RunLocal(const Sweep& sweep,
 {
     const fs::path d = fs::absolute(dir);
     const auto t0 = std::chrono::steady_clock::now();
-    const std::vector<const SweepPoint*> todo = UnfinishedPoints(sweep, d.string());
-    const size_t skipped = sweep.points.size() - todo.size();
+    std::vector<const SweepPoint*> todo;
+    size_t orphans = 0;
+    for (const SweepPoint* p : UnfinishedPoints(sweep, d.string()))
+    {
+        // A runner left by an earlier sweep (killed with -9) still runs this point.
+        if (PointRunnerAlive(d, p->id))
+        {
+            err << "ai-fabric: point " << p->id << " is still being run by the runner of an "
+                << "earlier sweep; not started again (see --status)" << std::endl;
+            ++orphans;
+            continue;
+        }
+        todo.push_back(p);
+    }
+    const size_t skipped = sweep.points.size() - todo.size() - orphans;
+    if (todo.empty() && orphans > 0)
+    {
+        out << "sweep '" << sweep.name << "': " << orphans
+            << " points still run by an earlier sweep's runners; nothing else to run" << std::endl;
+        return 1;
+    }
     if (todo.empty())
     {
         out << "sweep '" << sweep.name << "': all " << sweep.points.size()
@@ -102,7 +121,12 @@ RunLocal(const Sweep& sweep,
             o.outFile = log.string();
             o.err = Output::AS_STDOUT;
             int rc = 0;
+            const int runLock = LockPointForRunner(d, p->id);
             const pid_t pid = StartProgram(args, o, rc);
+            if (runLock >= 0)
+            {
+                ::close(runLock); // the runner holds it now
+            }
             if (pid < 0)
             {
                 std::ofstream(log, std::ios::app)
@@ -167,10 +191,11 @@ RunLocal(const Sweep& sweep,
     const double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     out << "sweep '" << sweep.name << "': " << sweep.points.size() << " points: ran " << todo.size()
-        << " (" << failed.size() << " failed), skipped " << skipped << " already done, in "
-        << std::fixed << std::setprecision(1) << wall << " s" << std::defaultfloat
+        << " (" << failed.size() << " failed), skipped " << skipped << " already done"
+        << (orphans ? " and " + std::to_string(orphans) + " still run by an earlier sweep" : "")
+        << ", in " << std::fixed << std::setprecision(1) << wall << " s" << std::defaultfloat
         << "; results in " << d.string() << std::endl;
-    return failed.empty() ? 0 : 1;
+    return failed.empty() && orphans == 0 ? 0 : 1;
 }
 
 } // namespace aifabric

@@ -34,6 +34,10 @@ StateOf(const fs::path& dir, const std::string& id, const QueueView& q, std::str
     {
         return PointState::DONE;
     }
+    if (PointRunnerAlive(dir, id))
+    {
+        return PointState::RUNNING; // its runner, even if the sweep that started it is gone
+    }
     const auto qs = q.state.find(id);
     if (qs != q.state.end())
     {

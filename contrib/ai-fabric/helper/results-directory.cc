@@ -39,7 +39,9 @@ ResultsDirectory::Open(const std::string& path)
     {
         return "'" + path + "' is not a valid directory name";
     }
-    if (fs::exists(final, ec))
+    // symlink_status: a dangling symbolic link also exists (the final rename would fail on it
+    // after everything was simulated).
+    if (fs::exists(fs::symlink_status(final, ec)))
     {
         return "'" + path + "' already exists (choose a new directory)";
     }

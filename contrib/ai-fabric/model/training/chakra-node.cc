@@ -22,6 +22,7 @@ using ChakraProtoMsg::Node;
 struct NodeAttrs
 {
     std::optional<int64_t> numOps, durationNs, commType, commSize, commSrc, commDst, commTag, hot;
+    std::optional<int64_t> outputBytes;
     std::optional<double> flops, skew;
     std::optional<std::string> pg, phase;
     bool cpu{false};
@@ -141,6 +142,10 @@ ReadAttrs(const Node& n, const std::string& where)
         {
             at.commTag = AsInt(a, where);
         }
+        else if (name == kOutputBytes)
+        {
+            at.outputBytes = AsInt(a, where);
+        }
         else if (name == kHot)
         {
             at.hot = AsInt(a, where);
@@ -169,22 +174,6 @@ ReadAttrs(const Node& n, const std::string& where)
     return at;
 }
 
-const char*
-CommTypeName(int64_t t)
-{
-    static const char* names[] = {"ALL_REDUCE",
-                                  "REDUCE",
-                                  "ALL_GATHER",
-                                  "GATHER",
-                                  "SCATTER",
-                                  "BROADCAST",
-                                  "ALL_TO_ALL",
-                                  "REDUCE_SCATTER",
-                                  "REDUCE_SCATTER_BLOCK",
-                                  "BARRIER"};
-    return t >= 0 && t < 10 ? names[t] : "unknown";
-}
-
 CollectiveSpec::Op
 CollectiveOf(int64_t t, const std::string& where)
 {
@@ -199,15 +188,10 @@ CollectiveOf(int64_t t, const std::string& where)
     case ChakraProtoMsg::REDUCE_SCATTER:
     case ChakraProtoMsg::REDUCE_SCATTER_BLOCK:
         return CollectiveSpec::REDUCESCATTER;
+    case ChakraProtoMsg::BROADCAST:
+        return CollectiveSpec::BROADCAST;
     default:
         break;
-    }
-    if (t >= 0 && t < 10)
-    {
-        Fail(where,
-             std::string("comm_type ") + CommTypeName(t) + " (" + std::to_string(t) +
-                 ") is not supported: ai-fabric runs ALL_REDUCE, REDUCE_SCATTER, "
-                 "ALL_GATHER and ALL_TO_ALL");
     }
     Fail(where, "unknown comm_type " + std::to_string(t));
 }
@@ -260,30 +244,37 @@ struct NodeReader
                     Fail(where, "negative num_ops");
                 }
             }
-            if (at.durationNs)
-            {
-                o.durationNs = *at.durationNs;
-            }
-            else if (n.duration_micros() > static_cast<uint64_t>(INT64_MAX / 1000))
-            {
-                Fail(where,
-                     "duration_micros " + std::to_string(n.duration_micros()) + " is out of range");
-            }
-            else
-            {
-                o.durationNs = static_cast<int64_t>(n.duration_micros()) * 1000;
-            }
+            // A kernel of FLOPs runs at the GPU's rate: its duration_micros (what another tool
+            // replays) is then ignored; duration_ns is ours, exact.
+            o.durationNs = at.durationNs ? *at.durationNs : o.flops > 0 ? 0 : Micros(n);
             if (o.durationNs < 0)
             {
                 Fail(where, "negative duration_ns");
             }
             break;
         case ChakraProtoMsg::COMM_COLL_NODE:
-            Collective(o, at);
-            break;
         case ChakraProtoMsg::COMM_SEND_NODE:
         case ChakraProtoMsg::COMM_RECV_NODE:
-            PointToPoint(o, at, n.type() == ChakraProtoMsg::COMM_SEND_NODE);
+            if (at.cpu)
+            {
+                // The host-side call (PyTorch's c10d::allreduce_ ...: no comm_type); the GPU
+                // kernel node after it carries the communication.
+                break;
+            }
+            if (n.type() != ChakraProtoMsg::COMM_COLL_NODE)
+            {
+                PointToPoint(o, at, n.type() == ChakraProtoMsg::COMM_SEND_NODE);
+            }
+            else if (at.commType && IsReplayed(*at.commType))
+            {
+                // REDUCE, GATHER, SCATTER, BARRIER: replayed for their recorded duration (as
+                // ASTRA-sim replays what it does not simulate), on the GPU's stream.
+                o.durationNs = Micros(n);
+            }
+            else
+            {
+                Collective(o, at);
+            }
             break;
         default:
             break; // METADATA, MEM_LOAD, MEM_STORE, INVALID, unknown: zero-time, keeps deps
@@ -293,6 +284,24 @@ struct NodeReader
             o.phase = PhaseOf(*at.phase, where);
         }
         return o;
+    }
+
+    /// The node's duration_micros in nanoseconds.
+    int64_t Micros(const Node& n) const
+    {
+        if (n.duration_micros() > static_cast<uint64_t>(INT64_MAX / 1000))
+        {
+            Fail(where,
+                 "duration_micros " + std::to_string(n.duration_micros()) + " is out of range");
+        }
+        return static_cast<int64_t>(n.duration_micros()) * 1000;
+    }
+
+    /// The collectives NCCL has that are not simulated here: their recorded time is replayed.
+    static bool IsReplayed(int64_t t)
+    {
+        return t == ChakraProtoMsg::REDUCE || t == ChakraProtoMsg::GATHER ||
+               t == ChakraProtoMsg::SCATTER || t == ChakraProtoMsg::BARRIER;
     }
 
     void Collective(WorkloadOp& o, const NodeAttrs& at)
@@ -312,6 +321,23 @@ struct NodeReader
                      groups.Label(o.group));
         }
         const auto members = static_cast<int64_t>(g.groups[o.group].size());
+        if (o.op == CollectiveSpec::ALLGATHER)
+        {
+            // comm_size is each rank's input (Chakra's converter sums the input tensors;
+            // ASTRA-sim's Ring gathers comm_size x members); ours is the output.
+            if (at.outputBytes && *at.outputBytes > 0)
+            {
+                o.bytes = static_cast<uint64_t>(*at.outputBytes);
+            }
+            else if (o.bytes > UINT64_MAX / 2 / uint64_t(members))
+            {
+                Fail(where, "comm_size " + std::to_string(o.bytes) + " is out of range");
+            }
+            else
+            {
+                o.bytes *= uint64_t(members);
+            }
+        }
         if (at.skew)
         {
             if (!(*at.skew >= 1.0 && *at.skew <= static_cast<double>(members)))
@@ -442,7 +468,7 @@ KindName(const WorkloadOp& o)
 } // namespace
 
 void
-ToNode(const WorkloadGraph& g, uint32_t rank, uint32_t i, Node& n)
+ToNode(const WorkloadGraph& g, uint32_t rank, uint32_t i, Node& n, double flopsPerSecond)
 {
     const WorkloadOp& o = g.ops[rank][i];
     n.Clear();
@@ -473,11 +499,33 @@ ToNode(const WorkloadGraph& g, uint32_t rank, uint32_t i, Node& n)
             n.set_duration_micros(static_cast<uint64_t>(us));
             AddAttr(attrs, kDurationNs)->set_int64_val(o.durationNs);
         }
+        else if (o.flops > 0 && flopsPerSecond > 0)
+        {
+            // For tools that replay kernels (ASTRA-sim without its roofline): the time at the
+            // GPU's rate; and a tensor_size that makes the kernel compute-bound in ASTRA-sim's
+            // roofline (1e4 FLOP per byte, beyond any GPU's ridge point), as this model runs it.
+            const double us = std::nearbyint(o.flops / flopsPerSecond * 1e6);
+            n.set_duration_micros(us >= 1.8e19 ? UINT64_MAX : static_cast<uint64_t>(us));
+            AddAttr(attrs, kTensorSize)
+                ->set_uint64_val(static_cast<uint64_t>(std::max(1.0, std::ceil(o.flops / 1e4))));
+        }
         break;
     case WorkloadOp::COLLECTIVE:
         n.set_type(ChakraProtoMsg::COMM_COLL_NODE);
         AddAttr(attrs, kCommType)->set_int64_val(CommType(o.op));
-        AddAttr(attrs, kCommSize)->set_int64_val(static_cast<int64_t>(o.bytes));
+        if (o.op == CollectiveSpec::ALLGATHER)
+        {
+            // comm_size is each rank's input in Chakra and ASTRA-sim; ours is the output,
+            // kept exact beside it.
+            const uint64_t members = g.groups[o.group].size();
+            AddAttr(attrs, kCommSize)
+                ->set_int64_val(static_cast<int64_t>((o.bytes + members - 1) / members));
+            AddAttr(attrs, kOutputBytes)->set_int64_val(static_cast<int64_t>(o.bytes));
+        }
+        else
+        {
+            AddAttr(attrs, kCommSize)->set_int64_val(static_cast<int64_t>(o.bytes));
+        }
         AddAttr(attrs, kPgName)->set_string_val(PgName(o.group));
         if (o.skew != 1.0 || o.hot != 0)
         {

@@ -17,8 +17,13 @@ namespace ns3
 namespace chakra
 {
 
-/// Operation `i` of `rank` as a Chakra node: id `i`, its dependencies as data_deps.
-void ToNode(const WorkloadGraph& g, uint32_t rank, uint32_t i, ChakraProtoMsg::Node& n);
+/// Operation `i` of `rank` as a Chakra node: id `i`, its dependencies as data_deps; a kernel of
+/// FLOPs also gets its duration_micros at `flopsPerSecond` (when > 0) and a tensor_size.
+void ToNode(const WorkloadGraph& g,
+            uint32_t rank,
+            uint32_t i,
+            ChakraProtoMsg::Node& n,
+            double flopsPerSecond = 0);
 
 /**
  * Node `n` of rank `rank`'s file as an operation, dependencies not set (ChakraTrace's

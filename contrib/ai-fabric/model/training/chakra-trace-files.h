@@ -26,6 +26,7 @@ inline constexpr char kCommDst[] = "comm_dst";
 inline constexpr char kCommTag[] = "comm_tag";
 inline constexpr char kPgName[] = "pg_name";
 inline constexpr char kIsCpuOp[] = "is_cpu_op";
+inline constexpr char kTensorSize[] = "tensor_size";
 
 // Ours: what a Chakra trace has no field for, so that a written graph reads back exactly.
 inline constexpr char kDurationNs[] = "duration_ns";
@@ -33,6 +34,7 @@ inline constexpr char kFlops[] = "ai_fabric_flops";
 inline constexpr char kPhase[] = "ai_fabric_phase";
 inline constexpr char kSkew[] = "ai_fabric_skew";
 inline constexpr char kHot[] = "ai_fabric_hot";
+inline constexpr char kOutputBytes[] = "ai_fabric_output_bytes";
 inline constexpr char kModelFlops[] = "ai_fabric_model_flops";
 
 inline constexpr char kVersion[] = "0.0.4";

@@ -36,7 +36,7 @@ ChakraTrace::Available()
 }
 
 void
-ChakraTrace::Write(const WorkloadGraph&, const std::string& dir, const std::string&)
+ChakraTrace::Write(const WorkloadGraph&, const std::string& dir, const std::string&, double)
 {
     throw ChakraTraceError("chakra trace " + dir +
                            ": this build of ai-fabric has no protobuf (install libprotobuf-dev "
@@ -103,7 +103,7 @@ WriteFile(const std::string& file, const std::string& bytes)
 }
 
 void
-WriteRank(const WorkloadGraph& g, uint32_t rank, const std::string& file)
+WriteRank(const WorkloadGraph& g, uint32_t rank, const std::string& file, double flopsPerSecond)
 {
     std::ofstream out(file, std::ios::binary | std::ios::trunc);
     if (!out)
@@ -121,7 +121,7 @@ WriteRank(const WorkloadGraph& g, uint32_t rank, const std::string& file)
     Node n;
     for (uint32_t i = 0; i < g.ops[rank].size(); ++i)
     {
-        chakra::ToNode(g, rank, i, n);
+        chakra::ToNode(g, rank, i, n, flopsPerSecond);
         AppendDelimited(buf, n, scratch);
         if (buf.size() >= (1U << 20))
         {
@@ -146,7 +146,10 @@ ChakraTrace::Available()
 }
 
 void
-ChakraTrace::Write(const WorkloadGraph& g, const std::string& dir, const std::string& prefix)
+ChakraTrace::Write(const WorkloadGraph& g,
+                   const std::string& dir,
+                   const std::string& prefix,
+                   double flopsPerSecond)
 {
     if (prefix.empty() || prefix.find('/') != std::string::npos)
     {
@@ -178,7 +181,7 @@ ChakraTrace::Write(const WorkloadGraph& g, const std::string& dir, const std::st
     WriteFile((fs::path(dir) / chakra::kCommGroupFile).string(), chakra::CommGroupJson(g));
     for (uint32_t r = 0; r < g.ranks; ++r)
     {
-        WriteRank(g, r, FileName(dir, prefix, r));
+        WriteRank(g, r, FileName(dir, prefix, r), flopsPerSecond);
     }
 }
 

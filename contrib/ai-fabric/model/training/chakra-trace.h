@@ -90,11 +90,15 @@ class ChakraTrace
     /**
      * Write `g` into `dir` (created if missing): `<prefix>.<rank>.et` for every rank and
      * `comm_group.json`; `<prefix>.<r>.et` files of higher ranks from an earlier write are
-     * removed. \throw ChakraTraceError if a file cannot be written or `g` fails Check
+     * removed. With `flopsPerSecond` (the GPU's effective rate) > 0, a kernel given in FLOPs
+     * also gets duration_micros (its time at that rate, which ASTRA-sim replays) and a
+     * tensor_size (compute-bound in ASTRA-sim's roofline).
+     * \throw ChakraTraceError if a file cannot be written or `g` fails Check
      */
     static void Write(const WorkloadGraph& g,
                       const std::string& dir,
-                      const std::string& prefix = "trace");
+                      const std::string& prefix = "trace",
+                      double flopsPerSecond = 0);
 
     /// Read the trace in `dir`. \throw ChakraTraceError naming the file, node and problem
     static WorkloadGraph Read(const std::string& dir,

@@ -156,6 +156,22 @@ ParallelTrainingJob::Check() const
     {
         return e;
     }
+    // A kernel's time must fit a Time (int64 ns, ~292 years; Seconds() of more overflows into a
+    // negative or zero time): at most 1e9 s, so that a few of them still add up.
+    const double flopsPerSecond = m_peakTflops * 1e12 * m_efficiency;
+    for (uint32_t r = 0; r < m_graph->ranks; ++r)
+    {
+        for (uint32_t i = 0; i < m_graph->ops[r].size(); ++i)
+        {
+            const WorkloadOp& o = m_graph->ops[r][i];
+            if (o.kind == WorkloadOp::COMPUTE && o.flops > 0 && !(o.flops / flopsPerSecond <= 1e9))
+            {
+                return "rank " + std::to_string(r) + " operation " + std::to_string(i) +
+                       ": a kernel of " + std::to_string(o.flops) +
+                       " FLOPs at PeakTflops x ComputeEfficiency takes more than 1e9 s";
+            }
+        }
+    }
     if (!m_transport.empty() && m_transport.size() != m_graph->ranks)
     {
         return "the graph has " + std::to_string(m_graph->ranks) + " ranks, the job " +
@@ -362,8 +378,11 @@ ParallelTrainingJob::Prepare()
     {
         perMemberCount[k].assign(g.groups[k].size(), 0);
     }
-    std::map<std::tuple<uint32_t, uint32_t, uint32_t>, uint32_t> sends;
-    std::map<std::tuple<uint32_t, uint32_t, uint32_t>, uint32_t> recvs;
+    // (src, dst, tag) -> the sends (receives) in their rank's order: the k-th send of a key
+    // matches its k-th receive, as MPI and ASTRA-sim match messages (tags are reused, e.g. a
+    // ring's every step between one pair with tag 0).
+    std::map<std::tuple<uint32_t, uint32_t, uint32_t>, std::vector<uint32_t>> sends;
+    std::map<std::tuple<uint32_t, uint32_t, uint32_t>, std::vector<uint32_t>> recvs;
     std::map<std::tuple<uint32_t, uint32_t, uint8_t>, uint32_t> schedOf;
     for (uint32_t r = 0; r < n; ++r)
     {
@@ -392,11 +411,11 @@ ParallelTrainingJob::Prepare()
             }
             else if (o.kind == WorkloadOp::SEND)
             {
-                sends[{r, o.peer, o.tag}] = i;
+                sends[{r, o.peer, o.tag}].push_back(i);
             }
             else
             {
-                recvs[{o.peer, r, o.tag}] = i;
+                recvs[{o.peer, r, o.tag}].push_back(i);
             }
         }
     }
@@ -440,14 +459,17 @@ ParallelTrainingJob::Prepare()
         }
     }
     m_p2p.clear();
-    for (const auto& [key, sendOp] : sends)
+    for (const auto& [key, sendOps] : sends)
     {
         const uint32_t src = std::get<0>(key);
         const uint32_t dst = std::get<1>(key);
-        const uint32_t recvOp = recvs.at(key);
-        m_opAux[src][sendOp] = static_cast<uint32_t>(m_p2p.size());
-        m_opAux[dst][recvOp] = static_cast<uint32_t>(m_p2p.size());
-        m_p2p.push_back(P2p{src, sendOp, dst, recvOp});
+        const std::vector<uint32_t>& recvOps = recvs.at(key); // Check: as many as sends
+        for (size_t k = 0; k < sendOps.size(); ++k)
+        {
+            m_opAux[src][sendOps[k]] = static_cast<uint32_t>(m_p2p.size());
+            m_opAux[dst][recvOps[k]] = static_cast<uint32_t>(m_p2p.size());
+            m_p2p.push_back(P2p{src, sendOps[k], dst, recvOps[k]});
+        }
     }
     // --- dependents (explicit and implicit), CSR per rank
     m_depOffset.assign(n, {});

@@ -136,10 +136,10 @@ WorkloadGraph::Check() const
                 {
                     return where + "a collective of 0 bytes";
                 }
-                if (o.op == CollectiveSpec::BROADCAST || o.op == CollectiveSpec::SENDRECV)
+                if (o.op == CollectiveSpec::SENDRECV)
                 {
-                    return where + "collectives are allreduce, reducescatter, allgather or "
-                                   "alltoall (point-to-point is SEND/RECV)";
+                    return where + "collectives are allreduce, reducescatter, allgather, "
+                                   "alltoall or broadcast (point-to-point is SEND/RECV)";
                 }
                 seq[o.group][m].push_back(&o);
                 break;

@@ -66,9 +66,10 @@ struct WorkloadOp
  * execution trace: per rank, operations in program order, each with the earlier operations of
  * the same rank it depends on. Collectives name a communicator (`groups`: ranks in
  * communicator order); the k-th collective of a communicator at each of its ranks is one
- * collective, so they must agree in operation and size. A SEND (src, dst, tag) matches the
- * RECV (dst, src, tag). Built by TransformerWorkload or read from a Chakra trace; run by
- * ParallelTrainingJob.
+ * collective, so they must agree in operation and size. The k-th SEND (src, dst, tag) of src
+ * matches the k-th RECV (dst, src, tag) of dst (tags may be reused: messages of one key are
+ * matched in order, as MPI and ASTRA-sim match them). Built by TransformerWorkload or read from a
+ * Chakra trace; run by ParallelTrainingJob.
  */
 struct WorkloadGraph
 {

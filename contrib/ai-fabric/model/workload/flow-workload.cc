@@ -184,11 +184,7 @@ FlowWorkload::Start()
     {
         for (uint32_t i = 0; i < n; ++i)
         {
-            const Time gap = Seconds(m_gap->GetValue() / m_rate);
-            if (Simulator::Now() + gap < m_end)
-            {
-                m_next[i] = Simulator::Schedule(gap, &FlowWorkload::Arrival, this, i);
-            }
+            m_next[i] = ScheduleArrival(i);
         }
     }
     if (m_incastFanin > 0 && m_incastPeriod.IsStrictlyPositive())
@@ -257,15 +253,25 @@ FlowWorkload::Arrival(uint32_t i)
         j += j >= i ? 1 : 0;
     }
     StartFlow(m_hosts[i], m_hosts[j], m_dist.Sample(m_size->GetValue()), false);
-    const Time gap = Seconds(m_gap->GetValue() / m_rate);
+    m_next[i] = ScheduleArrival(i);
+}
+
+EventId
+FlowWorkload::ScheduleArrival(uint32_t i)
+{
+    // The gap in seconds first: at a tiny rate it is beyond what a Time holds (converting it
+    // would overflow), and such an arrival is after the end anyway.
+    const double seconds = m_gap->GetValue() / m_rate;
+    if (!(seconds <= (m_end - Simulator::Now()).GetSeconds() + 1))
+    {
+        return EventId();
+    }
+    const Time gap = Seconds(seconds);
     if (Simulator::Now() + gap < m_end)
     {
-        m_next[i] = Simulator::Schedule(gap, &FlowWorkload::Arrival, this, i);
+        return Simulator::Schedule(gap, &FlowWorkload::Arrival, this, i);
     }
-    else
-    {
-        m_next[i] = EventId();
-    }
+    return EventId();
 }
 
 void

@@ -152,6 +152,8 @@ class FlowWorkload : public Object
     };
 
     void Arrival(uint32_t hostIndex);
+    /// Host `i`'s next Poisson arrival, or no event when it falls after the end.
+    EventId ScheduleArrival(uint32_t i);
     void Incast();
     void RunScheduled();
     uint32_t Acquire(uint32_t src, uint32_t dst);
