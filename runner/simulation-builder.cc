@@ -445,6 +445,18 @@ BuildSimulation(const RunConfig& c, const std::vector<bool>* include)
         sim.flows = BuildFlows(c.workloadKind == "flows" ? c.flows : c.backgroundFlows,
                                c.workloadKind == "flows" ? ScenarioMs(c.flows.durationMs)
                                                          : Seconds(c.maxSimSeconds),
+    // Messages over the fabric, GPU memory to GPU memory (NVLink's stay inside a server).
+    sim.messageLatency = Create<LatencyHistogram>();
+    auto toHistogram = MakeBoundCallback(
+        +[](LatencyHistogram* h, uint32_t, uint32_t, uint64_t, Time oneWay) {
+            h->Add(oneWay.GetTimeStep());
+        },
+        PeekPointer(sim.messageLatency));
+    network->TraceConnectWithoutContext("MessageLatency", toHistogram);
+    if (tcpNetwork && tcpNetwork != network)
+    {
+        tcpNetwork->TraceConnectWithoutContext("MessageLatency", toHistogram);
+    }
                                topo);
         sim.flowQueue = Create<LatencyHistogram>();
         WatchSwitchQueues(topo, sim.flowQueue);
