@@ -286,6 +286,11 @@ BuildTopology(const RunConfig& c)
     Config::SetDefault("ns3::RingCollective::Pxn", BooleanValue(c.pxn));
     Config::SetDefault("ns3::NvlinkTransport::NvlsEfficiency",
                        StringValue(PresetNvlsEfficiency(c.gpuModel)));
+    if (c.fabric == "rocev2" && c.congestionControl.rfind("dcqcn", 0) == 0)
+    {
+        // DCQCN is worth its name only if ECN marks before PFC pauses.
+        Config::SetDefault("ns3::SwitchBufferManager::EcnBelowXoff", BooleanValue(true));
+    }
     if (c.congestionControl == "dcqcn-production")
     {
         // The HPCC simulator's production marking: 100 / 400 KB x link / 25G, Pmax 0.2.
@@ -440,11 +445,6 @@ BuildSimulation(const RunConfig& c, const std::vector<bool>* include)
     sim.network = network;
     sim.tcpNetwork = tcpNetwork ? tcpNetwork : (tcp ? network : nullptr);
     sim.latency = latency;
-    if (c.workloadKind == "flows" || c.background)
-    {
-        sim.flows = BuildFlows(c.workloadKind == "flows" ? c.flows : c.backgroundFlows,
-                               c.workloadKind == "flows" ? ScenarioMs(c.flows.durationMs)
-                                                         : Seconds(c.maxSimSeconds),
     // Messages over the fabric, GPU memory to GPU memory (NVLink's stay inside a server).
     sim.messageLatency = Create<LatencyHistogram>();
     auto toHistogram = MakeBoundCallback(
@@ -457,6 +457,11 @@ BuildSimulation(const RunConfig& c, const std::vector<bool>* include)
     {
         tcpNetwork->TraceConnectWithoutContext("MessageLatency", toHistogram);
     }
+    if (c.workloadKind == "flows" || c.background)
+    {
+        sim.flows = BuildFlows(c.workloadKind == "flows" ? c.flows : c.backgroundFlows,
+                               c.workloadKind == "flows" ? ScenarioMs(c.flows.durationMs)
+                                                         : Seconds(c.maxSimSeconds),
                                topo);
         sim.flowQueue = Create<LatencyHistogram>();
         WatchSwitchQueues(topo, sim.flowQueue);
