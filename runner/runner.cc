@@ -5,6 +5,7 @@
 #include "run-attributes.h"
 #include "run-jobs.h"
 #include "run-pfc.h"
+#include "run-probe.h"
 #include "run-sampler.h"
 #include "run-summary.h"
 #include "run-traces.h"
@@ -144,6 +145,8 @@ RunOutput
 ExecuteRun(const RunConfig& c, bool progress, size_t index, size_t total)
 {
     RunOutput out = ExecuteOnce(c, nullptr, progress, index, total);
+    // The unloaded figure: one 1 KiB message on the idle fabric, in a simulation of its own.
+    out.summary["idle_message_latency_us"] = IdleMessageProbe(c);
     const size_t n = c.jobs.size();
     if (n < 2 || !c.jobsBaselines || !out.summary["completed"].get<bool>())
     {

@@ -370,7 +370,7 @@ TEST(RunnerTest, TcpRunsReportTheTcpAlgorithmsThatRun)
     EXPECT_EQ(runs[0].lossRecovery, "classic");
     j["fabric"] = "rocev2";
     runs = aifabric::ResolveScenario(j);
-    EXPECT_EQ(runs[0].congestionControl, "dcqcn");
+    EXPECT_EQ(runs[0].congestionControl, "dcqcn-nvidia") << "what ConnectX NICs ship";
     EXPECT_EQ(runs[0].lossRecovery, "go-back-n");
 }
 

@@ -286,6 +286,11 @@ BuildTopology(const RunConfig& c)
     Config::SetDefault("ns3::RingCollective::Pxn", BooleanValue(c.pxn));
     Config::SetDefault("ns3::NvlinkTransport::NvlsEfficiency",
                        StringValue(PresetNvlsEfficiency(c.gpuModel)));
+    if (c.fabric == "rocev2" && c.congestionControl.rfind("dcqcn", 0) == 0)
+    {
+        // DCQCN is worth its name only if ECN marks before PFC pauses.
+        Config::SetDefault("ns3::SwitchBufferManager::EcnBelowXoff", BooleanValue(true));
+    }
     if (c.congestionControl == "dcqcn-production")
     {
         // The HPCC simulator's production marking: 100 / 400 KB x link / 25G, Pmax 0.2.
@@ -464,6 +469,18 @@ BuildSimulation(const RunConfig& c, const std::vector<bool>* include)
     sim.network = network;
     sim.tcpNetwork = tcpNetwork ? tcpNetwork : (tcp ? network : nullptr);
     sim.latency = latency;
+    // Messages over the fabric, GPU memory to GPU memory (NVLink's stay inside a server).
+    sim.messageLatency = Create<LatencyHistogram>();
+    auto toHistogram = MakeBoundCallback(
+        +[](LatencyHistogram* h, uint32_t, uint32_t, uint64_t, Time oneWay) {
+            h->Add(oneWay.GetTimeStep());
+        },
+        PeekPointer(sim.messageLatency));
+    network->TraceConnectWithoutContext("MessageLatency", toHistogram);
+    if (tcpNetwork && tcpNetwork != network)
+    {
+        tcpNetwork->TraceConnectWithoutContext("MessageLatency", toHistogram);
+    }
     if (c.workloadKind == "flows" || c.background)
     {
         sim.flows = BuildFlows(c.workloadKind == "flows" ? c.flows : c.backgroundFlows,

@@ -42,10 +42,12 @@ struct Simulation
     ns3::Ptr<ns3::NvlinkTransport> nvlink;         //!< null with one GPU per server
     ns3::Ptr<ns3::TrainingJob> job;                //!< workload.kind collective, else null
     ns3::Ptr<ns3::ParallelTrainingJob> parallel;   //!< workload.kind training, else null
-    ns3::Ptr<ns3::FlowWorkload> flows;           //!< workload.flows or workload.background, or null
-    ns3::Ptr<ns3::LatencyHistogram> flowQueue;   //!< with flows: the switch egress queue (bytes)
-                                                 //!< each data frame found on arrival
-    ns3::Ptr<ns3::LatencyHistogram> latency;     //!< one-way latency of data packets
+    ns3::Ptr<ns3::FlowWorkload> flows;         //!< workload.flows or workload.background, or null
+    ns3::Ptr<ns3::LatencyHistogram> flowQueue; //!< with flows: the switch egress queue (bytes)
+                                               //!< each data frame found on arrival
+    ns3::Ptr<ns3::LatencyHistogram> latency;   //!< one-way latency of data packets
+    /// one-way latency of whole messages, GPU memory to GPU memory (host path included)
+    ns3::Ptr<ns3::LatencyHistogram> messageLatency;
     ns3::Ptr<ns3::FabricFaultInjector> faults;   //!< faults.events / faults.random, or null
     ns3::Ptr<ns3::PfcWatchdog> watchdog;         //!< pfc_watchdog, or null
     ns3::Ptr<ns3::PfcDeadlockDetector> deadlock; //!< pfc_deadlock, or null

@@ -69,6 +69,21 @@ DescribeParallelism(const RunConfig& c)
 }
 
 /// The rows of flow traffic (a flow workload, or background flows beside a job).
+/// Latency rows: whole messages GPU memory to GPU memory (host path included) under the run's
+/// own load and on the idle fabric, then data packets NIC to NIC.
+template <typename Row>
+void
+LatencyRows(Row& row)
+{
+    row("p99 message latency GPU-GPU",
+        [](const json& s) { return Num(s["message_latency_us"]["p99"].get<double>(), 4) + " us"; });
+    row("idle 1 KiB message GPU-GPU", [](const json& s) {
+        return Num(s["idle_message_latency_us"]["us"].get<double>(), 4) + " us";
+    });
+    row("p99 packet latency NIC-NIC",
+        [](const json& s) { return Num(s["network_latency_us"]["p99"].get<double>(), 4) + " us"; });
+}
+
 template <typename Row>
 void
 FlowRows(Row& row)
@@ -339,9 +354,7 @@ Dashboard(const std::vector<RunOutput>& runs)
         row("Idle cost", [](const json& s) {
             return "$" + Num(s["idle_cost_usd_per_hr"].get<double>(), 5) + "/hr";
         });
-        row("p99 network latency", [](const json& s) {
-            return Num(s["network_latency_us"]["p99"].get<double>(), 4) + " us";
-        });
+        LatencyRows(row);
         row("retransmits / timeouts", [](const json& s) {
             return std::to_string(s["counters"]["retransmitted_packets"].get<uint64_t>()) + " / " +
                    std::to_string(s["counters"]["timeouts"].get<uint64_t>());
@@ -408,8 +421,7 @@ Dashboard(const std::vector<RunOutput>& runs)
     row("Idle cost", [](const json& s) {
         return "$" + Num(s["idle_cost_usd_per_hr"].get<double>(), 5) + "/hr";
     });
-    row("p99 network latency",
-        [](const json& s) { return Num(s["network_latency_us"]["p99"].get<double>(), 4) + " us"; });
+    LatencyRows(row);
     row("algbw / busbw", [](const json& s) {
         return Num(s["algbw_gbytes_per_s"].get<double>(), 4) + " / " +
                Num(s["busbw_gbytes_per_s"].get<double>(), 4) + " GB/s";

@@ -408,6 +408,14 @@ Summary(const RunConfig& c, const Simulation& sim, uint64_t events, double wall)
     s["network_latency_us"] = json{{"p50", latency->Quantile(0.5) / 1000.0},
                                    {"p99", latency->Quantile(0.99) / 1000.0},
                                    {"max", double(latency->GetMax()) / 1000.0}};
+    // One way, a message's first byte leaving GPU memory to its last byte in the peer's GPU
+    // memory, on the run's own traffic: host path included (TCP), NIC and PCIe (RDMA).
+    const LatencyHistogram* msg = PeekPointer(sim.messageLatency);
+    const bool anyMsg = msg && msg->GetCount() > 0;
+    s["message_latency_us"] = json{{"p50", anyMsg ? msg->Quantile(0.5) / 1000.0 : 0.0},
+                                   {"p99", anyMsg ? msg->Quantile(0.99) / 1000.0 : 0.0},
+                                   {"max", anyMsg ? double(msg->GetMax()) / 1000.0 : 0.0},
+                                   {"messages", msg ? msg->GetCount() : 0}};
     s["algbw_gbytes_per_s"] = algbw;
     s["busbw_gbytes_per_s"] = algbw * CollectiveSpec::BusBwFactor(spec.op, c.Gpus());
     s["counters"] = json{{"data_packets", dataPackets},

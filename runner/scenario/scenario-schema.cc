@@ -209,8 +209,11 @@ Schema()
               "none",
               "swift",
               "timely"},
-             "RDMA CC (auto: dcqcn on rocev2, ib-cc on infiniband; dcqcn-production also sets the "
-             "switches' ECN to 100/400 KB x link/25G, Pmax 0.2; hpcc: in-band telemetry, rocev2, "
+             "RDMA CC (auto: dcqcn-nvidia on rocev2 (ConnectX firmware), ib-cc on infiniband; "
+             "dcqcn: "
+             "the SIGCOMM'15 paper's; dcqcn-production also sets the switches' ECN to 100/400 KB x "
+             "link/25G, Pmax 0.2; every dcqcn keeps ECN Kmax below the switches' first XOFF; hpcc: "
+             "in-band telemetry, rocev2, "
              "every packet acknowledged; timely, swift: RTT-based, no switch support, every packet "
              "acknowledged)"},
             {"loss_recovery",

@@ -165,7 +165,10 @@ ToRun(const json& j, size_t index)
     r.congestionControl = j["congestion_control"];
     if (r.congestionControl == "auto")
     {
-        r.congestionControl = r.fabric == "infiniband" ? "ib-cc" : "dcqcn";
+        // RoCEv2: what NVIDIA's ConnectX NICs ship (their firmware's DCQCN, CNPs every 4 us).
+        r.congestionControl = r.fabric == "infiniband" ? "ib-cc"
+                              : r.fabric == "rocev2"   ? "dcqcn-nvidia"
+                                                       : "dcqcn";
         r.resolved["congestion_control"] = r.congestionControl;
     }
     ResolveRdma(j, r);

@@ -129,7 +129,8 @@ async function playWave(page) {
       text: e.textContent})));
   const fields = new Set(cells.map((c) => c.field));
   for (const f of ['mfu_effective', 'collective_ms.mean', 'idle_cost_usd_per_hr',
-    'network_latency_us.p99', 'busbw_gbytes_per_s', 'algbw_gbytes_per_s', 'step_ms.mean']) {
+    'message_latency_us.p99', 'idle_message_latency_us.us', 'network_latency_us.p99',
+    'busbw_gbytes_per_s', 'algbw_gbytes_per_s', 'step_ms.mean']) {
     assert.ok(fields.has(f), `the dashboard has no row ${f}`);
   }
   for (const c of cells) {
@@ -206,7 +207,7 @@ async function playWave(page) {
     const r = await rowOf();
     const cs = await cards(page);
     assert.deepEqual(cs.map((c) => c.field), ['mfu_effective', 'collective_ms.mean',
-      'idle_cost_usd_per_hr', 'network_latency_us.p99', 'busbw_gbytes_per_s']);
+      'idle_cost_usd_per_hr', 'message_latency_us.p99', 'busbw_gbytes_per_s']);
     for (const c of cs) {
       assert.equal(c.value, r[c.field], `card ${c.field} of point ${r.point_id}`);
       expectShown(c.text, r[c.field], scaleOf(c.field), `card ${c.field}`);

@@ -2,9 +2,10 @@
 //
 // One message, GPU to GPU across a 400 Gb/s switch: kernel TCP (with the host stack cost model;
 // the Linux TCP model, or ns-3's TCP with --stack=ns3) versus GPUDirect RDMA (RoCEv2). Prints
-// and plots where the time goes.
+// and plots where the time goes. --leaves=2 puts the two GPUs on two leaves of a fat-tree (leaf,
+// spine, leaf: the path of the runner's idle probe, summary.json idle_message_latency_us).
 //
-//   tcp-vs-rdma-latency [--bytes=1000] [--stack=linux|ns3] [--out=DIR]
+//   tcp-vs-rdma-latency [--bytes=1000] [--stack=linux|ns3] [--leaves=1|2] [--out=DIR]
 //
 // Writes breakdown.csv (transport, component, microseconds) and breakdown.png (stacked bars).
 #include "ns3/ai-fabric-module.h"
@@ -46,9 +47,11 @@ main(int argc, char** argv)
     uint64_t bytes = 1000;
     std::string out;
     std::string stack = "linux";
+    uint32_t leaves = 1;
     CommandLine cmd(__FILE__);
     cmd.AddValue("bytes", "message size in bytes, 1..1073741824", bytes);
     cmd.AddValue("stack", "linux (the Linux TCP model) or ns3 (ns-3's TCP over IPv4)", stack);
+    cmd.AddValue("leaves", "1: both GPUs on one switch; 2: on two leaves under a spine", leaves);
     cmd.AddValue("out", "results directory (default results/tcp-vs-rdma-latency-<time>)", out);
     cmd.Parse(argc, argv);
     if (bytes < 1 || bytes > (1ULL << 30))
@@ -59,13 +62,27 @@ main(int argc, char** argv)
     {
         BadInput("stack must be linux or ns3 (got " + stack.substr(0, 40) + ")");
     }
+    if (leaves != 1 && leaves != 2)
+    {
+        BadInput("leaves must be 1 or 2 (got " + std::to_string(leaves) + ")");
+    }
     ResultsDirectory results;
     results.Start(out, "tcp-vs-rdma-latency");
 
-    Ptr<StarTopologyHelper> star = CreateObject<StarTopologyHelper>();
-    star->SetAttribute("Servers", UintegerValue(2));
-    star->SetAttribute("GpusPerServer", UintegerValue(1));
-    Ptr<FabricTopology> topo = star->Build();
+    Ptr<FabricTopologyHelper> helper;
+    if (leaves == 1)
+    {
+        helper = CreateObject<StarTopologyHelper>();
+    }
+    else
+    {
+        // Radix 2: one host and one uplink per leaf, one spine.
+        helper = CreateObject<FatTreeHelper>();
+        helper->SetAttribute("LeafRadix", UintegerValue(2));
+    }
+    helper->SetAttribute("Servers", UintegerValue(2));
+    helper->SetAttribute("GpusPerServer", UintegerValue(1));
+    Ptr<FabricTopology> topo = helper->Build();
 
     // Kernel TCP with host costs on both hosts; its last message's breakdown from the trace.
     Ptr<CollectiveTransport> tcp;
@@ -130,7 +147,8 @@ main(int argc, char** argv)
     csv << "GPUDirect RDMA," << reqUs << ",0," << rdmaUs - reqUs - respUs << ",0," << respUs << ","
         << rdmaUs << "\n";
     csv.close();
-    std::cout << bytes << "-byte message, GPU to GPU through one 400 Gb/s switch:\n"
+    std::cout << bytes << "-byte message, GPU to GPU through "
+              << (leaves == 1 ? "one 400 Gb/s switch" : "leaf, spine and leaf (400 Gb/s)") << ":\n"
               << "  kernel TCP (" << tcpName << "): " << tcpUs << " us = GPU->host " << us(b.pcieTx)
               << " + send CPU " << us(b.cpuTx) << " + network/interrupts " << us(b.network)
               << " + recv CPU " << us(b.cpuRx) << " + host->GPU " << us(b.pcieRx) << "\n"

@@ -170,9 +170,13 @@ function cardDefs(collective) {
     {path: 'idle_cost_usd_per_hr', label: 'Cluster idle cost burn', short: 'idle cost',
       prefix: '$', unit: '/hr',
       digits: 5, hint: () => 'Dollars paid for waiting silicon'},
-    {path: 'network_latency_us.p99', label: 'Network latency (tail p99)', short: 'p99 latency',
-      unit: ' µs', digits: 4,
-      hint: () => 'Per packet, first byte sent to delivered'},
+    {path: 'message_latency_us.p99', label: 'Message latency GPU to GPU (tail p99)',
+      short: 'p99 latency', unit: ' µs', digits: 4,
+      hint: (get1) => {
+        const idle = get1('idle_message_latency_us.us');
+        return 'One way, GPU memory to GPU memory, host path included' +
+          (idle === undefined || idle === '' ? '' : '; idle 1 KiB: ' + fmt(Number(idle), 4) + ' µs');
+      }},
     {path: 'busbw_gbytes_per_s', label: 'Bus bandwidth (busbw)', short: 'busbw', unit: ' GB/s',
       digits: 4,
       hint: (get1) => {
@@ -211,7 +215,12 @@ const tableDefs = [
   {path: 'step_ms.max', label: 'Step time (max)', unit: ' ms', digits: 4},
   {path: 'compute_ms', label: 'Compute per step', unit: ' ms', digits: 4},
   {path: 'idle_cost_usd_per_hr', label: 'Idle cost', prefix: '$', unit: '/hr', digits: 5},
-  {path: 'network_latency_us.p99', label: 'p99 network latency', unit: ' µs', digits: 4},
+  {path: 'message_latency_us.p99', label: 'p99 message latency, GPU to GPU', unit: ' µs',
+    digits: 4},
+  {path: 'idle_message_latency_us.us', label: 'Idle 1 KiB message, GPU to GPU', unit: ' µs',
+    digits: 4},
+  {path: 'network_latency_us.p99', label: 'p99 packet latency, NIC to NIC', unit: ' µs',
+    digits: 4},
   {path: 'algbw_gbytes_per_s', label: 'algbw', unit: ' GB/s', digits: 4},
   {path: 'busbw_gbytes_per_s', label: 'busbw', unit: ' GB/s', digits: 4},
   {path: 'training.phases_ms.tp_exposed', label: 'TP exposed', unit: ' ms', digits: 4},

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "collective-transport.h"
 
+#include "ns3/simulator.h"
 #include "ns3/trace-source-accessor.h"
 
 namespace ns3
@@ -19,7 +20,13 @@ CollectiveTransport::GetTypeId()
                             "A connection between two ranks failed: its messages never arrive "
                             "(src rank, dst rank; once per connection).",
                             MakeTraceSourceAccessor(&CollectiveTransport::m_connectionFailed),
-                            "ns3::CollectiveTransport::ConnectionFailedTracedCallback");
+                            "ns3::CollectiveTransport::ConnectionFailedTracedCallback")
+            .AddTraceSource("MessageLatency",
+                            "A message fully arrived: src rank, dst rank, bytes, and its one-way "
+                            "latency from being handed to the transport to its last byte in "
+                            "the destination GPU's memory (host path included).",
+                            MakeTraceSourceAccessor(&CollectiveTransport::m_messageLatency),
+                            "ns3::CollectiveTransport::MessageLatencyTracedCallback");
     return tid;
 }
 
@@ -65,6 +72,12 @@ void
 CollectiveTransport::NotifyConnectionFailed(uint32_t src, uint32_t dst)
 {
     m_connectionFailed(src, dst);
+}
+
+void
+CollectiveTransport::NotifyMessageLatency(uint32_t src, uint32_t dst, uint64_t bytes, Time posted)
+{
+    m_messageLatency(src, dst, bytes, Simulator::Now() - posted);
 }
 
 } // namespace ns3

@@ -3,6 +3,7 @@
 #define COLLECTIVE_TRANSPORT_H
 
 #include "ns3/callback.h"
+#include "ns3/nstime.h"
 #include "ns3/object.h"
 #include "ns3/traced-callback.h"
 
@@ -68,12 +69,27 @@ class CollectiveTransport : public Object
      */
     typedef void (*ConnectionFailedTracedCallback)(uint32_t src, uint32_t dst);
 
+    /**
+     * Signature of MessageLatency: a message of `bytes` from rank `src` to rank `dst` arrived
+     * `oneWay` after it was handed to the transport: one way, GPU memory to GPU memory, with
+     * every cost on the way (RDMA: NIC, PCIe reads and writes, queueing behind earlier
+     * messages of the connection, the fabric; kernel TCP: GPU<->host copies, syscalls and
+     * user<->kernel copies, queueing for CPU cores, interrupt coalescing, the fabric).
+     */
+    typedef void (*MessageLatencyTracedCallback)(uint32_t src,
+                                                 uint32_t dst,
+                                                 uint64_t bytes,
+                                                 Time oneWay);
+
   protected:
     /// Fire ConnectionFailed: once per failed connection, by the transport that lost it.
     void NotifyConnectionFailed(uint32_t src, uint32_t dst);
+    /// Fire MessageLatency for a message sent at `posted` that has just fully arrived.
+    void NotifyMessageLatency(uint32_t src, uint32_t dst, uint64_t bytes, Time posted);
 
   private:
     TracedCallback<uint32_t, uint32_t> m_connectionFailed;
+    TracedCallback<uint32_t, uint32_t, uint64_t, Time> m_messageLatency;
 };
 
 } // namespace ns3

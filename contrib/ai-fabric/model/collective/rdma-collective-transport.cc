@@ -5,6 +5,7 @@
 #include "ns3/node.h"
 #include "ns3/rdma-nic.h"
 #include "ns3/rdma-queue-pair.h"
+#include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
@@ -94,7 +95,7 @@ RdmaCollectiveTransport::Send(uint32_t src,
     if (pieces <= 1)
     {
         const uint32_t idx = group * ports == 0 ? first : GetPair(src, dst, channel, group * ports);
-        m_pairs[idx].pending.emplace_back(listener, token);
+        m_pairs[idx].pending.push_back(Pending{listener, token, bytes, Simulator::Now()});
         m_pairs[idx].requester->PostWrite(bytes);
         return;
     }
@@ -109,11 +110,12 @@ RdmaCollectiveTransport::Send(uint32_t src,
         split = m_freeSplits.back();
         m_freeSplits.pop_back();
     }
-    m_splits[split] = Split{listener, token, pieces};
+    m_splits[split] = Split{listener, token, pieces, src, dst, bytes, Simulator::Now()};
     for (uint32_t j = 0; j < pieces; ++j)
     {
         const uint32_t idx = GetPair(src, dst, channel, group * ports + j);
-        m_pairs[idx].pending.emplace_back(static_cast<CollectiveTransportListener*>(this), split);
+        m_pairs[idx].pending.push_back(
+            Pending{static_cast<CollectiveTransportListener*>(this), split, 0, Time(0)});
         m_pairs[idx].requester->PostWrite(std::min(chunk, bytes - j * chunk));
     }
 }
@@ -126,6 +128,7 @@ RdmaCollectiveTransport::MessageArrived(uint64_t token)
     {
         CollectiveTransportListener* listener = s.listener;
         const uint64_t t = s.token;
+        NotifyMessageLatency(s.src, s.dst, s.bytes, s.posted);
         m_freeSplits.push_back(static_cast<uint32_t>(token));
         listener->MessageArrived(t);
     }
@@ -175,9 +178,13 @@ RdmaCollectiveTransport::Arrived(uint32_t pair, const RdmaCompletion&)
 {
     Pair& p = m_pairs[pair];
     NS_ABORT_MSG_IF(p.pending.empty(), "RdmaCollectiveTransport: unexpected message");
-    const auto [listener, token] = p.pending.front();
+    const Pending m = p.pending.front();
     p.pending.pop_front();
-    listener->MessageArrived(token);
+    if (m.listener != static_cast<CollectiveTransportListener*>(this))
+    {
+        NotifyMessageLatency(p.src, p.dst, m.bytes, m.posted);
+    }
+    m.listener->MessageArrived(m.token);
 }
 
 void

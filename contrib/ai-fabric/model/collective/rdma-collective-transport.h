@@ -55,11 +55,21 @@ class RdmaCollectiveTransport : public CollectiveTransport, private CollectiveTr
     void DoDispose() override;
 
   private:
+    /// A message (or a piece of a split one) on its way: whom to tell, and for MessageLatency
+    /// its size and when it was handed over.
+    struct Pending
+    {
+        CollectiveTransportListener* listener{nullptr};
+        uint64_t token{0};
+        uint64_t bytes{0};
+        Time posted;
+    };
+
     struct Pair
     {
         Ptr<RdmaQueuePair> requester;
         Ptr<RdmaQueuePair> responder;
-        std::deque<std::pair<CollectiveTransportListener*, uint64_t>> pending;
+        std::deque<Pending> pending;
         uint32_t nextQp{0}; //!< the connection's first pair: the queue pairs of its next message
         uint32_t ports{1};  //!< ports of the source NIC (the connection's stripe)
         uint32_t src{0};
@@ -73,6 +83,10 @@ class RdmaCollectiveTransport : public CollectiveTransport, private CollectiveTr
         CollectiveTransportListener* listener{nullptr};
         uint64_t token{0};
         uint32_t remaining{0};
+        uint32_t src{0};
+        uint32_t dst{0};
+        uint64_t bytes{0};
+        Time posted;
     };
 
     /// Queue pairs of one connection at most (QpsPerConnection x ports): keys are channel x this.

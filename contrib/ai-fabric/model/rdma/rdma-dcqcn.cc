@@ -29,18 +29,20 @@ RdmaDcqcn::GetTypeId()
             .SetGroupName("AiFabric")
             .AddConstructor<RdmaDcqcn>()
             .AddAttribute("Preset",
-                          "Default parameter set: 'paper' (SIGCOMM'15), 'nvidia' (ConnectX "
-                          "firmware) or 'production' (the HPCC simulator's vendor values, "
-                          "scaled with the line rate: RateAI / RateHAI 5 / 50 Mb/s x rate / "
-                          "25G). Parameters left at 0 take the preset's value.",
+                          "Default parameter set: 'paper' (SIGCOMM'15 at 40G; RateAI / RateHAI "
+                          "40 / 200 Mb/s x rate / 40G), 'nvidia' (ConnectX firmware) or "
+                          "'production' (the HPCC simulator's vendor values, scaled with the "
+                          "line rate: RateAI / RateHAI 5 / 50 Mb/s x rate / 25G). Parameters "
+                          "left at 0 take the preset's value.",
                           StringValue("paper"),
                           MakeStringAccessor(&RdmaDcqcn::m_preset),
                           MakeStringChecker())
             .AddAttribute("ClampTargetRate",
                           "On a rate cut, the target rate takes the current rate: 0 = preset "
-                          "(paper, nvidia: always; production: only after an increase since "
-                          "the last cut, the HPCC simulator's CLAMP_TARGET_RATE 0), 1 = always, "
-                          "2 = only after an increase.",
+                          "(paper: always; nvidia, production: only after a timer increase "
+                          "since the last cut: ConnectX's clamp_tgt_rate 0 with "
+                          "clamp_tgt_rate_after_time_inc 1, the HPCC simulator's "
+                          "CLAMP_TARGET_RATE 0), 1 = always, 2 = only after a timer increase.",
                           UintegerValue(0),
                           MakeUintegerAccessor(&RdmaDcqcn::m_clampTarget),
                           MakeUintegerChecker<uint32_t>(0, 2))
@@ -75,12 +77,14 @@ RdmaDcqcn::GetTypeId()
                           MakeUintegerAccessor(&RdmaDcqcn::m_fastRecoverySteps),
                           MakeUintegerChecker<uint32_t>())
             .AddAttribute("RateAI",
-                          "Additive increase step (0 = preset: 40 Mb/s / 5 Mb/s).",
+                          "Additive increase step (0 = preset: paper 40 Mb/s x rate / 40G, nvidia "
+                          "5 Mb/s, production 5 Mb/s x rate / 25G).",
                           DataRateValue(DataRate(0)),
                           MakeDataRateAccessor(&RdmaDcqcn::m_rai),
                           MakeDataRateChecker())
             .AddAttribute("RateHAI",
-                          "Hyper increase step (0 = preset: 200 Mb/s / 50 Mb/s).",
+                          "Hyper increase step (0 = preset: paper 200 Mb/s x rate / 40G, nvidia "
+                          "50 Mb/s, production 50 Mb/s x rate / 25G).",
                           DataRateValue(DataRate(0)),
                           MakeDataRateAccessor(&RdmaDcqcn::m_rhai),
                           MakeDataRateChecker())
@@ -131,8 +135,12 @@ RdmaDcqcn::GetParams(DataRate lineRate) const
         p.increaseTimer = MicroSeconds(55);
         p.byteCounter = 10ULL * 1000 * 1000;
         p.fastRecoverySteps = 5;
-        p.rai = DataRate("40Mbps");
-        p.rhai = DataRate("200Mbps");
+        // 40 / 200 Mb/s on the paper's 40G testbed, scaled with the line rate as the
+        // production preset's steps are: the same fraction of the link per increase (at 400G
+        // a 40 Mb/s step is 0.01%, and a queue pair cut to a few Gb/s took ~100 ms back).
+        const double scale = lineRate.GetBitRate() > 0 ? lineRate.GetBitRate() / 40e9 : 1.0;
+        p.rai = DataRate(uint64_t(40e6 * scale));
+        p.rhai = DataRate(uint64_t(200e6 * scale));
         p.minRate = DataRate("100Mbps");
         p.maxDecrease = 1.0;
         p.initialAlpha = 1.0;
@@ -173,6 +181,8 @@ RdmaDcqcn::GetParams(DataRate lineRate) const
         p.minRate = DataRate("1Mbps");
         p.maxDecrease = 0.5;
         p.initialAlpha = 1.0;
+        // clamp_tgt_rate 0, clamp_tgt_rate_after_time_inc 1 (DOCA "DCQCN CC Parameters").
+        p.clampTargetAlways = false;
     }
     if (m_g > 0)
     {
@@ -294,12 +304,17 @@ RdmaDcqcn::CnpReceived(Ptr<RdmaQueuePair> qp)
     m_lastDecreaseStep = now;
     const double rc = double(qp->GetRate().GetBitRate());
     const double cut = std::min(m_alpha.Get() / 2.0, m_p.maxDecrease);
-    if (m_p.clampTargetAlways || m_timerStage != 0 || m_byteStage != 0)
+    // Only a timer increase since the last cut moves the target (ConnectX's
+    // clamp_tgt_rate_after_time_inc; the HPCC simulator tests its timer stage): increases by
+    // the byte counter alone leave it, so a burst of cuts does not ratchet it down.
+    if (m_p.clampTargetAlways || m_timerStage != 0)
     {
         m_targetBps = static_cast<uint64_t>(rc);
     }
     const double next = std::max(rc * (1.0 - cut), double(m_p.minRate.GetBitRate()));
+    const DataRate old = qp->GetRate();
     qp->SetRate(DataRate(static_cast<uint64_t>(next)));
+    qp->RetimePacing(old);
     m_timerStage = 0;
     m_byteStage = 0;
     m_bytesSinceStage = 0;
@@ -416,7 +431,9 @@ RdmaDcqcn::Increase()
     }
     rt = std::min(rt, line);
     m_targetBps = static_cast<uint64_t>(rt);
+    const DataRate old = m_qp->GetRate();
     m_qp->SetRate(DataRate(static_cast<uint64_t>(std::min(line, (rt + rc) / 2.0 + 0.5))));
+    m_qp->RetimePacing(old);
 }
 
 } // namespace ns3

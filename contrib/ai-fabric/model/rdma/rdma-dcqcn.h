@@ -26,11 +26,12 @@ namespace ns3
  * increase otherwise (Rt += R_AI), each followed by Rc = (Rt + Rc)/2, all capped at line rate.
  *
  * Preset "paper" (SIGCOMM'15 / htsim): g = 1/256, α period 55 µs, increase timer 55 µs, byte
- * counter 10 MB, F = 5, R_AI 40 Mb/s, R_HAI 200 Mb/s, per-CNP decrease. Preset "nvidia"
- * (ConnectX firmware defaults, mlxconfig / DOCA): g ≈ 1/205 (DCE_TCP_G 1019), α period 1 µs,
- * rate-decrease monitor 4 µs, increase timer 300 µs, byte counter 32,767 B, F = 1,
- * R_AI 5 Mb/s, R_HAI 50 Mb/s, min rate 1 Mb/s, at most 50% cut per event. A parameter left at 0
- * takes the preset's value.
+ * counter 10 MB, F = 5, R_AI 40 Mb/s, R_HAI 200 Mb/s at the paper's 40G (scaled with the line
+ * rate), per-CNP decrease. Preset "nvidia" (ConnectX firmware defaults, mlxconfig / DOCA):
+ * g ≈ 1/205 (DCE_TCP_G 1019), α period 1 µs, rate-decrease monitor 4 µs, increase timer
+ * 300 µs, byte counter 32,767 B, F = 1, R_AI 5 Mb/s, R_HAI 50 Mb/s, min rate 1 Mb/s, at most 50%
+ * cut per event, the target rate moved by a cut only after a timer increase. A parameter left
+ * at 0 takes the preset's value.
  *
  * Timers run only while the queue pair has unacknowledged data and is below line rate or α has
  * not decayed, so uncongested and idle queue pairs cost no events; the rate state is kept
@@ -70,14 +71,16 @@ class RdmaDcqcn : public RdmaCongestionOps
         double maxDecrease{1.0};
         double initialAlpha{1.0};
         /// On a cut, set the target rate to the current rate always (the DCQCN paper), or only
-        /// if the rate increased since the last cut (the HPCC simulator's CLAMP_TARGET_RATE 0:
-        /// within one congestion episode the target remembers the rate before it).
+        /// if the increase timer moved the rate since the last cut (ConnectX's
+        /// clamp_tgt_rate_after_time_inc, the HPCC simulator's CLAMP_TARGET_RATE 0: within one
+        /// congestion episode the target remembers the rate before it).
         bool clampTargetAlways{true};
     };
 
     /**
      * \return the parameters in force (preset + explicit overrides) on a queue pair of
-     * `lineRate` (the production preset scales its increase steps with it; 0: as at 25G)
+     * `lineRate` (the paper and production presets scale their increase steps with it; 0: as
+     * at their reference rate, 40G and 25G)
      */
     Params GetParams(DataRate lineRate = DataRate(0)) const;
 

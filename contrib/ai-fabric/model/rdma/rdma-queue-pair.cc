@@ -247,6 +247,25 @@ RdmaQueuePair::GetWindow() const
 }
 
 void
+RdmaQueuePair::RetimePacing(DataRate oldRate)
+{
+    const int64_t now = Simulator::Now().GetTimeStep();
+    const uint64_t rate = m_rateBps.Get();
+    const uint64_t old = oldRate.GetBitRate();
+    if (m_nextTxStep <= now || old == 0 || rate == old)
+    {
+        return;
+    }
+    const double left = double(m_nextTxStep - now) * double(old) / double(rate);
+    m_nextTxStep = now + static_cast<int64_t>(left);
+    m_nextTxFs = 0;
+    if (rate > old && m_nic && !m_error)
+    {
+        m_nic->Activate(this); // its port may be asleep until the old, later time
+    }
+}
+
+void
 RdmaQueuePair::RestartPacing()
 {
     const int64_t now = Simulator::Now().GetTimeStep();

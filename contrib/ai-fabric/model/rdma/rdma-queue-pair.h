@@ -113,6 +113,13 @@ class RdmaQueuePair : public Object
      * (a sub-packet window that grew back to a packet); the NIC never calls it by itself.
      */
     void RestartPacing();
+    /**
+     * The rate changed from `oldRate` to the current one: stretch or shrink the wait left before
+     * the next packet by old / new, so that the last packet's gap follows the new rate (the HPCC
+     * simulator's ChangeRate). Without it a queue pair cut to 1 Mb/s keeps the 33 ms gap of a
+     * 4 KiB packet however fast it recovers.
+     */
+    void RetimePacing(DataRate oldRate);
     /// Payload bytes sent (up to GetSndNxt()) and not acknowledged.
     uint64_t GetBytesInFlight() const;
     /// The path's unloaded round-trip time if the helper that connected the pair set it, else 0.

@@ -128,6 +128,14 @@ SwitchBufferManager::GetTypeId()
                           UintegerValue(1500000),
                           MakeUintegerAccessor(&SwitchBufferManager::m_kmax),
                           MakeUintegerChecker<uint32_t>())
+            .AddAttribute("EcnBelowXoff",
+                          "Keep ECN ahead of PFC: when EcnKmax exceeds the egress queue at "
+                          "which one ingress port filling one egress queue of an empty buffer "
+                          "reaches XOFF (PfcAlpha x shared / (1 + PfcAlpha), or PfcStaticXoff), "
+                          "scale EcnKmin and EcnKmax down to it (ratio kept).",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&SwitchBufferManager::m_ecnBelowXoff),
+                          MakeBooleanChecker())
             .AddAttribute("EcnPmax",
                           "Marking probability at Kmax (Cumulus 1.0; DCQCN paper 0.01).",
                           DoubleValue(1.0),
@@ -274,6 +282,21 @@ SwitchBufferManager::Configure(uint32_t nPorts,
     }
     m_bufferSize = GetRequiredBufferSize(nPorts, headroom, losslessMask);
     m_sharedSize = m_bufferSize - GetCarvedBytes(nPorts, headroom, losslessMask);
+    if (m_ecnBelowXoff)
+    {
+        // The earliest PAUSE relative to an egress queue: one ingress port feeding one egress
+        // queue, nothing else buffered, XOFF at alpha x (shared - q) = q.
+        const uint64_t q1 =
+            m_dynamicXoff
+                ? static_cast<uint64_t>(m_pfcAlpha * double(m_sharedSize) / (1.0 + m_pfcAlpha))
+                : m_staticXoff;
+        if (m_kmax > q1 && m_kmax > 0)
+        {
+            const double f = double(q1) / double(m_kmax);
+            m_kmin = static_cast<uint32_t>(double(m_kmin) * f);
+            m_kmax = static_cast<uint32_t>(q1);
+        }
+    }
     m_configured = true;
 }
 

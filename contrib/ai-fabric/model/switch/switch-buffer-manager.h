@@ -39,7 +39,8 @@ class UniformRandomVariable;
  * - Lossy priorities: egress dynamic threshold, a queue's shared use must stay ≤
  *   EgressAlpha·(free shared bytes); otherwise the frame is dropped (BUFFER_FULL).
  * - ECN: RED-style marking on the egress queue length q at enqueue, for ECN-capable frames:
- *   p = 0 for q ≤ Kmin, Pmax·(q−Kmin)/(Kmax−Kmin) in between, 1 above Kmax.
+ *   p = 0 for q ≤ Kmin, Pmax·(q−Kmin)/(Kmax−Kmin) in between, 1 above Kmax. With EcnBelowXoff,
+ *   Kmin and Kmax shrink (ratio kept) so that Kmax is reached before the earliest XOFF.
  *
  * Headroom grows with rate × cable length (400G over 5 km: ≈2.6 MB per bucket), and can exceed
  * the nominal BufferPerPort. With BufferSize 0 the buffer is then sized for its links: a switch
@@ -243,6 +244,7 @@ class SwitchBufferManager : public Object
     bool m_trimEnabled{false};
     uint32_t m_trimBytes{84};
     uint8_t m_trimPriority{7};
+    bool m_ecnBelowXoff{false};
     uint32_t m_kmin{0};
     uint32_t m_kmax{0};
     double m_pmax{1.0};

@@ -442,6 +442,7 @@ LinuxTcpCollectiveTransport::TaskInGpu(uint64_t id)
     m_totals.pcieRx += b.pcieRx;
     ++m_arrived;
     m_breakdownTrace(b);
+    NotifyMessageLatency(m.src, m.dst, m.bytes, m.posted);
     CollectiveTransportListener* l = m.listener;
     const uint64_t token = m.token;
     m.done = true;

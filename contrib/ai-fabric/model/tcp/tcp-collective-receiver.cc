@@ -203,6 +203,8 @@ TcpCollectiveTransport::Arrive(CollectiveTransportListener* listener,
     m_totals.cpuRx += b.cpuRx;
     m_totals.pcieRx += b.pcieRx;
     m_breakdownTrace(b);
+    // Every part of the breakdown is consecutive: their sum is the time since the post.
+    NotifyMessageLatency(b.src, b.dst, b.bytes, Simulator::Now() - b.Total());
     listener->MessageArrived(token);
 }
 
