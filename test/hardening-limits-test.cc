@@ -4,6 +4,7 @@
 // zero, a Time beyond int64 nanoseconds overflows) or hang it (a period of 0 ns never lets time
 // advance). One rule refuses them when the scenario is checked: exit 2, one line naming the key.
 #include "process-util.h"
+#include "scenario-error-util.h"
 #include "scenario.h"
 
 #include <algorithm>
@@ -16,20 +17,6 @@ using nlohmann::json;
 
 namespace
 {
-
-std::string
-ScenarioErrorOf(const json& j)
-{
-    try
-    {
-        ResolveScenario(j);
-    }
-    catch (const ScenarioError& e)
-    {
-        return e.what();
-    }
-    return "no error";
-}
 
 /// A small cluster (2 servers x 2 GPUs) with `over` merged in.
 json

@@ -4,6 +4,7 @@
 // checked, and every string written into a gnuplot script stays on one line.
 #include "figures.h"
 #include "process-util.h"
+#include "scenario-error-util.h"
 #include "scenario.h"
 #include "text-util.h"
 
@@ -16,21 +17,6 @@ using nlohmann::json;
 
 namespace
 {
-
-/// ResolveScenario's error for `j`, or "no error".
-std::string
-ScenarioErrorOf(const json& j)
-{
-    try
-    {
-        ResolveScenario(j);
-    }
-    catch (const ScenarioError& e)
-    {
-        return e.what();
-    }
-    return "no error";
-}
 
 bool
 HasControl(const std::string& s)
