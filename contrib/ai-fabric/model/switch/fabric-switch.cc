@@ -1,4 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
+// FabricSwitch: its attributes, ports and forwarding (ECMP, flowlets, adaptive and sprayed
+// choice), the per-frame receive-to-egress path, and the switch side of UEC (trimmed frames,
+// dequeue-time ECN). About 630 lines in one translation unit so that the per-frame calls from
+// receive to the egress queue stay inlinable.
 #include "fabric-switch.h"
 
 #include "switch-buffer-manager.h"

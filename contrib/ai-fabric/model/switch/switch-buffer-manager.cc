@@ -1,4 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
+// SwitchBufferManager: shared-buffer admission with dynamic thresholds, PFC XOFF/XON and
+// headroom, ECN marking (at enqueue or at dequeue, kept below XOFF for DCQCN) and the trimming
+// outcome for UEC. About 600 lines because every outcome reads the same per-port and
+// per-priority counters on the per-frame path; splitting them would pass that state around.
 #include "switch-buffer-manager.h"
 
 #include "ns3/abort.h"
