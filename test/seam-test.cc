@@ -512,3 +512,26 @@ TEST_F(FabricTest, RestartPacingLetsTheNextPacketLeaveAtOnce)
         Simulator::Destroy();
     }
 }
+
+// Every TypeId-valued attribute default of every registered type names a registered TypeId. A
+// default computed with TypeId::LookupByName while the library's static constructors still run
+// depends on their order (the link order, a unity build): it can yield TypeId 0, which release
+// ns-3 does not check and which a later ObjectFactory::Create reads out of bounds.
+TEST(TypeIdDefaults, EveryTypeIdAttributeDefaultIsARegisteredTypeId)
+{
+    for (uint16_t i = 0; i < TypeId::GetRegisteredN(); ++i)
+    {
+        const TypeId tid = TypeId::GetRegistered(i);
+        for (std::size_t j = 0; j < tid.GetAttributeN(); ++j)
+        {
+            const TypeId::AttributeInformation info = tid.GetAttribute(j);
+            const auto* value = dynamic_cast<const TypeIdValue*>(PeekPointer(info.initialValue));
+            if (value == nullptr)
+            {
+                continue;
+            }
+            EXPECT_NE(value->Get().GetUid(), 0)
+                << tid.GetName() << "::" << info.name << " defaults to an unregistered TypeId";
+        }
+    }
+}

@@ -4,6 +4,8 @@
 #include "uet-nic.h"
 
 #include "uet-header-sizes.h"
+#include "uet-nscc.h"
+#include "uet-reps.h"
 
 #include "ns3/boolean.h"
 #include "ns3/log.h"
@@ -135,12 +137,12 @@ UetNic::GetTypeId()
                           MakeTimeChecker())
             .AddAttribute("CongestionControl",
                           "TypeId of each PDC's congestion control (a UetCongestionOps).",
-                          TypeIdValue(TypeId::LookupByName("ns3::UetNscc")),
+                          TypeIdValue(UetNscc::GetTypeId()),
                           MakeTypeIdAccessor(&UetNic::m_ccType),
                           MakeTypeIdChecker())
             .AddAttribute("LoadBalancer",
                           "TypeId of each PDC's load balancer (a UetLoadBalancer).",
-                          TypeIdValue(TypeId::LookupByName("ns3::UetReps")),
+                          TypeIdValue(UetReps::GetTypeId()),
                           MakeTypeIdAccessor(&UetNic::m_lbType),
                           MakeTypeIdChecker())
             .AddTraceSource("TrimNack",
