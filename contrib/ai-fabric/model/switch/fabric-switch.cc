@@ -278,7 +278,6 @@ FabricSwitch::ConfigureBuffer()
     std::vector<uint8_t> lossless;
     GetPortHeadroom(headroom, lossless);
     m_buffer->Configure(static_cast<uint32_t>(m_ports.size()), headroom, lossless);
-    m_ecnOnDequeue = m_buffer->MarksOnDequeue();
 }
 
 uint16_t
@@ -601,7 +600,9 @@ FabricSwitch::NotifyDequeue(FabricNetDevice* device, FabricFrame& frame)
     }
     const bool lossless = (m_port[in].losslessMask >> prio) & 1U;
     const uint32_t bytes = device->BufferBytes(frame);
-    if (m_ecnOnDequeue &&
+    // Read from the buffer manager at every dequeue: EcnOnDequeue and EcnEnabled may be set
+    // after the switch is built (the runner sizes UEC's marking band from the built fabric).
+    if (m_buffer->MarksOnDequeue() &&
         (frame.ecn == FabricFrame::ECN_ECT0 || frame.ecn == FabricFrame::ECN_ECT1) &&
         m_buffer->MarkOnDequeue(device->GetPortIndex(), prio))
     {

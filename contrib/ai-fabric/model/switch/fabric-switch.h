@@ -179,7 +179,6 @@ class FabricSwitch : public Object, public FabricFrameReceiver
     TracedCallback<const FabricFrame&, FabricDropReason> m_dropTrace;
     TracedCallback<const FabricFrame&, uint16_t> m_ecnTrace;
     TracedCallback<const FabricFrame&, uint16_t> m_trimTrace;
-    bool m_ecnOnDequeue{false}; //!< the buffer manager marks on dequeue (cached at configure)
 };
 
 } // namespace ns3
