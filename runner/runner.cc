@@ -224,7 +224,10 @@ IncompleteRunMessage(const RunOutput& r)
     std::ostringstream os;
     os << "run '" << r.config.name << "': ";
     const uint64_t qpErrors = s["counters"]["qp_errors"].get<uint64_t>();
-    if (r.config.IsFlowWorkload() && qpErrors == 0 && s["pfc_health"]["deadlocks"].empty())
+    const uint64_t failedPdcs =
+        s.contains("uec") ? s["uec"]["failed_pdcs"].get<uint64_t>() : uint64_t(0);
+    if (r.config.IsFlowWorkload() && qpErrors == 0 && failedPdcs == 0 &&
+        s["pfc_health"]["deadlocks"].empty())
     {
         os << "hit limits.max_sim_seconds (" << r.config.maxSimSeconds << " s) with "
            << s["flows"]["completed"] << " of " << s["flows"]["total"]
@@ -245,6 +248,22 @@ IncompleteRunMessage(const RunOutput& r)
            << (qpErrors == 1 ? " queue pair exhausted its" : " queue pairs exhausted their")
            << " retries (faults.drop_rate " << r.config.dropRate << "); " << NotCompleted(r)
            << (pfc.empty() ? "" : " (" + pfc + ")");
+    }
+    else if (failedPdcs > 0)
+    {
+        // A UET PDC that exhausted its retransmissions fails its connection: the job aborts
+        // there, as NCCL does, long before routing could move the flow off a dead path.
+        os << failedPdcs
+           << (failedPdcs == 1 ? " UET PDC exhausted its" : " UET PDCs exhausted their")
+           << " retransmissions (ns3::UetNic::MaxRetransmissions); ";
+        if (r.config.IsFlowWorkload())
+        {
+            os << s["flows"]["completed"] << " of " << s["flows"]["total"] << " flows completed";
+        }
+        else
+        {
+            os << NotCompleted(r);
+        }
     }
     else
     {

@@ -540,3 +540,151 @@ TEST(UecRunnerTest, FabricUecRunsACollectiveAndCountsItsTransport)
     EXPECT_EQ(s["uec"]["timeouts"].get<uint64_t>(), 0u);
     EXPECT_EQ(s["congestion_control"], "nscc");
 }
+
+TEST(UecRunnerTest, AFailedPdcStopsTheRunAndSaysSo)
+{
+    // Half of the frames lost and two retransmissions allowed: a PDC fails its connection, the
+    // job aborts (as NCCL does), and the runner names the cause (exit 3, the summary written).
+    const auto dir = ScratchDir("uec-failed-pdc");
+    const auto scenario = WriteFile(dir / "uec.json", R"({
+      "topology": {"kind": "rail-fat-tree", "servers": 2, "gpus_per_server": 8},
+      "fabric": "uec", "faults": {"drop_rate": 0.5},
+      "attributes": {"ns3::UetNic::MaxRetransmissions": "2"},
+      "workload": {"steps": 1, "compute_ms": 0.1, "algorithm": "ring", "bytes": 4194304}
+    })");
+    Result r = Runner(scenario.string() + " --out " + (dir / "out").string());
+    EXPECT_EQ(r.status, 3) << r.err;
+    EXPECT_NE(r.err.find("UET PDC"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("exhausted"), std::string::npos) << r.err;
+    const nlohmann::json s = nlohmann::json::parse(ReadFile(dir / "out" / "summary.json"));
+    EXPECT_GE(s["uec"]["failed_pdcs"].get<uint64_t>(), 1u);
+    EXPECT_FALSE(s["completed"].get<bool>());
+}
+
+TEST(UecRunnerTest, HtsimIncastMatrixOnUecTrimsMarksAndNeverTimesOut)
+{
+    // htsim's 32 -> 1 incast of 2 MB (scenarios/matrices/incast-32to1.cm) on its k = 8 fat-tree
+    // with 1 us links, over UEC: trimming and NACKs recover every refused packet, ECN marks on
+    // dequeue, no retransmission timeout (packets sprayed out of order are all acknowledged),
+    // and the last flow ends at the receiver's line rate: 64 MB in 32 x (488 x 4222 + 1278)
+    // wire bytes at 400 Gb/s = 1,319.4 us, plus the path (6 links of 1 us, store-and-forward).
+    const auto dir = ScratchDir("uec-incast");
+    Result r = Runner(std::string(AIFABRIC_SOURCE_DIR) +
+                      "/scenarios/htsim-side-by-side.json --set compare=[] --set fabric=uec "
+                      "--set 'attributes={\"ns3::UetNic::PostLatency\":\"0ns\","
+                      "\"ns3::UetNic::DeliverLatency\":\"0ns\"}' --out " +
+                      (dir / "out").string());
+    ASSERT_EQ(r.status, 0) << r.err;
+    const nlohmann::json s = nlohmann::json::parse(ReadFile(dir / "out" / "summary.json"));
+    EXPECT_EQ(s["uec"]["messages"].get<uint64_t>(), 32u);
+    EXPECT_GT(s["uec"]["trims"].get<uint64_t>(), 0u);
+    EXPECT_EQ(s["uec"]["trim_nacks"], s["uec"]["trims"]);
+    EXPECT_EQ(s["uec"]["timeouts"].get<uint64_t>(), 0u);
+    EXPECT_GT(s["counters"]["ecn_marks"].get<uint64_t>(), 0u);
+    const double bound = 32 * (488 * 4222.0 + 1278) * 8 / 400e9 * 1e6;
+    const double last = s["flows"]["fct_us"]["max"].get<double>();
+    EXPECT_GT(last, bound);
+    EXPECT_LT(last, bound * 1.06);
+}
+
+namespace
+{
+
+/// FlowWorkload flows over UET on a star of `hosts`: each (src, dst, bytes) at time 0.
+struct UetFlows
+{
+    UetStar star;
+    Ptr<FlowWorkload> w = CreateObject<FlowWorkload>();
+
+    UetFlows(uint32_t hosts, const std::vector<std::array<uint64_t, 3>>& flows)
+        : star(hosts, true, 2500000)
+    {
+        w->Install(star.topo);
+        for (const auto& f : flows)
+        {
+            w->AddScheduledFlow(Time(0), uint32_t(f[0]), uint32_t(f[1]), f[2]);
+        }
+        w->Start();
+        Simulator::Run();
+    }
+};
+
+} // namespace
+
+TEST_F(FabricTest, UetFlowAloneTakesItsIdealFctFromFirstPrinciples)
+{
+    const uint64_t bytes = 2000000;
+    UetFlows r(2, {{1, 0, bytes}});
+    ASSERT_EQ(r.w->GetNCompleted(), 1u);
+    const FlowRecord& f = r.w->GetFlows()[0];
+    // 488 packets of 4096 B and one of 1,152 B, each with 84 B of UET/UDP/IP headers and
+    // 42 B of Ethernet (14 + 4 + FCS 4 + preamble and gap 20), at 400 Gb/s; the post latency
+    // (NIC 300 ns + PCIe 250 ns), two 3 m cables and the switch (500 ns) each way, the ACK
+    // (72 + 42 B) back.
+    const double wire = 488 * 4222.0 + 1152 + 126;
+    const double expected =
+        550e-9 + wire * 8 / 400e9 + 2 * (2 * 15e-9 + 500e-9) + (72 + 42) * 8 / 400e9 * 2;
+    const double fct = (f.end - f.start).GetSeconds();
+    EXPECT_NEAR(fct, expected, 0.02 * expected) << "FCT " << fct * 1e6 << " us";
+    EXPECT_NEAR(f.Slowdown(), 1.0, 0.01);
+    EXPECT_EQ(r.star.Sum().timeouts, 0u);
+}
+
+TEST_F(FabricTest, UetFlowIncastTrimsWithoutTimeoutsAndEndsAtTheReceiversLineRate)
+{
+    // htsim's incast: 32 senders -> host 0, 2 MB each.
+    std::vector<std::array<uint64_t, 3>> flows;
+    for (uint64_t s = 1; s <= 32; ++s)
+    {
+        flows.push_back({s, 0, 2000000});
+    }
+    UetFlows r(33, flows);
+    ASSERT_EQ(r.w->GetNCompleted(), 32u);
+    Time last;
+    for (const FlowRecord& f : r.w->GetFlows())
+    {
+        last = std::max(last, f.end);
+    }
+    // 64 MB through the receiver's 400 Gb/s link at 4096 / 4222 goodput.
+    const double bound = 32 * (488 * 4222.0 + 1278) * 8 / 400e9;
+    const UetNicCounters c = r.star.Sum();
+    EXPECT_GT(r.star.Trims(), 0u);
+    EXPECT_EQ(c.timeouts, 0u);
+    EXPECT_GT(last.GetSeconds(), bound);
+    EXPECT_LT(last.GetSeconds(), bound * 1.05) << "bound " << bound * 1e6 << " us";
+    RecordProperty("last_us", std::to_string(last.GetSeconds() * 1e6));
+    RecordProperty("trims", std::to_string(r.star.Trims()));
+    RecordProperty("timeouts", std::to_string(c.timeouts));
+}
+
+// ECN on dequeue switched on after the switches are built (as the runner does once it knows
+// the fabric's BDP) marks frames: the switch reads the setting from its buffer manager, it does
+// not keep a copy made when the fabric was built.
+TEST_F(FabricTest, EcnOnDequeueSetAfterTheFabricIsBuiltMarks)
+{
+    Config::SetDefault("ns3::SwitchBufferManager::BufferSize", UintegerValue(2500000));
+    Ptr<StarTopologyHelper> star = CreateObject<StarTopologyHelper>();
+    star->SetAttribute("Servers", UintegerValue(9));
+    star->SetAttribute("GpusPerServer", UintegerValue(1));
+    star->GetLinkHelper().SetFlowControlAttribute("EnabledPriorities", UintegerValue(0));
+    Ptr<FabricTopology> topo = star->Build();
+    Ptr<SwitchBufferManager> bm = topo->GetSwitch(0)->GetBufferManager();
+    bm->SetAttribute("EcnOnDequeue", BooleanValue(true));
+    bm->SetAttribute("EcnKmin", UintegerValue(100000));
+    bm->SetAttribute("EcnKmax", UintegerValue(400000));
+    bm->SetAttribute("TrimEnabled", BooleanValue(true));
+    UetHelper uet;
+    uet.SetNicAttribute("NetworkRtt", TimeValue(MicroSeconds(10)));
+    uet.Install(topo);
+    Ptr<FlowWorkload> w = CreateObject<FlowWorkload>();
+    w->Install(topo);
+    for (uint32_t s = 1; s <= 8; ++s)
+    {
+        w->AddScheduledFlow(Time(0), s, 0, 1000000);
+    }
+    w->Start();
+    Simulator::Run();
+    EXPECT_EQ(w->GetNCompleted(), 8u);
+    // 8 windows of 1.5 BDP into one port: the queue passes Kmax (400 KB) at once.
+    EXPECT_GT(topo->GetSwitch(0)->GetCounters().ecnMarks, 0u);
+}

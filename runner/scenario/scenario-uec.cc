@@ -189,10 +189,9 @@ ResolveUec(const json& j, RunConfig& r)
         throw ScenarioError("uec.ecn_max_bdp: must be >= uec.ecn_min_bdp (" +
                             std::to_string(c.ecnMinBdp) + ")");
     }
-    if (r.workloadKind != "collective" || r.background)
+    if (r.workloadKind != "collective" && !r.IsFlowWorkload())
     {
-        throw ScenarioError("fabric: uec runs workload.kind collective without background "
-                            "flows for now (got " +
+        throw ScenarioError("workload.kind: fabric uec runs collective, flows or matrix (got " +
                             r.workloadKind + ")");
     }
     if (!r.jobs.empty())

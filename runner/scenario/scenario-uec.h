@@ -31,7 +31,7 @@ struct UecConfig
     bool pfc{false};
     double ecnMinBdp{0.2};
     double ecnMaxBdp{0.8};
-    double rtoUs{50};
+    double rtoUs{0};        //!< 0: htsim's 15 us + 6 network RTTs
     double networkRttUs{0}; //!< 0: the unloaded RTT of the fabric's longest path
     uint32_t entropyValues{64};
     uint32_t ackBytes{16384};

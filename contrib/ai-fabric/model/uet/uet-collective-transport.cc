@@ -80,6 +80,7 @@ UetCollectiveTransport::Send(uint32_t src,
         p.pdc = nic->CreatePdc(peer->GetDevice()->GetIpv4Address(), idx);
         p.src = src;
         p.dst = dst;
+        p.local = nic->GetDevice()->GetIpv4Address();
         m_pairs.push_back(std::move(p));
         m_index.emplace(key, idx);
     }
@@ -94,9 +95,15 @@ UetCollectiveTransport::Send(uint32_t src,
 void
 UetCollectiveTransport::Arrived(const UetMessage& m)
 {
-    NS_ABORT_MSG_IF(m.flowId >= m_pairs.size() || m_pairs[m.flowId].pending.empty(),
-                    "UetCollectiveTransport: a message nobody waits for");
+    // Another user of the NICs (FlowWorkload's background flows) sends on PDCs of its own:
+    // a message is the transport's when its (source, PDC id) is one of the transport's PDCs.
+    if (m.flowId >= m_pairs.size() || m_pairs[m.flowId].pdc->GetId() != m.pdc ||
+        m_pairs[m.flowId].local != m.src)
+    {
+        return;
+    }
     Pair& p = m_pairs[m.flowId];
+    NS_ABORT_MSG_IF(p.pending.empty(), "UetCollectiveTransport: a message nobody waits for");
     const auto w = p.pending.front();
     p.pending.pop_front();
     w.first->MessageArrived(w.second);
@@ -106,7 +113,7 @@ void
 UetCollectiveTransport::PdcFailed(UetCollectiveTransport* t, uint32_t src, uint32_t pdcId)
 {
     Ptr<UetPdc> pdc = t->m_nodes.Get(src)->GetObject<UetNic>()->GetPdc(pdcId);
-    if (pdc && pdc->GetFlowId() < t->m_pairs.size())
+    if (pdc && pdc->GetFlowId() < t->m_pairs.size() && t->m_pairs[pdc->GetFlowId()].pdc == pdc)
     {
         const Pair& p = t->m_pairs[pdc->GetFlowId()];
         t->NotifyConnectionFailed(p.src, p.dst);

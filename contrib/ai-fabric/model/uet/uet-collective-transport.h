@@ -3,6 +3,7 @@
 #define UET_COLLECTIVE_TRANSPORT_H
 
 #include "ns3/collective-transport.h"
+#include "ns3/ipv4-address.h"
 #include "ns3/node-container.h"
 
 #include <deque>
@@ -56,6 +57,7 @@ class UetCollectiveTransport : public CollectiveTransport
         std::deque<std::pair<CollectiveTransportListener*, uint64_t>> pending;
         uint32_t src{0};
         uint32_t dst{0};
+        Ipv4Address local; //!< src's address (with the PDC id: a message is this pair's)
     };
 
     /// A PDC of rank `src`'s NIC stopped: its connection failed (NCCL aborts on it).

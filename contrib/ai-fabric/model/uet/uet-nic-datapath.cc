@@ -317,6 +317,7 @@ UetNic::CountMessagePacket(RxPdc& rx, const FabricFrame& f)
         UetMessage done;
         done.src = Ipv4Address(rx.src);
         done.flowId = rx.flowId;
+        done.pdc = rx.spdcid;
         done.msgId = rx.msgBase;
         done.bytes = rx.msgs.front().bytes;
         done.first = TimeStep(rx.msgs.front().firstStep);
@@ -393,9 +394,30 @@ UetNic::HandleData(const FabricFrame& f)
         }
         return;
     }
+    if (rx->unreported && rx->unrepHi >= rx->rcvNxt && rx->bytesSinceAck > 0 &&
+        (psn >= std::max(rx->unrepLo, rx->rcvNxt) + 64 || psn + 64 <= rx->unrepHi))
+    {
+        // One ACK's SACK bitmap spans 64 PSNs: before this packet widens what the next ACK must
+        // report beyond that (spraying reorders), acknowledge what arrived so far, as the ACK
+        // timer would, so no packet that arrived is left unacknowledged holding the window.
+        FabricFrame last;
+        last.src = rx->src;
+        last.dst = m_dev->GetIpv4Address().Get();
+        last.srcPort = rx->lastEv;
+        last.txTimeStep = rx->lastEcho;
+        last.flowId = rx->flowId;
+        last.seq = rx->lastPsn;
+        SendAck(*rx, last, false);
+    }
     if (MarkSeen(*rx, psn))
     {
         rx->rodNackSent = false;
+    }
+    if (psn >= rx->rcvNxt)
+    {
+        rx->unrepLo = rx->unreported ? std::min(rx->unrepLo, psn) : psn;
+        rx->unrepHi = rx->unreported ? std::max(rx->unrepHi, psn) : psn;
+        rx->unreported = true;
     }
     rx->highest = std::max(rx->highest, psn + 1);
     CountMessagePacket(*rx, f);
@@ -455,11 +477,16 @@ UetNic::SendAck(RxPdc& rx, const FabricFrame& f, bool ecn)
     FillReply(rx, f, a);
     a.seq = rx.rcvNxt;
     // The SACK bitmap covers 64 PSNs from rcvNxt + 1 + offset: right after the cumulative PSN,
-    // or ending at the PSN that triggered the ACK when that is further out (the ACK_CC's
-    // SACK PSN offset), so a window wider than 64 packets is still acknowledged around a hole.
-    const uint32_t ahead = f.seq - rx.rcvNxt;
+    // or ending at the highest PSN to report (the one that triggered the ACK, or one that
+    // arrived out of order since the last ACK) when that is further out (the ACK_CC's SACK PSN
+    // offset), so a window wider than 64 packets is still acknowledged around a hole. HandleData
+    // keeps what arrived since the last ACK within 64 PSNs.
+    const uint32_t top =
+        rx.unreported && rx.unrepHi > f.seq && rx.unrepHi >= rx.rcvNxt ? rx.unrepHi : f.seq;
+    rx.unreported = false;
+    const uint32_t ahead = top - rx.rcvNxt;
     const uint32_t offset =
-        f.seq > rx.rcvNxt + 64 ? std::min<uint32_t>(ahead - 64, kMaxSackOffset) : 0;
+        top > rx.rcvNxt + 64 ? std::min<uint32_t>(ahead - 64, kMaxSackOffset) : 0;
     const uint32_t base = rx.rcvNxt + 1 + offset;
     uint64_t bitmap = 0;
     if (!rx.seen.empty())

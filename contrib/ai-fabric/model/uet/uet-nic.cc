@@ -245,13 +245,7 @@ UetNic::CreatePdc(Ipv4Address remote, uint32_t flowId)
     }
     pdc->m_cc = m_ccFactory.Create<UetCongestionOps>();
     pdc->m_lb = m_lbFactory.Create<UetLoadBalancer>();
-    UetCcState& s = pdc->m_state;
-    s.mss = m_mtu;
-    s.lineRate = m_device->GetDataRate();
-    s.networkRtt = m_networkRtt;
-    s.baseRtt = m_networkRtt;
-    s.trimming = m_trimming;
-    pdc->m_cc->Init(s);
+    InitCongestionControl(pdc);
     pdc->m_lb->Init(m_paths, m_seed ^ FabricMix32(pdc->m_id + 1));
     m_tx.push_back(pdc);
     return pdc;
@@ -261,6 +255,34 @@ uint32_t
 UetNic::GetNPdcs() const
 {
     return static_cast<uint32_t>(m_tx.size());
+}
+
+void
+UetNic::InitCongestionControl(Ptr<UetPdc> pdc)
+{
+    UetCcState& s = pdc->m_state;
+    s = UetCcState();
+    s.mss = m_mtu;
+    s.lineRate = m_device->GetDataRate();
+    s.networkRtt = m_networkRtt;
+    s.baseRtt = m_networkRtt;
+    s.trimming = m_trimming;
+    pdc->m_cc->Init(s);
+}
+
+void
+UetNic::RestartCongestionControl(Ptr<UetPdc> pdc)
+{
+    NS_ABORT_MSG_IF(pdc->m_nic != this || pdc->m_una != pdc->m_psnEnd || !pdc->m_retx.empty(),
+                    "UetNic::RestartCongestionControl: the PDC is not this NIC's or not idle");
+    pdc->m_cc = m_ccFactory.Create<UetCongestionOps>(); // a new PDC's: no state carried over
+    InitCongestionControl(pdc);
+}
+
+Time
+UetNic::GetPostLatency() const
+{
+    return m_postLatency;
 }
 
 Ptr<UetPdc>

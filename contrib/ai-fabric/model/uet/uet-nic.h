@@ -38,6 +38,7 @@ struct UetMessage
 {
     Ipv4Address src;    //!< the initiator's address
     uint32_t flowId{0}; //!< the initiator PDC's flow id (UetNic::CreatePdc)
+    uint16_t pdc{0};    //!< the initiator's PDC id (with `src`: which PDC sent it)
     uint64_t msgId{0};  //!< per-PDC message number (UetPdc::Send's return)
     uint64_t bytes{0};
     Time first;     //!< first packet's arrival
@@ -93,6 +94,13 @@ class UetNic : public Object
     /// Called for every message that arrived in full at this NIC.
     void SetReceiveCallback(Callback<void, const UetMessage&> cb);
 
+    /**
+     * Give an idle PDC (nothing in flight or queued) fresh congestion-control state, as a new
+     * PDC would start with (FlowWorkload reuses PDCs between flows this way).
+     */
+    void RestartCongestionControl(Ptr<UetPdc> pdc);
+    /// From a message being posted to the NIC being able to read it (PostLatency).
+    Time GetPostLatency() const;
     uint32_t GetMtu() const;
     /// Wire bytes of a data packet of `payload` bytes (headers, Ethernet framing, IFG).
     uint32_t GetDataWireBytes(uint32_t payload) const;
@@ -135,10 +143,13 @@ class UetNic : public Object
         bool ackReqPending{false}; //!< an ACK-requested message is not complete yet
         uint32_t ackReqPsn{0};     //!< ... up to this PSN
         bool rodNackSent{false};
-        uint16_t lastEv{0};   //!< EV of the last data packet (what a delayed ACK echoes)
-        int64_t lastEcho{0};  //!< its send time
-        uint32_t lastPsn{0};  //!< its PSN
-        FabricTimer ackTimer; //!< AckDelay: acknowledges what coalescing holds back
+        uint16_t lastEv{0};     //!< EV of the last data packet (what a delayed ACK echoes)
+        int64_t lastEcho{0};    //!< its send time
+        uint32_t lastPsn{0};    //!< its PSN
+        bool unreported{false}; //!< PSNs beyond rcvNxt arrived since the last ACK ...
+        uint32_t unrepLo{0};    //!< ... the lowest of them
+        uint32_t unrepHi{0};    //!< ... the highest of them
+        FabricTimer ackTimer;   //!< AckDelay: acknowledges what coalescing holds back
 
         struct Msg
         {
@@ -153,6 +164,8 @@ class UetNic : public Object
         uint32_t flowId{0};
     };
 
+    /// Fresh congestion-control state for `pdc` (its CC's Init with this NIC's parameters).
+    void InitCongestionControl(Ptr<UetPdc> pdc);
     bool PullFrame(FabricFrame& out);
     bool FillData(UetPdc* pdc, FabricFrame& out, int64_t now);
     void Activate(UetPdc* pdc);

@@ -15,6 +15,8 @@
 #include "ns3/rdma-queue-pair.h"
 #include "ns3/simulator.h"
 #include "ns3/trace-source-accessor.h"
+#include "ns3/uet-nic.h"
+#include "ns3/uet-pdc.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
@@ -107,6 +109,7 @@ FlowWorkload::DoDispose()
     m_scheduledEvent.Cancel();
     m_conns.clear();
     m_idle.clear();
+    m_uetConn.clear();
     m_paths.reset();
     m_topo = nullptr;
     Object::DoDispose();
@@ -135,11 +138,17 @@ FlowWorkload::Install(Ptr<FabricTopology> topo, std::vector<uint32_t> hosts)
             hosts.push_back(h);
         }
     }
+    m_uet = !hosts.empty() && hosts[0] < topo->GetNEndpoints() &&
+            topo->GetHostNode(hosts[0])->GetObject<UetNic>() &&
+            !topo->GetHostNode(hosts[0])->GetObject<RdmaNic>();
     for (uint32_t h : hosts)
     {
-        NS_ABORT_MSG_IF(h >= topo->GetNEndpoints() || !topo->GetHostNode(h)->GetObject<RdmaNic>(),
-                        "FlowWorkload: host " << h << " has no RdmaNic");
+        NS_ABORT_MSG_IF(h >= topo->GetNEndpoints() ||
+                            (m_uet ? !topo->GetHostNode(h)->GetObject<UetNic>()
+                                   : !topo->GetHostNode(h)->GetObject<RdmaNic>()),
+                        "FlowWorkload: host " << h << " has no " << (m_uet ? "UetNic" : "RdmaNic"));
     }
+    m_uetWatched.assign(m_uet ? topo->GetNEndpoints() : 0, false);
     m_hosts = std::move(hosts);
     m_paths = std::make_unique<FabricPathTimer>(topo);
 }
@@ -310,8 +319,21 @@ FlowWorkload::Acquire(uint32_t src, uint32_t dst)
     {
         const uint32_t c = idle.back();
         idle.pop_back();
-        m_conns[c].requester->GetNic()->RestartCongestionControl(m_conns[c].requester);
+        if (m_uet)
+        {
+            m_topo->GetHostNode(src)->GetObject<UetNic>()->RestartCongestionControl(m_conns[c].pdc);
+        }
+        else
+        {
+            m_conns[c].requester->GetNic()->RestartCongestionControl(m_conns[c].requester);
+        }
         return c;
+    }
+    if (m_uet)
+    {
+        const uint32_t index = static_cast<uint32_t>(m_conns.size());
+        m_conns.push_back(ConnectUet(src, dst, index));
+        return index;
     }
     Ptr<RdmaNic> a = m_topo->GetHostNode(src)->GetObject<RdmaNic>();
     Ptr<RdmaNic> b = m_topo->GetHostNode(dst)->GetObject<RdmaNic>();
@@ -352,9 +374,58 @@ FlowWorkload::Acquire(uint32_t src, uint32_t dst)
     return index;
 }
 
+FlowWorkload::Connection
+FlowWorkload::ConnectUet(uint32_t src, uint32_t dst, uint32_t index)
+{
+    Ptr<UetNic> a = m_topo->GetHostNode(src)->GetObject<UetNic>();
+    if (!m_uetWatched[src])
+    {
+        m_uetWatched[src] = true;
+        a->TraceConnectWithoutContext("PdcFailed",
+                                      MakeCallback(&FlowWorkload::UetPdcFailed, this).Bind(src));
+    }
+    Connection c;
+    c.src = src;
+    c.dst = dst;
+    c.pdc = a->CreatePdc(m_topo->GetHostAddress(dst), index);
+    c.pdc->SetCompletionCallback(MakeCallback(&FlowWorkload::UetCompleted, this).Bind(index));
+    m_uetConn[(uint64_t(src) << 32) | c.pdc->GetId()] = index;
+    // The path of an entropy value (every equal-cost path of a fat-tree has the same timing);
+    // the target answers on the same kind of path.
+    FabricFrame f;
+    f.src = m_topo->GetHostAddress(src).Get();
+    f.dst = m_topo->GetHostAddress(dst).Get();
+    f.srcPort = 0;
+    f.dstPort = 4793;
+    f.ComputeFlowHash();
+    c.forward = m_paths->Path(src, f, 0);
+    std::swap(f.src, f.dst);
+    f.ComputeFlowHash();
+    c.backward = m_paths->Path(dst, f, 0);
+    NS_ABORT_MSG_IF(c.forward.hops.empty() || c.backward.hops.empty(),
+                    "FlowWorkload: no path between hosts " << src << " and " << dst);
+    return c;
+}
+
 Time
 FlowWorkload::Ideal(const Connection& c, uint64_t bytes) const
 {
+    if (c.pdc)
+    {
+        // Every UET data packet carries the same headers; the last one asks for an ACK at once.
+        Ptr<UetNic> a = m_topo->GetHostNode(c.src)->GetObject<UetNic>();
+        Ptr<UetNic> b = m_topo->GetHostNode(c.dst)->GetObject<UetNic>();
+        const uint32_t mtu = a->GetMtu();
+        const uint64_t packets = std::max<uint64_t>(1, (bytes + mtu - 1) / mtu);
+        const uint32_t lastPayload = static_cast<uint32_t>(bytes - (packets - 1) * mtu);
+        const uint32_t full = a->GetDataWireBytes(mtu);
+        const uint32_t last = a->GetDataWireBytes(lastPayload);
+        const uint32_t first = packets == 1 ? last : full;
+        const uint64_t train = (packets - 1) * uint64_t(full) + last;
+        const uint32_t ack = b->GetAckWireBytes();
+        return a->GetPostLatency() + c.forward.TrainDelay(train, first, last) +
+               c.backward.TrainDelay(ack, ack, ack);
+    }
     Ptr<RdmaNic> a = c.requester->GetNic();
     Ptr<RdmaNic> b = c.responder->GetNic();
     const bool telemetry = c.requester->GetCongestionOps()->WantsTelemetry();
@@ -392,17 +463,47 @@ FlowWorkload::StartFlow(uint32_t src, uint32_t dst, uint64_t bytes, bool incast)
     const uint32_t index = static_cast<uint32_t>(m_flows.size());
     m_conns[c].flow = index;
     m_flows.push_back(r);
-    m_conns[c].requester->PostWrite(bytes);
+    if (m_conns[c].pdc)
+    {
+        m_conns[c].pdc->Send(bytes);
+    }
+    else
+    {
+        m_conns[c].requester->PostWrite(bytes);
+    }
     return index;
 }
 
 void
 FlowWorkload::Completed(uint32_t connection, const RdmaCompletion& c)
 {
+    Finish(connection, c.completed, c.status == RdmaCompletion::SUCCESS);
+}
+
+void
+FlowWorkload::UetCompleted(uint32_t connection, uint64_t /* msgId */, uint64_t /* bytes */)
+{
+    Finish(connection, Simulator::Now(), true);
+}
+
+void
+FlowWorkload::UetPdcFailed(uint32_t srcHost, uint32_t pdc)
+{
+    auto it = m_uetConn.find((uint64_t(srcHost) << 32) | pdc);
+    if (it != m_uetConn.end() && !m_flows[m_conns[it->second].flow].completed &&
+        !m_flows[m_conns[it->second].flow].failed)
+    {
+        Finish(it->second, Simulator::Now(), false);
+    }
+}
+
+void
+FlowWorkload::Finish(uint32_t connection, Time end, bool success)
+{
     Connection& conn = m_conns[connection];
     FlowRecord& r = m_flows[conn.flow];
-    r.end = c.completed;
-    if (c.status == RdmaCompletion::SUCCESS)
+    r.end = end;
+    if (success)
     {
         r.completed = true;
         ++m_completed;

@@ -20,6 +20,7 @@ namespace ns3
 
 class FabricTopology;
 class RdmaQueuePair;
+class UetPdc;
 struct RdmaCompletion;
 
 /// One flow of a FlowWorkload: a message from one host to another and its completion.
@@ -63,7 +64,10 @@ struct FlowSlowdownBucket
  * hosts, or a fixed random permutation; optionally periodic N-to-1 incast bursts. It runs on
  * the hosts' RdmaNics (RoCEv2 or InfiniBand): a flow is one RDMA WRITE on a queue pair of its
  * own (idle queue pairs to the same destination are reused with fresh congestion-control
- * state, RdmaNic::RestartCongestionControl), whose base RTT is set from the path.
+ * state, RdmaNic::RestartCongestionControl), whose base RTT is set from the path. On hosts
+ * with a UetNic (Ultra Ethernet) instead, a flow is one message on a PDC of its own, reused
+ * the same way (UetNic::RestartCongestionControl); its packets are sprayed, so its path is
+ * the one its first entropy value hashes to (every path of a fat-tree has the same timing).
  *
  * Each flow is recorded with its ideal FCT: the same flow alone on the idle fabric, from the
  * model's own parameters — the NIC's requester delay, every data packet's wire bytes through
@@ -92,7 +96,7 @@ class FlowWorkload : public Object
     const FlowSizeDistribution& GetDistribution() const;
     /**
      * The hosts that send and receive: endpoint indices of `topo`, each with an RdmaNic
-     * (RdmaHelper::Install); empty: every GPU host.
+     * (RdmaHelper::Install), or each with a UetNic (UetHelper::Install); empty: every GPU host.
      */
     void Install(Ptr<FabricTopology> topo, std::vector<uint32_t> hosts = {});
     /// Fix the random streams. \return the number of streams used (3)
@@ -139,13 +143,14 @@ class FlowWorkload : public Object
     void DoDispose() override;
 
   private:
-    /// A connected queue-pair pair that carries one flow at a time.
+    /// A connected queue-pair pair (or a UET PDC) that carries one flow at a time.
     struct Connection
     {
         uint32_t src{0};
         uint32_t dst{0};
         Ptr<RdmaQueuePair> requester;
         Ptr<RdmaQueuePair> responder;
+        Ptr<UetPdc> pdc; //!< the UET PDC (UetNic hosts) instead of the queue pairs
         FabricPathTiming forward;
         FabricPathTiming backward;
         uint32_t flow{0};
@@ -157,7 +162,15 @@ class FlowWorkload : public Object
     void Incast();
     void RunScheduled();
     uint32_t Acquire(uint32_t src, uint32_t dst);
+    /// Acquire's UET case: a new PDC from `src` to `dst` and its paths.
+    Connection ConnectUet(uint32_t src, uint32_t dst, uint32_t index);
     void Completed(uint32_t connection, const RdmaCompletion& c);
+    /// A UET PDC's message completed (every byte acknowledged).
+    void UetCompleted(uint32_t connection, uint64_t msgId, uint64_t bytes);
+    /// A UET PDC exhausted its retransmissions: its flow fails.
+    void UetPdcFailed(uint32_t srcHost, uint32_t pdc);
+    /// Record the end of connection `connection`'s flow at `end`.
+    void Finish(uint32_t connection, Time end, bool success);
     void CheckDrained();
     /// The ideal FCT of `bytes` on connection `c` (see the class comment).
     Time Ideal(const Connection& c, uint64_t bytes) const;
@@ -201,6 +214,9 @@ class FlowWorkload : public Object
     std::vector<FlowRecord> m_flows;
     std::vector<Connection> m_conns;
     std::unordered_map<uint64_t, std::vector<uint32_t>> m_idle; //!< (src << 32 | dst) -> idle
+    std::unordered_map<uint64_t, uint32_t> m_uetConn; //!< (src host << 32 | PDC id) -> connection
+    std::vector<bool> m_uetWatched;                   //!< a host's PdcFailed is connected
+    bool m_uet{false};                                //!< the hosts run UetNics
     uint64_t m_completed{0};
     uint64_t m_failed{0};
     TracedCallback<const FlowRecord&> m_flowCompleted;
