@@ -284,6 +284,33 @@ TEST_F(FabricTest, FlapsAndDegradedLinksApplyToBothEnds)
     Simulator::Destroy();
 }
 
+TEST_F(FabricTest, AOneWayDegradeSlowsOnlyWhatItsEndTransmits)
+{
+    // htsim's -failed: one direction of a link at a lower rate. From spine2: the spine's
+    // transmitter on leaf1-spine2 runs at 100 Gb/s, the leaf's still at the link's rate.
+    Ptr<FabricTopology> topo = TwoLeaves();
+    Ptr<FabricFaultInjector> inj = CreateObject<FabricFaultInjector>();
+    inj->SetTopology(topo);
+    const uint32_t l = uint32_t(topo->FindLink("leaf1-spine2"));
+    const FabricLinkInfo& li = topo->GetLinks()[l];
+    const uint64_t before = li.devA->GetDataRate().GetBitRate();
+    FabricFaultEvent slow;
+    slow.at = MicroSeconds(10);
+    slow.action = FabricFaultEvent::DEGRADE;
+    slow.links = {l};
+    slow.gbps = 100;
+    slow.oneWay = true;
+    slow.stormEnd = uint32_t(topo->FindVertex("spine2"));
+    inj->AddEvent(slow);
+    Simulator::Stop(MicroSeconds(20));
+    Simulator::Run();
+    const bool spineIsA = li.a == slow.stormEnd;
+    EXPECT_EQ((spineIsA ? li.devA : li.devB)->GetDataRate().GetBitRate(), 100000000000ULL);
+    EXPECT_EQ((spineIsA ? li.devB : li.devA)->GetDataRate().GetBitRate(), before);
+    EXPECT_NE(before, 100000000000ULL);
+    Simulator::Destroy();
+}
+
 TEST_F(FabricTest, LostPfcFramesBreakLosslessness)
 {
     // An 8-to-1 RDMA incast through one switch is lossless with PFC; when every PAUSE the

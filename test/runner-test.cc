@@ -290,6 +290,12 @@ INSTANTIATE_TEST_SUITE_P(
                  "",
                  "--set fabric=uec --set uec.ecn_min_bdp=0.9 --set uec.ecn_max_bdp=0.5",
                  "uec.ecn_max_bdp: must be >= uec.ecn_min_bdp"},
+        BadInput{
+            "fromOnLoss",
+            "",
+            "--set 'faults.events=[{\"at_ms\":0,\"link\":\"leaf0-spine0\",\"from\":\"leaf0\","
+            "\"action\":\"loss\",\"rate\":0.1}]'",
+            "faults.events[0].from: only with action pause-storm or degrade (got action loss)"},
         BadInput{"uecTraining",
                  "",
                  "--set fabric=uec --set workload.kind=training",

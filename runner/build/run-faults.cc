@@ -110,6 +110,12 @@ BuildFaults(const RunConfig& c, Ptr<FabricTopology> topo)
                 }
             }
         }
+        if (e.action == FabricFaultEvent::DEGRADE && j.contains("from"))
+        {
+            // one direction only: what the `from` end transmits (htsim's -failed)
+            e.stormEnd = StormEnd(j, topo, e.links.front(), at);
+            e.oneWay = true;
+        }
         e.gbps = j.value("gbps", 0.0);
         e.rate = j.value("rate", 0.0);
         e.allFrames = j.value("frames", std::string("data")) == "all";

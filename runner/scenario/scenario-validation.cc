@@ -290,18 +290,20 @@ ValidateFaultEvents(const json& list)
         {
             throw ScenarioError(at + "." + needs + ": missing (action " + action + " needs it)");
         }
-        for (const char* key : {"from", "priority"})
+        if (e.contains("priority") && action != "pause-storm")
         {
-            if (e.contains(key) && action != "pause-storm")
-            {
-                throw ScenarioError(at + "." + key + ": only with action pause-storm (got action " +
-                                    action + ")");
-            }
+            throw ScenarioError(at + ".priority: only with action pause-storm (got action " +
+                                action + ")");
+        }
+        if (e.contains("from") && action != "pause-storm" && action != "degrade")
+        {
+            throw ScenarioError(at + ".from: only with action pause-storm or degrade (got action " +
+                                action + ")");
         }
         if (e.contains("from") && !e.contains("link"))
         {
             throw ScenarioError(at + ".from: only with a link target (a nic or switch storms "
-                                     "itself)");
+                                     "itself; a degrade without from slows both directions)");
         }
         if (action == "pause-storm" && e.contains("until_ms") &&
             e["until_ms"].get<double>() <= e["at_ms"].get<double>())

@@ -124,7 +124,17 @@ FabricFaultInjector::Apply(FabricFaultEvent e)
             SetLinkUp(l, true);
             break;
         case FabricFaultEvent::DEGRADE:
-            SetLinkRate(l, DataRate(uint64_t(e.gbps * 1e9)));
+            if (e.oneWay)
+            {
+                const FabricLinkInfo& li = m_topo->GetLinks().at(l);
+                (li.a == e.stormEnd ? li.devA : li.devB)
+                    ->SetDataRate(DataRate(uint64_t(e.gbps * 1e9)));
+                ++m_changes;
+            }
+            else
+            {
+                SetLinkRate(l, DataRate(uint64_t(e.gbps * 1e9)));
+            }
             break;
         case FabricFaultEvent::LOSS:
             SetLinkLoss(l, e.rate, e.allFrames);

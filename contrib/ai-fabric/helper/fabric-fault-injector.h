@@ -23,7 +23,8 @@ struct FabricFaultEvent
     {
         DOWN = 0,        //!< the link(s) go down at both ends
         UP = 1,          //!< the link(s) come back
-        DEGRADE = 2,     //!< the link(s) run at `gbps` (both directions)
+        DEGRADE = 2,     //!< the link(s) run at `gbps` (both directions, or with `oneWay` what
+                         //!< the `stormEnd` end transmits)
         LOSS = 3,        //!< each end drops a received data frame (and, with allFrames, a control
                          //!< frame: PFC, IB flow control) with probability `rate`
         FLAP = 4,        //!< down, up, down, ... every period / 2 from `at` to `until`
@@ -39,7 +40,9 @@ struct FabricFaultEvent
     bool allFrames{false};       //!< LOSS: control frames too (PFC pauses can be lost)
     Time period;                 //!< FLAP: one down + up cycle
     Time until;                  //!< FLAP: last change no later than this; PAUSE_STORM: its end
-    uint32_t stormEnd{0};        //!< PAUSE_STORM: the vertex (host or switch) that storms
+    uint32_t stormEnd{0};        //!< PAUSE_STORM: the vertex (host or switch) that storms;
+                                 //!< DEGRADE with oneWay: the end whose transmitter slows
+    bool oneWay{false};          //!< DEGRADE: one direction only (from stormEnd)
     uint8_t priority{3};         //!< PAUSE_STORM: the paused priority
     std::string target;          //!< the name it was given ("leaf0-spine1", "spine3")
 };
