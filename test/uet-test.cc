@@ -539,6 +539,9 @@ TEST(UecRunnerTest, FabricUecRunsACollectiveAndCountsItsTransport)
     EXPECT_GT(s["uec"]["data_packets"].get<uint64_t>(), 0u);
     EXPECT_EQ(s["uec"]["timeouts"].get<uint64_t>(), 0u);
     EXPECT_EQ(s["congestion_control"], "nscc");
+    // GPU to GPU message latency is reported for UEC too: at least the post and delivery
+    // latencies (550 ns each) and the two cables and leaf of a rail-local message.
+    EXPECT_GT(s["message_latency_us"]["p99"].get<double>(), 1.1 + 0.5);
 }
 
 TEST(UecRunnerTest, AFailedPdcStopsTheRunAndSaysSo)

@@ -290,7 +290,8 @@ Schema()
              false,
              false,
              {},
-             "pause-storm on a link: the end that storms (default: the link name's first)"},
+             "pause-storm on a link: the end that storms (default: the link name's first); degrade "
+             "on a link: slow only what this end transmits (default: both directions)"},
             {"faults.events.priority",
              Kind::INT,
              0,

@@ -5,6 +5,7 @@
 
 #include "ns3/abort.h"
 #include "ns3/node.h"
+#include "ns3/simulator.h"
 
 namespace ns3
 {
@@ -88,7 +89,7 @@ UetCollectiveTransport::Send(uint32_t src,
     {
         idx = it->second;
     }
-    m_pairs[idx].pending.emplace_back(listener, token);
+    m_pairs[idx].pending.push_back(Pair::Pending{listener, token, Simulator::Now()});
     m_pairs[idx].pdc->Send(bytes);
 }
 
@@ -104,9 +105,12 @@ UetCollectiveTransport::Arrived(const UetMessage& m)
     }
     Pair& p = m_pairs[m.flowId];
     NS_ABORT_MSG_IF(p.pending.empty(), "UetCollectiveTransport: a message nobody waits for");
-    const auto w = p.pending.front();
+    const Pair::Pending w = p.pending.front();
     p.pending.pop_front();
-    w.first->MessageArrived(w.second);
+    // GPU memory to GPU memory: from the hand-over to the message in the target's memory
+    // (UetNic's DeliverLatency), as RdmaCollectiveTransport reports it.
+    NotifyMessageLatency(p.src, p.dst, m.bytes, w.posted);
+    w.listener->MessageArrived(w.token);
 }
 
 void

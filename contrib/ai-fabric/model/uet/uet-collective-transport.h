@@ -5,6 +5,7 @@
 #include "ns3/collective-transport.h"
 #include "ns3/ipv4-address.h"
 #include "ns3/node-container.h"
+#include "ns3/nstime.h"
 
 #include <deque>
 #include <unordered_map>
@@ -54,7 +55,16 @@ class UetCollectiveTransport : public CollectiveTransport
     struct Pair
     {
         Ptr<UetPdc> pdc;
-        std::deque<std::pair<CollectiveTransportListener*, uint64_t>> pending;
+
+        /// A message in flight: who waits for it, its token, and when it was handed over.
+        struct Pending
+        {
+            CollectiveTransportListener* listener{nullptr};
+            uint64_t token{0};
+            Time posted;
+        };
+
+        std::deque<Pending> pending;
         uint32_t src{0};
         uint32_t dst{0};
         Ipv4Address local; //!< src's address (with the PDC id: a message is this pair's)
