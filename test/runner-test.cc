@@ -296,10 +296,10 @@ INSTANTIATE_TEST_SUITE_P(
             "--set 'faults.events=[{\"at_ms\":0,\"link\":\"leaf0-spine0\",\"from\":\"leaf0\","
             "\"action\":\"loss\",\"rate\":0.1}]'",
             "faults.events[0].from: only with action pause-storm or degrade (got action loss)"},
-        BadInput{"uecTraining",
+        BadInput{"uecPlanes",
                  "",
-                 "--set fabric=uec --set workload.kind=training",
-                 "workload.kind: fabric uec runs collective, flows or matrix (got training)"},
+                 "--set fabric=uec --set topology.planes=2",
+                 "topology.planes: fabric uec has one NIC port (planes 1)"},
         BadInput{"setPrefix", "", "--setx topology.servers=2", "--setx: unknown option"},
         BadInput{"outPrefix", "", "--output /tmp/x", "--output: unknown option"},
         BadInput{"outEmpty", "", "--out ''", "--out: needs a non-empty directory path"},

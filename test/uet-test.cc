@@ -544,6 +544,36 @@ TEST(UecRunnerTest, FabricUecRunsACollectiveAndCountsItsTransport)
     EXPECT_GT(s["message_latency_us"]["p99"].get<double>(), 1.1 + 0.5);
 }
 
+TEST(UecRunnerTest, TwoJobsShareAUecFabric)
+{
+    // scenarios/two-jobs.json on fabric uec: both all-to-all jobs complete over UET, each slower
+    // together than alone (they share the oversubscribed leaves), and a rocev2 job is refused on
+    // a uec fabric.
+    const auto dir = ScratchDir("uec-jobs");
+    const std::string two = std::string(AIFABRIC_SOURCE_DIR) + "/scenarios/two-jobs.json";
+    Result r = Runner(two + " --set compare=[] --set fabric=uec --out " + (dir / "out").string());
+    ASSERT_EQ(r.status, 0) << r.err;
+    const nlohmann::json s = nlohmann::json::parse(ReadFile(dir / "out" / "summary.json"));
+    ASSERT_EQ(s["jobs"].size(), 2u) << s.dump();
+    for (const auto& j : s["jobs"])
+    {
+        EXPECT_TRUE(j["completed"].get<bool>()) << j.dump();
+        EXPECT_EQ(j["fabric"], "uec") << j.dump();
+        EXPECT_GT(j["slowdown"].get<double>(), 1.0) << j.dump();
+    }
+    EXPECT_GT(s["uec"]["messages"].get<uint64_t>(), 0u);
+    Result bad = Runner(two +
+                        " --set compare=[] --set fabric=uec --set "
+                        "'jobs=[{\"name\":\"a\",\"servers\":6,\"fabric\":\"rocev2\"},"
+                        "{\"name\":\"b\",\"servers\":6}]' --out " +
+                        (dir / "bad").string());
+    EXPECT_EQ(bad.status, 2);
+    EXPECT_NE(bad.err.find("jobs[0].fabric: 'rocev2' cannot run on a uec fabric"),
+              std::string::npos)
+        << bad.err;
+    EXPECT_FALSE(std::filesystem::exists(dir / "bad"));
+}
+
 TEST(UecRunnerTest, AFailedPdcStopsTheRunAndSaysSo)
 {
     // Half of the frames lost and two retransmissions allowed: a PDC fails its connection, the

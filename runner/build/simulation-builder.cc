@@ -442,6 +442,10 @@ BuildSimulation(const RunConfig& c, const std::vector<bool>* include)
     {
         // Jobs side by side: RDMA NICs and/or Linux TCP stacks on every host (they share the
         // ports); each job uses its transport on its own GPUs.
+        if (c.fabric == "uec")
+        {
+            network = InstallUec(c, topo, latency); // every job runs uec (scenario-jobs.cc)
+        }
         if (c.jobsHaveRdma)
         {
             network = InstallRdma(c, topo, latency, nics);

@@ -171,6 +171,13 @@ ResolveJobs(const json& j, RunConfig& cluster, const std::function<RunConfig(con
                                " fabric (InfiniBand and Ethernet are different link layers; "
                                "Ethernet fabrics carry rocev2 and tcp jobs side by side)");
         }
+        if ((fabric == "uec") != (cluster.fabric == "uec"))
+        {
+            throw JobError(i,
+                           "fabric: '" + fabric + "' cannot run on a " + cluster.fabric +
+                               " fabric (UEC's lossy, trimming switches and RDMA's or TCP's "
+                               "are configured differently: a uec fabric runs uec jobs only)");
+        }
         const std::string kind = jj["workload"]["kind"];
         if (kind != "collective" && kind != "training" && kind != "chakra")
         {
@@ -215,7 +222,10 @@ ResolveJobs(const json& j, RunConfig& cluster, const std::function<RunConfig(con
                                           " servers, one leaf group)"
                                     : ""));
         }
-        (fabric == "tcp" ? tcp : rdma) = true;
+        if (fabric != "uec")
+        {
+            (fabric == "tcp" ? tcp : rdma) = true;
+        }
         cluster.jobs.push_back(std::move(job));
     }
     cluster.jobsHaveRdma = rdma;

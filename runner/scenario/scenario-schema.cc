@@ -928,8 +928,9 @@ Schema()
              0,
              false,
              false,
-             {"rocev2", "infiniband", "tcp"},
-             "the job's transport (default: the scenario's fabric; rocev2 and tcp share Ethernet)"},
+             {"rocev2", "infiniband", "tcp", "uec"},
+             "the job's transport (default: the scenario's fabric; rocev2 and tcp share Ethernet; "
+             "uec jobs run on a uec fabric only)"},
             {"jobs.workload", Kind::OBJ, 0, 0, false, false, {}, "workload keys of this job"},
             {"jobs_baselines",
              Kind::BOOL,

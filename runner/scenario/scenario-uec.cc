@@ -189,15 +189,6 @@ ResolveUec(const json& j, RunConfig& r)
         throw ScenarioError("uec.ecn_max_bdp: must be >= uec.ecn_min_bdp (" +
                             std::to_string(c.ecnMinBdp) + ")");
     }
-    if (r.workloadKind != "collective" && !r.IsFlowWorkload())
-    {
-        throw ScenarioError("workload.kind: fabric uec runs collective, flows or matrix (got " +
-                            r.workloadKind + ")");
-    }
-    if (!r.jobs.empty())
-    {
-        throw ScenarioError("fabric: uec does not run `jobs` yet");
-    }
     if (r.planes > 1)
     {
         throw ScenarioError("topology.planes: fabric uec has one NIC port (planes 1)");
