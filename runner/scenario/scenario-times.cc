@@ -155,8 +155,9 @@ CheckTimesAndRates(const RunConfig& r)
     {
         CheckDuration("faults.random.mtbf_hours", r.randomMtbfHours, 3600, "hours");
         CheckDuration("faults.random.repair_ms", r.randomRepairMs, ms, "ms");
-        // The injector draws every failure up front: a link fails about once per mtbf + repair
-        // until max_sim_seconds; more than 10^5 failures per link never finish being drawn.
+        // A link fails about once per mtbf + repair until max_sim_seconds. Drawn as the run
+        // goes, each failure is two events and a reconvergence of every switch's routes: more
+        // than 10^5 per link is a run that would not end in any useful time.
         const double cycle = r.randomMtbfHours * 3600 + r.randomRepairMs * ms;
         if (r.maxSimSeconds / cycle > 1e5)
         {
