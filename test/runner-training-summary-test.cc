@@ -67,7 +67,8 @@ TEST(RunnerTrainingSummaryTest, TopLevelIsWhatTheTrainingRan)
         " --set workload.model_shape.layers=2 --set workload.model_shape.seq_len=1024"
         " --set workload.parallelism.tp=2 --set workload.parallelism.pp=2"
         " --set workload.parallelism.microbatches=2 --set workload.steps=1"
-        " --set workload.algorithm=ring --set workload.protocol=simple";
+        " --set workload.algorithm=ring --set workload.protocol=simple"
+        " --set workload.channels=2";
     const Result native = Runner(shape + " --out " + (dir / "native").string());
     ASSERT_EQ(native.status, 0) << native.err;
     const json s = ReadSummary(dir / "native");
@@ -83,6 +84,7 @@ TEST(RunnerTrainingSummaryTest, TopLevelIsWhatTheTrainingRan)
     uint32_t channels = 0;
     Choices(s, algorithms, protocols, channels);
     EXPECT_EQ(s["channels_used"].get<uint32_t>(), channels);
+    EXPECT_EQ(channels, 2u) << "workload.channels applies to the training's collectives";
     // A step of many collectives and messages has no one bandwidth.
     EXPECT_EQ(s["algbw_gbytes_per_s"].get<double>(), 0.0);
     EXPECT_EQ(s["busbw_gbytes_per_s"].get<double>(), 0.0);
@@ -97,7 +99,7 @@ TEST(RunnerTrainingSummaryTest, TopLevelIsWhatTheTrainingRan)
         Runner(" --set workload.kind=chakra --set workload.trace=" + (dir / "trace").string() +
                " --set topology.servers=1 --set topology.gpus_per_server=4"
                " --set workload.steps=1 --set workload.algorithm=ring"
-               " --set workload.protocol=simple --out " +
+               " --set workload.protocol=simple --set workload.channels=2 --out " +
                (dir / "chakra").string());
     ASSERT_EQ(replay.status, 0) << replay.err;
     const json t = ReadSummary(dir / "chakra");
