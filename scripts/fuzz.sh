@@ -50,6 +50,9 @@ printf '\002workload.kind=flows\nworkload.flows.load=1e-300\nworkload.flows.inca
 printf '\002workload.kind=training\ngpu.peak_tflops=1e-300\ngpu.hbm_tbytes_per_s=1e-300\n' >"$corpus/set-tiny-d"
 printf '\002faults.events=[{"at_ms":0,"link":"gpu0","action":"flap","period_ms":1e-9,"until_ms":1}]\n' >"$corpus/set-tiny-e"
 printf '\002workload.flows.cdf=/dev/zero\nworkload.kind=chakra\nworkload.trace=/dev/zero\n' >"$corpus/set-special"
+printf '\002gpu.peak_tflops=1e-300\ngpu.compute_efficiency=1e-300\ngpu.hbm_tbytes_per_s=1e-300\n' >"$corpus/set-tiny-f"
+printf '\002faults.random.mtbf_hours=1e-6\nfaults.random.repair_ms=0.001\nfaults.random.host_links=true\nlimits.max_sim_seconds=1e6\n' >"$corpus/set-random"
+printf '\002workload.kind=training\nworkload.channels=2\nworkload.chunks=4\njobs=[{"name":"\\"a,b\\"","servers":1},{"name":"@x","servers":1}]\n' >"$corpus/set-training"
 
 # Chakra seeds: a small training step exported by ai-fabric chakra export (the ranks' files
 # joined with the target's marker), and traces of other tools' shapes are built by the tests.

@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <random>
+#include <sys/stat.h>
 
 using namespace chakra_test;
 
@@ -157,6 +158,109 @@ TEST(ChakraTraceErrors, BadTracesNameTheProblem)
         EXPECT_EQ(e.rfind("chakra trace ", 0), 0u) << c.what << ": " << e;
     }
     EXPECT_NE(ReadError("/nonexistent/aif-chakra").find("no such directory"), std::string::npos);
+}
+
+// Special files named as a trace's files: every file the reader opens is a regular file within
+// its limit (4 GiB a rank's file, 64 MiB comm_group.json). A FIFO, a device or a directory is
+// refused at once with one line naming it (a FIFO or a dangling link named trace.1.et used to
+// be skipped and reported as "a gap in the ranks", a device as "no Chakra trace files"; a FIFO
+// opened by the reader blocked until a writer came).
+TEST(ChakraTraceErrors, SpecialFilesNamedAsTraceFilesAreRefusedAtOnce)
+{
+    struct Case
+    {
+        const char* what;
+        std::function<void(const TraceDir&)> make;
+        std::string file;   //!< the file the message must name
+        std::string expect; //!< what it must say about it
+        ChakraReadOptions options = {};
+    };
+
+    auto valid = [](const TraceDir& d) {
+        WriteTrace(d, {{Comp(1, 5)}, {Comp(1, 5)}});
+        fs::remove(ChakraTrace::FileName(d.Str(), "trace", 1));
+    };
+    auto fifo = [](const std::string& f) { ASSERT_EQ(::mkfifo(f.c_str(), 0600), 0) << f; };
+    const std::vector<Case> cases = {
+        {"a FIFO as rank 1's file",
+         [&](const TraceDir& d) {
+             valid(d);
+             fifo(ChakraTrace::FileName(d.Str(), "trace", 1));
+         },
+         "trace.1.et",
+         "is a FIFO, not a regular file"},
+        {"a FIFO as the only file",
+         [&](const TraceDir& d) { fifo(ChakraTrace::FileName(d.Str(), "trace", 0)); },
+         "trace.0.et",
+         "is a FIFO, not a regular file"},
+        {"/dev/zero linked as rank 1's file",
+         [&](const TraceDir& d) {
+             valid(d);
+             fs::create_symlink("/dev/zero", ChakraTrace::FileName(d.Str(), "trace", 1));
+         },
+         "trace.1.et",
+         "is a device, not a regular file"},
+        {"a directory as rank 1's file",
+         [&](const TraceDir& d) {
+             valid(d);
+             fs::create_directory(ChakraTrace::FileName(d.Str(), "trace", 1));
+         },
+         "trace.1.et",
+         "is a directory, not a regular file"},
+        {"a dangling link as rank 1's file",
+         [&](const TraceDir& d) {
+             valid(d);
+             fs::create_symlink(d.File("nowhere"), ChakraTrace::FileName(d.Str(), "trace", 1));
+         },
+         "trace.1.et",
+         "cannot be read: No such file or directory"},
+        {"a FIFO as the chosen prefix's file",
+         [&](const TraceDir& d) {
+             valid(d);
+             fifo(ChakraTrace::FileName(d.Str(), "other", 0));
+         },
+         "other.0.et",
+         "is a FIFO, not a regular file",
+         ChakraReadOptions{"other", ""}},
+        {"a FIFO as comm_group.json",
+         [&](const TraceDir& d) {
+             WriteTrace(d, {{Comp(1, 5)}, {Comp(1, 5)}});
+             fifo(d.File("comm_group.json"));
+         },
+         "comm_group.json",
+         "is a FIFO, not a regular file"},
+        {"/dev/zero as comm_group.json",
+         [&](const TraceDir& d) {
+             WriteTrace(d, {{Comp(1, 5)}, {Comp(1, 5)}});
+             fs::create_symlink("/dev/zero", d.File("comm_group.json"));
+         },
+         "comm_group.json",
+         "is a device, not a regular file"},
+        {"a directory as comm_group.json",
+         [&](const TraceDir& d) {
+             WriteTrace(d, {{Comp(1, 5)}, {Comp(1, 5)}});
+             fs::create_directory(d.File("comm_group.json"));
+         },
+         "comm_group.json",
+         "is a directory, not a regular file"},
+        {"a comm_group.json over 64 MiB",
+         [&](const TraceDir& d) {
+             WriteTrace(d, {{Comp(1, 5)}, {Comp(1, 5)}});
+             WriteText(d.File("comm_group.json"), "");
+             fs::resize_file(d.File("comm_group.json"), (64ULL << 20) + 1); // sparse
+         },
+         "comm_group.json",
+         "67108865 bytes, more than the 64 MiB allowed"},
+    };
+    for (const Case& c : cases)
+    {
+        TraceDir dir("special");
+        c.make(dir);
+        const std::string e = ReadError(dir.Str(), c.options);
+        EXPECT_NE(e.find(c.file + ": " + c.expect), std::string::npos) << c.what << ": " << e;
+        EXPECT_EQ(e.find('\n'), std::string::npos) << c.what << ": " << e;
+        EXPECT_EQ(e.rfind("chakra trace ", 0), 0u) << c.what << ": " << e;
+    }
 }
 
 // Hostile bytes: truncations and random corruptions of a valid trace file either read into a

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // Collectives and training steps: alpha-beta model, bytes per rank, hierarchical vs flat,
 // stragglers, loss, determinism (rings as NCCL lays them: ring-test.cc).
+#include "process-util.h"
 #include "test-util.h"
 
 #include <cmath>
+#include <nlohmann/json.hpp>
 
 using namespace ns3;
 
@@ -405,6 +407,37 @@ class FixedDelayTransport : public CollectiveTransport
 };
 
 } // namespace
+
+// A schedule with nothing to send (a one-rank collective) completes when every rank has
+// joined, not when it starts: a one-GPU collective workload's step was 0 ms after 1 ms of
+// compute. Through the runner: one GPU, 1 ms of compute, the step is 1 ms and the collective 0.
+TEST_F(FabricTest, AnEmptyScheduleCompletesWhenEveryRankIsReady)
+{
+    auto s = std::make_shared<CollectiveSchedule>();
+    Ptr<FixedDelayTransport> net = CreateObject<FixedDelayTransport>();
+    Ptr<CollectiveExecutor> exec = CreateObject<CollectiveExecutor>();
+    exec->SetNetworkTransport(net);
+    Time doneAt = Seconds(-1);
+    exec->Start(s, 2, Callback<void>([&doneAt]() { doneAt = Simulator::Now(); }));
+    Simulator::Schedule(MicroSeconds(3), &CollectiveExecutor::MarkReady, exec, 0U);
+    Simulator::Schedule(MicroSeconds(5), &CollectiveExecutor::MarkReady, exec, 1U);
+    Simulator::Run();
+    EXPECT_EQ(doneAt, MicroSeconds(5));
+    EXPECT_TRUE(net->sent.empty());
+    Simulator::Destroy();
+
+    const auto dir = ScratchDir("aif-one-gpu");
+    const Result r = Runner("--set topology.servers=1 --set topology.gpus_per_server=1"
+                            " --set workload.steps=2 --set workload.compute_ms=1 --out " +
+                            (dir / "out").string());
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_TRUE(r.err.empty()) << r.err; // no "gnuplot failed" either
+    std::ifstream f(dir / "out" / "summary.json");
+    const nlohmann::json sum = nlohmann::json::parse(f);
+    EXPECT_EQ(sum["step_ms"]["mean"].get<double>(), 1.0);
+    EXPECT_EQ(sum["collective_ms"]["mean"].get<double>(), 0.0);
+    std::filesystem::remove_all(dir);
+}
 
 TEST_F(FabricTest, ExecutorSendsATransferWhenItsSourceIsReadyAndEveryDependencyArrived)
 {

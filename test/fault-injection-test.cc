@@ -4,13 +4,39 @@
 #include "test-util.h"
 
 #include "ns3/fabric-fault-injector.h"
+#include "ns3/map-scheduler.h"
 
+#include <map>
 #include <set>
 
 using namespace ns3;
 
 namespace
 {
+
+/// ns-3's map scheduler, counting the events inserted (pending events an injector creates).
+class CountingScheduler : public MapScheduler
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::AiFabricTestCountingScheduler")
+                                .SetParent<MapScheduler>()
+                                .SetGroupName("AiFabric")
+                                .AddConstructor<CountingScheduler>();
+        return tid;
+    }
+
+    void Insert(const Scheduler::Event& ev) override
+    {
+        ++inserted;
+        MapScheduler::Insert(ev);
+    }
+
+    static uint64_t inserted;
+};
+
+uint64_t CountingScheduler::inserted = 0;
 
 /// 8 one-GPU servers under two leaves of 8 ports (4 hosts, 4 uplinks each) and 4 spines.
 Ptr<FabricTopology>
@@ -308,6 +334,101 @@ TEST_F(FabricTest, AOneWayDegradeSlowsOnlyWhatItsEndTransmits)
     EXPECT_EQ((spineIsA ? li.devA : li.devB)->GetDataRate().GetBitRate(), 100000000000ULL);
     EXPECT_EQ((spineIsA ? li.devB : li.devA)->GetDataRate().GetBitRate(), before);
     EXPECT_NE(before, 100000000000ULL);
+    Simulator::Destroy();
+}
+
+// Random failures are drawn as the simulation goes: AddRandomFailures schedules one event per
+// link that can fail, however many failures mtbf and the horizon make (drawn up front, 10 s of
+// 1 ms failures on 8 links were 145,610 events before the first one ran). The k-th link draws
+// from stream + k: its failures are exactly those drawn by hand from that stream (for the first
+// link, the sequence the single up-front stream gave it, so its failures are unchanged); the
+// count of failures started is what the draws give.
+TEST_F(FabricTest, RandomFailuresAreDrawnAsTheSimulationGoes)
+{
+    ObjectFactory counting;
+    counting.SetTypeId(CountingScheduler::GetTypeId());
+    Simulator::SetScheduler(counting);
+    Ptr<FabricTopology> topo = TwoLeaves();
+    Ptr<FabricFaultInjector> inj = CreateObject<FabricFaultInjector>();
+    inj->SetTopology(topo);
+    inj->SetAttribute("ConvergenceTime", TimeValue(MicroSeconds(10)));
+    EXPECT_EQ(inj->AssignStreams(900000), int64_t(topo->GetNLinks()));
+    const Time mtbf = MilliSeconds(1);
+    const Time repair = MicroSeconds(100);
+    const Time horizon = Seconds(10);
+    const uint64_t before = CountingScheduler::inserted;
+    const uint32_t links = inj->AddRandomFailures(mtbf, repair, false, horizon);
+    EXPECT_EQ(links, 8u) << "2 leaves x 4 spines; host links excluded";
+    EXPECT_EQ(CountingScheduler::inserted - before, links) << "one pending failure per link";
+
+    std::map<uint32_t, std::vector<std::pair<Time, bool>>> changes;
+    inj->TraceConnectWithoutContext(
+        "LinkChange",
+        MakeCallback(+[](std::map<uint32_t, std::vector<std::pair<Time, bool>>>* m,
+                         uint32_t link,
+                         bool up) {
+            (*m)[link].push_back({Simulator::Now(), up});
+        }).Bind(&changes));
+    const Time end = MilliSeconds(20);
+    Simulator::Stop(end);
+    Simulator::Run();
+
+    // By hand: the k-th switch-switch link's stream, t = X1, repaired at t + repair, the next
+    // failure X2 after the repair, ...
+    uint32_t k = 0;
+    uint64_t failures = 0;
+    for (uint32_t l = 0; l < topo->GetNLinks(); ++l)
+    {
+        const FabricLinkInfo& li = topo->GetLinks()[l];
+        if (li.a < topo->GetNEndpoints() || li.b < topo->GetNEndpoints())
+        {
+            EXPECT_EQ(changes.count(l), 0u) << "host links never fail";
+            continue;
+        }
+        Ptr<ExponentialRandomVariable> x = CreateObject<ExponentialRandomVariable>();
+        x->SetAttribute("Mean", DoubleValue(mtbf.GetSeconds()));
+        x->SetStream(900000 + k++);
+        std::vector<std::pair<Time, bool>> expected;
+        for (Time t = Seconds(x->GetValue()); t <= end; t = t + repair + Seconds(x->GetValue()))
+        {
+            expected.push_back({t, false});
+            ++failures;
+            if (t + repair <= end)
+            {
+                expected.push_back({t + repair, true});
+            }
+        }
+        EXPECT_GT(expected.size(), 10u) << "about 18 failures in 20 ms";
+        EXPECT_EQ(changes[l], expected) << topo->GetLinkName(l);
+    }
+    EXPECT_EQ(inj->GetRandomFailures(), failures);
+    Simulator::Destroy();
+}
+
+// The horizon: a failure starts only before it, and the last one is repaired after it.
+TEST_F(FabricTest, RandomFailuresStopAtTheHorizon)
+{
+    Ptr<FabricTopology> topo = TwoLeaves();
+    Ptr<FabricFaultInjector> inj = CreateObject<FabricFaultInjector>();
+    inj->SetTopology(topo);
+    inj->AssignStreams(900000);
+    inj->AddRandomFailures(MilliSeconds(1), MilliSeconds(1), false, MilliSeconds(5));
+    Time lastDown;
+    Time lastUp;
+    uint64_t ups = 0;
+    inj->TraceConnectWithoutContext(
+        "LinkChange",
+        MakeCallback(+[](Time* down, Time* up, uint64_t* n, uint32_t, bool isUp) {
+            *(isUp ? up : down) = Simulator::Now();
+            *n += isUp ? 1 : 0;
+        }).Bind(&lastDown, &lastUp, &ups));
+    Simulator::Stop(Seconds(1));
+    Simulator::Run();
+    EXPECT_GT(inj->GetRandomFailures(), 0u);
+    EXPECT_LT(lastDown, MilliSeconds(5));
+    EXPECT_EQ(ups, inj->GetRandomFailures()) << "every failure repaired";
+    EXPECT_EQ(inj->GetLinksDown(), 0u);
+    EXPECT_GT(lastUp, lastDown);
     Simulator::Destroy();
 }
 

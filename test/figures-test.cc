@@ -27,6 +27,9 @@ MakeRun(const std::string& name, const std::string& fabric)
                  "1,0,82.62,164.62,165.2,165.3,0\n1,1,82.62,164.7,165.3,165.3,1\n";
     r.latencyCsv = "quantile,latency_us\n0,0.875\n1,0.92\n";
     r.rateCsv = "time_us,qpn,rate_gbps\n82100,1,200\n";
+    r.queueCsv = "time_us,max_port_queue_bytes,total_queue_bytes,pfc_frames_in_interval,"
+                 "max_switch_buffer_bytes\n0,0,0,0,0\n82100,4096,4096,0,8192\n82200,0,0,0,0\n"
+                 "165400,0,0,0,0\n";
     return r;
 }
 
@@ -81,6 +84,15 @@ TEST(FiguresTest, TimelineAndQueuesZoomOnStepZerosCollective)
     const std::string flat = aifabric::RunPlotsScript(none);
     EXPECT_FALSE(Has(flat, "multiplot")) << flat;
     EXPECT_FALSE(Has(flat, "timeline.png")) << flat;
+    // An idle fabric around step 0 (one server: its queue.csv is 0 and the end): no queue panel
+    // there, where gnuplot would find no point and fail (the run printed "gnuplot failed").
+    RunOutput idle = MakeRun("i", "rocev2");
+    idle.queueCsv = "time_us,max_port_queue_bytes,total_queue_bytes,pfc_frames_in_interval,"
+                    "max_switch_buffer_bytes\n0,0,0,0,0\n165400,0,0,0,0\n";
+    const std::string calm = aifabric::RunPlotsScript(idle);
+    EXPECT_TRUE(Has(calm, "set output 'timeline.png'\nset multiplot layout 2,1")) << calm;
+    EXPECT_FALSE(Has(calm, "set output 'queue.png'\nset multiplot")) << calm;
+    EXPECT_EQ(calm.find(zoom), calm.rfind(zoom)) << "the timeline's zoom only";
 }
 
 TEST(FiguresTest, RatesAreDrawnUnderTheLineRateWithAKey)

@@ -96,6 +96,60 @@ TEST(HardeningFiles, InputsMustBeRegularFilesWithinALimit)
     }
 }
 
+// The Chakra reader's files too: a FIFO or /dev/zero named as one rank's trace file makes the
+// runner and `chakra show` exit 2 at once with one line naming that file (the FIFO used to be
+// skipped: the trace silently lost its rank, or "a gap in the ranks"), nothing left behind.
+TEST(HardeningFiles, TraceFilesMustBeRegularFiles)
+{
+    const fs::path d = ScratchDir("aif-special-trace");
+    const std::string cluster = " --set topology.servers=1 --set topology.gpus_per_server=2";
+    const Result ex =
+        RunCommand(std::string(AIFABRIC_CHAKRA) + " export --set workload.kind=training" + cluster +
+                       " --set workload.parallelism.tp=2"
+                       " --set workload.model_shape.layers=1"
+                       " --set workload.model_shape.seq_len=128 --out " +
+                       (d / "trace").string(),
+                   "special-trace-export");
+    ASSERT_EQ(ex.status, 0) << ex.err;
+    const fs::path rank1 = d / "trace" / "trace.1.et";
+    for (const std::string special : {"fifo", "/dev/zero"})
+    {
+        fs::remove(rank1);
+        if (special == "fifo")
+        {
+            ASSERT_EQ(::mkfifo(rank1.c_str(), 0600), 0);
+        }
+        else
+        {
+            fs::create_symlink(special, rank1);
+        }
+        const std::string why =
+            special == "fifo" ? "is a FIFO, not a regular file" : "is a device, not a regular file";
+        const Result r =
+            RunCommand("timeout 20 " + RunnerCommand("--quiet --set workload.kind=chakra"
+                                                     " --set workload.trace=" +
+                                                     (d / "trace").string() + cluster + " --out " +
+                                                     (d / "out").string()),
+                       "special-trace-run");
+        EXPECT_EQ(r.status, 2) << special << ": " << r.err;
+        EXPECT_NE(r.err.find("workload.trace: chakra trace " + rank1.string() + ": " + why),
+                  std::string::npos)
+            << r.err;
+        EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+        const Result show = RunCommand("timeout 20 " + std::string(AIFABRIC_CHAKRA) + " show " +
+                                           (d / "trace").string(),
+                                       "special-trace-show");
+        EXPECT_EQ(show.status, 2) << special << ": " << show.err;
+        EXPECT_NE(show.err.find(rank1.string() + ": " + why), std::string::npos) << show.err;
+        for (const auto& e : fs::directory_iterator(d))
+        {
+            EXPECT_EQ(e.path().filename().string().rfind(".tmp-", 0), std::string::npos)
+                << e.path();
+            EXPECT_NE(e.path().filename(), "out");
+        }
+    }
+}
+
 // --out on a dangling symbolic link is refused before anything is simulated.
 TEST(HardeningFiles, OutOnADanglingSymlinkIsRefusedFirst)
 {

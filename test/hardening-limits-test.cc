@@ -85,6 +85,11 @@ TEST(HardeningLimits, TinyRatesPeriodsAndTimeoutsAreRefusedNamingTheKey)
                                      {"period_ms", 1e-9},
                                      {"until_ms", 1}}})}}}}),
          "faults.events[0].period_ms"},
+        // The GPU's rates on the plain collective workload (compute_ms given, the rates unused):
+        // refused as on a training workload.
+        {Small({{"gpu", {{"peak_tflops", 1e-300}}}}), "gpu.peak_tflops"},
+        {Small({{"gpu", {{"compute_efficiency", 1e-300}}}}), "gpu.compute_efficiency"},
+        {Small({{"gpu", {{"hbm_tbytes_per_s", 1e-300}}}}), "gpu.hbm_tbytes_per_s"},
         {Small({{"faults", {{"random", {{"mtbf_hours", 1e-15}}}}}}), "faults.random.mtbf_hours"},
         {Small({{"faults", {{"random", {{"mtbf_hours", 1e-12}, {"repair_ms", 1e-6}}}}}}),
          "faults.random.mtbf_hours"},
@@ -98,26 +103,38 @@ TEST(HardeningLimits, TinyRatesPeriodsAndTimeoutsAreRefusedNamingTheKey)
     // The same values, 1e6 times larger than the limit, still run (the rule is no stricter).
     EXPECT_EQ(ScenarioErrorOf(Small({{"pfc_deadlock", {{"poll_ms", 1e-3}}}})), "no error");
     EXPECT_EQ(ScenarioErrorOf(Small({{"rdma", {{"retransmit_timeout_ms", 1e-3}}}})), "no error");
+    // 1000 FLOP/s and 1000 bit/s of HBM are the floor, as for every rate: 1e-9 TFLOP/s x 1 and
+    // 1.25e-10 TB/s x 8e12 bit/TB are exactly on it.
+    EXPECT_EQ(ScenarioErrorOf(Small({{"gpu", {{"peak_tflops", 1e-9}, {"compute_efficiency", 1}}}})),
+              "no error");
+    EXPECT_EQ(ScenarioErrorOf(Small({{"gpu", {{"hbm_tbytes_per_s", 1.25e-10}}}})), "no error");
 }
 
 // Through the runner: exit 2, one line naming the key, and nothing left behind (no results
-// directory, no .tmp-* directory: an abort used to leave one).
+// directory, no .tmp-* directory: an abort used to leave one). The GPU's rates on the plain
+// collective workload too (they used to be accepted there).
 TEST(HardeningLimits, RunnerRefusesATinyRateWithExitTwoAndLeavesNothing)
 {
-    const auto dir = ScratchDir("tiny-rate");
-    WriteFile(dir / "s.json",
-              R"({"topology": {"servers": 2, "gpus_per_server": 2},
-                  "workload": {"steps": 1, "bytes": 1048576},
-                  "gpu": {"nvlink_gbytes_per_s": 1e-12}})");
-    const Result r = RunCommand(std::string(AIFABRIC_RUNNER) + " " + (dir / "s.json").string() +
-                                    " --quiet --out " + (dir / "out").string(),
-                                "tiny-rate");
-    EXPECT_EQ(r.status, 2) << r.err;
-    EXPECT_NE(r.err.find("gpu.nvlink_gbytes_per_s"), std::string::npos) << r.err;
-    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
-    for (const auto& e : std::filesystem::directory_iterator(dir))
+    for (const std::string key :
+         {"nvlink_gbytes_per_s", "peak_tflops", "compute_efficiency", "hbm_tbytes_per_s"})
     {
-        EXPECT_EQ(e.path().filename().string().rfind(".tmp-", 0), std::string::npos) << e.path();
-        EXPECT_NE(e.path().filename(), "out");
+        const auto dir = ScratchDir("tiny-rate-" + key);
+        WriteFile(dir / "s.json",
+                  R"({"topology": {"servers": 2, "gpus_per_server": 2},
+                      "workload": {"steps": 1, "bytes": 1048576},
+                      "gpu": {")" +
+                      key + R"(": 1e-300}})");
+        const Result r = RunCommand(std::string(AIFABRIC_RUNNER) + " " + (dir / "s.json").string() +
+                                        " --quiet --out " + (dir / "out").string(),
+                                    "tiny-rate");
+        EXPECT_EQ(r.status, 2) << key << ": " << r.err;
+        EXPECT_NE(r.err.find("gpu." + key + ": "), std::string::npos) << r.err;
+        EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+        for (const auto& e : std::filesystem::directory_iterator(dir))
+        {
+            EXPECT_EQ(e.path().filename().string().rfind(".tmp-", 0), std::string::npos)
+                << e.path();
+            EXPECT_NE(e.path().filename(), "out");
+        }
     }
 }

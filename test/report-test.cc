@@ -228,6 +228,24 @@ TEST(ReportTest, ViewPrintsThePageWritesAMissingOneAndRejectsWhatIsNot)
         EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
         EXPECT_TRUE(r.out.empty()) << r.out;
     }
+    // Someone else's summary.json that is not what the runner writes: one line naming it, exit 2
+    // (a summary without a runs list was an "internal error", exit 1).
+    for (const auto& [text, mention] : std::vector<std::pair<std::string, std::string>>{
+             {R"({"runs": 7})", "summary.json: no list \"runs\""},
+             {R"([1, 2])", "summary.json: no list \"runs\""},
+             {R"({"runs": [{"name": 3}]})", "summary.json: a field has the wrong type"},
+             {R"({"runs": [)", "summary.json: "}})
+    {
+        const fs::path bad = d / "foreign";
+        fs::remove_all(bad);
+        fs::create_directories(bad);
+        WriteFile(bad / "summary.json", text);
+        r = RunCommand(std::string(AIFABRIC_VIEW) + " " + bad.string(), "report");
+        EXPECT_EQ(r.status, 2) << text << ": " << r.err;
+        EXPECT_NE(r.err.find(mention), std::string::npos) << text << ": " << r.err;
+        EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+        EXPECT_FALSE(fs::exists(bad / "index.html"));
+    }
     // A sweep that has not been gathered says what to run.
     fs::create_directories(d / "sweep");
     WriteFile(d / "sweep" / "sweep.json", "{}");

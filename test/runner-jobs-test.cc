@@ -160,6 +160,131 @@ TEST(RunnerJobsTest, TrainingJobBesideACollectiveJob)
     fs::remove_all(dir);
 }
 
+/// The records of an RFC 4180 file (fields in double quotes may hold commas, line breaks and
+/// doubled quotes; others may hold none of these). Fails the test on anything else.
+std::vector<std::vector<std::string>>
+ParseRfc4180(const std::string& text)
+{
+    std::vector<std::vector<std::string>> rows;
+    std::vector<std::string> row;
+    std::string field;
+    size_t i = 0;
+    while (i < text.size())
+    {
+        if (text[i] == '"')
+        {
+            for (++i;; ++i)
+            {
+                if (i >= text.size())
+                {
+                    ADD_FAILURE() << "an unterminated quoted field";
+                    return rows;
+                }
+                if (text[i] == '"' && i + 1 < text.size() && text[i + 1] == '"')
+                {
+                    field += '"';
+                    ++i;
+                }
+                else if (text[i] == '"')
+                {
+                    ++i;
+                    break;
+                }
+                else
+                {
+                    field += text[i];
+                }
+            }
+        }
+        else
+        {
+            while (i < text.size() && text[i] != ',' && text[i] != '\n' && text[i] != '\r')
+            {
+                EXPECT_NE(text[i], '"') << "a quote inside an unquoted field: " << field;
+                field += text[i++];
+            }
+        }
+        row.push_back(field);
+        field.clear();
+        if (i < text.size() && text[i] == ',')
+        {
+            ++i;
+            continue;
+        }
+        i += i + 1 < text.size() && text[i] == '\r' && text[i + 1] == '\n' ? 2 : 1;
+        EXPECT_TRUE(i > text.size() || text[i - 1] == '\n') << "a field ends without , or EOL";
+        rows.push_back(row);
+        row.clear();
+    }
+    return rows;
+}
+
+// jobs.csv end to end: four jobs with hostile names (a comma and quotes, formulas a spreadsheet
+// would run, a number), each row read back as RFC 4180 with exactly its six fields: the name
+// (quoted where needed; a formula prefixed with '), the step, its time to the nanosecond and
+// the rank waited on, as summary.json's barrier says. A name with a line break is refused.
+TEST(RunnerJobsTest, JobsCsvReadsBackAsRfc4180WithHostileNames)
+{
+    const fs::path dir = ScratchDir("aif-jobs-csv");
+    const std::vector<std::string> names = {"a,b \"q\"",
+                                            "=cmd|' /C calc'!A0",
+                                            "@SUM(A1)",
+                                            "-2+3",
+                                            "+1"};
+    // In a cell: the name itself, or with a leading ' where a spreadsheet would compute it (a
+    // number such as +1 stays a number).
+    const std::vector<std::string> cells = {"a,b \"q\"",
+                                            "'=cmd|' /C calc'!A0",
+                                            "'@SUM(A1)",
+                                            "'-2+3",
+                                            "+1"};
+    json scenario = json::parse(R"({"name": "csv",
+      "topology": {"servers": 10, "gpus_per_server": 1},
+      "workload": {"bytes": 1048576, "steps": 2, "compute_ms": 1}, "jobs_baselines": false})");
+    for (const std::string& n : names)
+    {
+        scenario["jobs"].push_back(json{{"name", n}, {"servers", 2}});
+    }
+    const json s = RunJobs(dir, "csv", scenario.dump());
+    ASSERT_EQ(s["jobs"].size(), names.size());
+    std::ifstream f(dir / "csv" / "csv" / "jobs.csv", std::ios::binary);
+    ASSERT_TRUE(f) << "no csv/csv/jobs.csv";
+    const std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    const auto rows = ParseRfc4180(text);
+    ASSERT_EQ(rows.size(), 1 + names.size() * 2) << text;
+    EXPECT_EQ(
+        rows[0],
+        std::vector<std::string>({"job", "step", "step_ms", "last_rank", "waited_on", "cause"}));
+    for (size_t k = 0; k < names.size(); ++k)
+    {
+        const json& e = s["jobs"][k];
+        EXPECT_EQ(e["name"], names[k]);
+        for (uint32_t step = 0; step < 2; ++step)
+        {
+            const auto& row = rows[1 + 2 * k + step];
+            ASSERT_EQ(row.size(), 6u) << text;
+            const json& b = e["barrier"][step];
+            EXPECT_EQ(row[0], cells[k]);
+            EXPECT_EQ(row[1], std::to_string(step));
+            // ns-exact: the step is a whole number of nanoseconds (a 6-digit cut is off by up to
+            // 5e-6 ms here).
+            EXPECT_NEAR(std::stod(row[2]), b["step_ms"].get<double>(), 1e-7) << row[2];
+            EXPECT_GT(std::stod(row[2]), 1.0) << "1 ms of compute, then the all-reduce";
+            EXPECT_EQ(row[3], std::to_string(b["last_rank"].get<uint32_t>()));
+            EXPECT_EQ(row[4], std::to_string(b["waited_on"].get<uint32_t>()));
+            EXPECT_EQ(row[5], b["cause"].get<std::string>());
+        }
+    }
+    // A line break in a name never reaches the file: refused when the scenario is checked.
+    scenario["jobs"][1]["name"] = "two\nlines";
+    const Result bad = Runner(WriteFile(dir / "bad.json", scenario.dump()).string() + " --out " +
+                              (dir / "bad").string());
+    EXPECT_EQ(bad.status, 2) << bad.err;
+    EXPECT_NE(bad.err.find("jobs[1].name"), std::string::npos) << bad.err;
+    EXPECT_FALSE(fs::exists(dir / "bad"));
+    fs::remove_all(dir);
+}
+
 struct BadJobs
 {
     const char* name;

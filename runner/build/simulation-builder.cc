@@ -105,6 +105,10 @@ MakeParallelJob(const RunConfig& c,
     job->SetAttribute("Algorithm",
                       StringValue(c.algorithmAuto ? std::string("auto") : c.algorithm));
     job->SetAttribute("Protocol", StringValue(c.protocolAuto ? std::string("auto") : c.protocol));
+    // workload.channels and chunks apply to every collective too (they were ignored): 0
+    // channels is NCCL's count per communicator and algorithm.
+    job->SetAttribute("Channels", UintegerValue(c.channelsAuto ? 0 : c.channels));
+    job->SetAttribute("Chunks", UintegerValue(c.chunks));
     job->SetTuner(MakeTuner(c));
     job->SetGraph(graph);
     job->Setup(gpus, ranks, c.gpusPerServer, network, nvlink);

@@ -2,8 +2,10 @@
 #include "report.h"
 
 #include "file-util.h"
+#include "json-input.h"
 #include "report-assets.h"
 #include "results-writer.h"
+#include "scenario.h"
 #include "sweep-collect.h"
 
 #include <algorithm>
@@ -132,10 +134,21 @@ PngFiles(const fs::path& dir)
 json
 RunReportData(const fs::path& dir)
 {
-    const json summary = ReadJsonFile(dir / "summary.json");
+    // Someone else's results directory: what is wrong with its summary is bad input (exit 2,
+    // naming the file), not an internal error.
+    const std::string file = EchoText((dir / "summary.json").string());
+    json summary;
+    try
+    {
+        summary = ReadJsonFile(dir / "summary.json");
+    }
+    catch (const std::exception& e)
+    {
+        throw ScenarioError(file + ": " + e.what());
+    }
     if (!summary.is_object() || !summary.contains("runs") || !summary["runs"].is_array())
     {
-        throw std::runtime_error((dir / "summary.json").string() + ": no list \"runs\"");
+        throw ScenarioError(file + ": no list \"runs\"");
     }
     std::vector<std::string> names;
     for (const auto& r : summary["runs"])

@@ -42,6 +42,26 @@ FirstBarrier(const std::string& stepsCsv, double& lo, double& hi)
     return hi >= lo;
 }
 
+/// Whether queue.csv (time_us first) has a sample between `loMs` and `hiMs`: gnuplot refuses a
+/// panel whose x range holds no point ("all points y value undefined"), and an idle stretch is
+/// only its first and last row (a one-server run's fabric: 0 and the end).
+bool
+HasSampleIn(const std::string& queueCsv, double loMs, double hiMs)
+{
+    std::istringstream in(queueCsv);
+    std::string line;
+    std::getline(in, line); // header
+    while (std::getline(in, line))
+    {
+        const double ms = std::atof(line.c_str()) / 1000;
+        if (ms >= loMs && ms <= hiMs)
+        {
+            return true;
+        }
+    }
+    return false;
+}
+
 } // namespace
 
 std::string
@@ -102,8 +122,10 @@ RunPlotsScript(const RunOutput& r)
         "'queue.csv' every ::1 using ($1/1000):($2/1024) with steps lw 2 lc rgb " + colour +
         " title 'largest egress queue', \\\n     '' every ::1 using ($1/1000):($5/1024) with "
         "steps lc rgb '#7f7f7f' title 'fullest switch buffer'\n";
-    gp << Terminal("queue", 1000, zoom ? 800 : 600);
-    if (zoom)
+    const double queuePad = std::max(0.25 * (hi - lo), 0.1);
+    const bool queueZoom = zoom && HasSampleIn(r.queueCsv, lo - queuePad, hi + queuePad);
+    gp << Terminal("queue", 1000, queueZoom ? 800 : 600);
+    if (queueZoom)
     {
         gp << "set multiplot layout 2,1 title "
            << GnuplotString(name + ": switch queues (peak in each 100 us interval)") << "\n"
@@ -117,12 +139,11 @@ RunPlotsScript(const RunOutput& r)
     gp << "set xlabel 'time (ms)'\nset ylabel 'KB'\nset yrange [0:*]\nset key outside top "
           "horizontal\nplot "
        << queues;
-    if (zoom)
+    if (queueZoom)
     {
-        const double pad = std::max(0.25 * (hi - lo), 0.1);
         gp << "set title 'step 0: from the first rank done computing to the barrier'\nunset key\n"
-           << "set xrange [" << Num(lo - pad, 10) << ":" << Num(hi + pad, 10) << "]\nplot "
-           << queues << "set xrange [*:*]\nunset multiplot\n";
+           << "set xrange [" << Num(lo - queuePad, 10) << ":" << Num(hi + queuePad, 10)
+           << "]\nplot " << queues << "set xrange [*:*]\nunset multiplot\n";
     }
     gp << "set yrange [*:*]\n";
     if (hasRows(r.rateCsv))

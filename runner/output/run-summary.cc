@@ -432,12 +432,15 @@ Summary(const RunConfig& c, const Simulation& sim, uint64_t events, double wall)
                          {"out_of_order_packets", outOfOrder},
                          {"port_changes", portChanges},
                          {"frame_hops", frameHops}};
-    if (parallel && c.workloadKind == "chakra")
+    if (parallel)
     {
-        // A trace: what it ran, not the scenario's unused collective workload (same keys).
+        // A training model or a trace: what it ran, not the scenario's unused collective workload
+        // (same keys). Kinds and bytes are rank 0's per step; algorithms, protocols and channels
+        // those of every communicator.
         const WorkloadGraph& g = *parallel->GetGraph();
         std::set<std::string> ops;
         uint64_t bytes = 0;
+        bool sends = false;
         for (const WorkloadOp& o : g.ops.empty() ? std::vector<WorkloadOp>() : g.ops[0])
         {
             if (o.kind == WorkloadOp::COLLECTIVE)
@@ -448,17 +451,30 @@ Summary(const RunConfig& c, const Simulation& sim, uint64_t events, double wall)
             {
                 bytes += o.bytes;
             }
+            sends = sends || o.kind == WorkloadOp::SEND;
         }
-        std::string names;
-        for (const std::string& n : ops)
+        std::set<std::string> algorithms;
+        std::set<std::string> protocols;
+        uint32_t channels = 0;
+        for (const auto& ch : parallel->GetCollectiveChoiceParts())
         {
-            names += (names.empty() ? "" : "+") + n;
+            algorithms.insert(ch.algorithm);
+            protocols.insert(ch.protocol);
+            channels = std::max(channels, ch.channels);
         }
-        s["collective"] = ops.empty() ? "p2p" : names; // of rank 0, per step
-        s["bytes"] = bytes;                            // rank 0's collective and send buffers
-        s["algorithm"] = "trace";
-        s["algorithm_used"] = "trace";
-        s["channels_used"] = 0;
+        const auto joined = [](const std::set<std::string>& names, const char* none) {
+            std::string out;
+            for (const std::string& n : names)
+            {
+                out += (out.empty() ? "" : "+") + n;
+            }
+            return out.empty() ? std::string(none) : out;
+        };
+        s["collective"] = ops.empty() ? (sends ? "p2p" : "none") : joined(ops, "");
+        s["bytes"] = bytes; // rank 0's collective and send buffers
+        s["algorithm_used"] = joined(algorithms, "none");
+        s["protocol_used"] = joined(protocols, "none");
+        s["channels_used"] = channels;
         s["algbw_gbytes_per_s"] = 0.0; // a step of many operations has no one bandwidth
         s["busbw_gbytes_per_s"] = 0.0;
     }

@@ -7,8 +7,6 @@
 #include "ns3/double.h"
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 namespace aifabric
 {
@@ -87,17 +85,20 @@ LoadMatrix(const std::string& path)
                             " must be a non-empty regular file of at most " +
                             std::to_string(kMaxMatrixFileBytes >> 20) + " MiB");
     }
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    if (!in.good() && !in.eof())
+    std::string text;
+    try
     {
-        throw ScenarioError("workload.matrix: " + shown + " cannot be read");
+        // Not blocking, nor reading past the limit, if it became a FIFO or grew meanwhile.
+        text = ReadInputFile(path, kMaxMatrixFileBytes);
+    }
+    catch (const std::runtime_error& e)
+    {
+        throw ScenarioError("workload.matrix: " + shown + " " + e.what());
     }
     try
     {
         return std::make_shared<const ns3::ConnectionMatrix>(
-            ns3::ConnectionMatrix::FromText(text.str(), shown));
+            ns3::ConnectionMatrix::FromText(text, shown));
     }
     catch (const ns3::ConnectionMatrix::Error& e)
     {

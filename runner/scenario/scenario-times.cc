@@ -155,8 +155,9 @@ CheckTimesAndRates(const RunConfig& r)
     {
         CheckDuration("faults.random.mtbf_hours", r.randomMtbfHours, 3600, "hours");
         CheckDuration("faults.random.repair_ms", r.randomRepairMs, ms, "ms");
-        // The injector draws every failure up front: a link fails about once per mtbf + repair
-        // until max_sim_seconds; more than 10^5 failures per link never finish being drawn.
+        // A link fails about once per mtbf + repair until max_sim_seconds. Drawn as the run
+        // goes, each failure is two events and a reconvergence of every switch's routes: more
+        // than 10^5 per link is a run that would not end in any useful time.
         const double cycle = r.randomMtbfHours * 3600 + r.randomRepairMs * ms;
         if (r.maxSimSeconds / cycle > 1e5)
         {
@@ -210,6 +211,22 @@ CheckTimesAndRates(const RunConfig& r)
             CheckDuration(std::string(key) + ".incast.period_us", f->incastPeriodUs, us, "us");
         }
     }
+    // The GPU's rates, whatever the workload: a collective workload (compute_ms given) does not
+    // use them, but a value no GPU can have is refused the same way for every workload, as
+    // every other rate (it used to pass there and abort a training run).
+    const double flopsPerSecond = r.peakTflops * 1e12 * r.computeEfficiency;
+    if (!(flopsPerSecond >= kMinFlopsPerSecond))
+    {
+        const bool efficiency = r.computeEfficiency < 0.01;
+        throw ScenarioError(
+            std::string(efficiency ? "gpu.compute_efficiency" : "gpu.peak_tflops") +
+            ": the GPU's compute rate (peak_tflops x compute_efficiency) must be at least " +
+            Number(kMinFlopsPerSecond) + " FLOP/s (got " +
+            Number(efficiency ? r.computeEfficiency : r.peakTflops) + ", giving " +
+            Number(flopsPerSecond) + " FLOP/s)");
+    }
+    const double hbm = r.resolved["gpu"].value("hbm_tbytes_per_s", 0.0);
+    CheckRate("gpu.hbm_tbytes_per_s", hbm, hbm * 8e12, "HBM's rate (x 8e12 bit/TB)");
     CheckComputeTimes(r);
 }
 

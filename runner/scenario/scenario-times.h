@@ -21,6 +21,9 @@ namespace aifabric
  */
 constexpr double kMaxDurationSeconds = 1e9;
 constexpr double kMinRateBitsPerSecond = 1000;
+/// The same floor for a GPU's compute rate (gpu.peak_tflops x gpu.compute_efficiency), checked
+/// for every workload.
+constexpr double kMinFlopsPerSecond = 1000;
 
 /// Throw a ScenarioError naming `key` unless `value` (in units of `unitSeconds`, written
 /// `unit`) is a representable duration; the message gives the range in the key's unit.

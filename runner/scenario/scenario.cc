@@ -291,6 +291,7 @@ ToRun(const json& j, size_t index)
     }
     if (r.channels == 0)
     {
+        r.channelsAuto = true;
         r.channels = AutoChannels(r.algorithm, r.gpusPerServer);
         r.resolved["workload"]["channels"] = r.channels;
     }

@@ -146,6 +146,7 @@ struct RunConfig
     bool algorithmAuto{false};      //!< workload.algorithm was "auto" (the tuner chose it)
     std::string protocol{"simple"}; //!< NCCL protocol: simple, ll128, ll
     bool protocolAuto{false};       //!< workload.protocol was "auto" (the tuner chose it)
+    bool channelsAuto{false};       //!< workload.channels was 0 (NCCL's count per algorithm)
     double peakTflops{989.4};       //!< gpu.peak_tflops or the preset's
     double computeEfficiency{0.55}; //!< gpu.compute_efficiency
     ns3::TransformerModel model;    //!< workload.kind training

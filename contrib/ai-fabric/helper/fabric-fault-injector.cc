@@ -41,10 +41,7 @@ FabricFaultInjector::GetTypeId()
     return tid;
 }
 
-FabricFaultInjector::FabricFaultInjector()
-    : m_ttf(CreateObject<ExponentialRandomVariable>())
-{
-}
+FabricFaultInjector::FabricFaultInjector() = default;
 
 FabricFaultInjector::~FabricFaultInjector() = default;
 
@@ -52,7 +49,7 @@ void
 FabricFaultInjector::DoDispose()
 {
     m_topo = nullptr;
-    m_ttf = nullptr;
+    m_random.clear();
     Object::DoDispose();
 }
 
@@ -65,8 +62,12 @@ FabricFaultInjector::SetTopology(Ptr<FabricTopology> topo)
 int64_t
 FabricFaultInjector::AssignStreams(int64_t stream)
 {
-    m_ttf->SetStream(stream);
-    return 1;
+    m_stream = stream;
+    for (uint32_t k = 0; k < m_random.size(); ++k)
+    {
+        m_random[k].ttf->SetStream(stream + k);
+    }
+    return m_topo ? std::max<int64_t>(1, m_topo->GetNLinks()) : 1;
 }
 
 void
@@ -79,10 +80,8 @@ uint32_t
 FabricFaultInjector::AddRandomFailures(Time mtbf, Time repair, bool hostLinks, Time horizon)
 {
     NS_ABORT_MSG_IF(!m_topo, "FabricFaultInjector: SetTopology first");
-    uint32_t failures = 0;
-    m_ttf->SetAttribute("Mean", DoubleValue(mtbf.GetSeconds()));
-    m_ttf->SetAttribute("Bound", DoubleValue(0));
     const uint32_t endpoints = m_topo->GetNEndpoints();
+    const auto first = static_cast<uint32_t>(m_random.size());
     for (uint32_t l = 0; l < m_topo->GetNLinks(); ++l)
     {
         const FabricLinkInfo& li = m_topo->GetLinks()[l];
@@ -90,24 +89,56 @@ FabricFaultInjector::AddRandomFailures(Time mtbf, Time repair, bool hostLinks, T
         {
             continue;
         }
-        Time t = Seconds(m_ttf->GetValue());
-        while (t < horizon)
+        Ptr<ExponentialRandomVariable> ttf = CreateObject<ExponentialRandomVariable>();
+        ttf->SetAttribute("Mean", DoubleValue(mtbf.GetSeconds()));
+        ttf->SetAttribute("Bound", DoubleValue(0));
+        if (m_stream >= 0)
         {
-            FabricFaultEvent down;
-            down.at = t;
-            down.action = FabricFaultEvent::DOWN;
-            down.links = {l};
-            down.target = m_topo->GetLinkName(l);
-            AddEvent(down);
-            FabricFaultEvent up = down;
-            up.at = t + repair;
-            up.action = FabricFaultEvent::UP;
-            AddEvent(up);
-            ++failures;
-            t = t + repair + Seconds(m_ttf->GetValue());
+            ttf->SetStream(m_stream + int64_t(m_random.size()));
         }
+        m_random.push_back(RandomLink{l, ttf, repair, Simulator::Now() + horizon});
     }
-    return failures;
+    for (auto i = first; i < m_random.size(); ++i)
+    {
+        ScheduleRandomFailure(i);
+    }
+    return static_cast<uint32_t>(m_random.size() - first);
+}
+
+uint64_t
+FabricFaultInjector::GetRandomFailures() const
+{
+    return m_randomFailures;
+}
+
+void
+FabricFaultInjector::ScheduleRandomFailure(uint32_t i)
+{
+    const RandomLink& r = m_random[i];
+    const Time at = Simulator::Now() + Seconds(r.ttf->GetValue());
+    if (at < r.horizon)
+    {
+        Simulator::Schedule(at - Simulator::Now(), &FabricFaultInjector::RandomDown, this, i);
+    }
+}
+
+// Each schedules the link's next change before applying this one: at a tie with the
+// reconvergence the change schedules (the repair, or the next failure, exactly ConvergenceTime
+// later), the link's change comes first, as when every change was scheduled up front.
+
+void
+FabricFaultInjector::RandomDown(uint32_t i)
+{
+    Simulator::Schedule(m_random[i].repair, &FabricFaultInjector::RandomUp, this, i);
+    ++m_randomFailures;
+    SetLinkUp(m_random[i].link, false);
+}
+
+void
+FabricFaultInjector::RandomUp(uint32_t i)
+{
+    ScheduleRandomFailure(i);
+    SetLinkUp(m_random[i].link, true);
 }
 
 void

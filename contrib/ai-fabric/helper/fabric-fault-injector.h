@@ -75,10 +75,19 @@ class FabricFaultInjector : public Object
     void AddEvent(const FabricFaultEvent& e);
     /**
      * Random independent failures of every link (or only switch-switch links): each fails after
-     * an exponential time of mean `mtbf` and is repaired `repair` later, again and again, until
-     * `horizon`. \return the number of failures scheduled
+     * an exponential time of mean `mtbf` and is repaired `repair` later, again and again, as
+     * long as a failure starts before `horizon` (from now).
+     *
+     * Drawn as the simulation goes: a link's next time to failure is drawn when its repair
+     * happens, so one event per link is pending, whatever mtbf and horizon (they used to be
+     * drawn up front: memory and start-up grew with horizon / mtbf). Each link draws from a
+     * stream of its own (AssignStreams: the k-th link that can fail takes stream + k), so its
+     * failures do not depend on when the others' are drawn.
+     * \return the number of links that can fail
      */
     uint32_t AddRandomFailures(Time mtbf, Time repair, bool hostLinks, Time horizon);
+    /// Random failures started so far (AddRandomFailures).
+    uint64_t GetRandomFailures() const;
 
     // Immediate changes (what scheduled events call; usable from scripts too).
     void SetLinkUp(uint32_t link, bool up);
@@ -105,6 +114,8 @@ class FabricFaultInjector : public Object
     /// Links down now.
     uint32_t GetLinksDown() const;
 
+    /// Streams `stream`, `stream` + 1, ...: one per link that AddRandomFailures (called after
+    /// SetTopology and this) makes fail. \return the number reserved: one per link
     int64_t AssignStreams(int64_t stream);
 
     typedef void (*LinkChangeCallback)(uint32_t link, bool up);
@@ -113,17 +124,35 @@ class FabricFaultInjector : public Object
     void DoDispose() override;
 
   private:
+    /// A link that fails at random: its times to failure, repair time and horizon.
+    struct RandomLink
+    {
+        uint32_t link;
+        Ptr<ExponentialRandomVariable> ttf;
+        Time repair;
+        Time horizon; //!< absolute: no failure starts at or after it
+    };
+
     void Apply(FabricFaultEvent e);
     void Flap(uint32_t link, Time halfPeriod, Time until, bool up);
+    /// Random link `i` fails now: its repair is scheduled.
+    void RandomDown(uint32_t i);
+    /// Random link `i` is repaired now: its next failure is drawn and scheduled.
+    void RandomUp(uint32_t i);
+    /// Draw random link `i`'s time to its next failure; schedule it if it starts before the
+    /// link's horizon.
+    void ScheduleRandomFailure(uint32_t i);
 
     Ptr<FabricTopology> m_topo;
     Time m_convergence;
     uint64_t m_changes{0};
     uint64_t m_reconvergences{0};
     uint64_t m_storms{0};
-    EventId m_pending; //!< the latest scheduled reconvergence
-    Time m_pendingAt;  //!< when it runs
-    Ptr<ExponentialRandomVariable> m_ttf;
+    EventId m_pending;    //!< the latest scheduled reconvergence
+    Time m_pendingAt;     //!< when it runs
+    int64_t m_stream{-1}; //!< AssignStreams' first stream (-1: automatic streams)
+    std::vector<RandomLink> m_random;
+    uint64_t m_randomFailures{0};
     TracedCallback<uint32_t, bool> m_linkTrace;
     TracedCallback<> m_reconvergedTrace;
 };

@@ -191,7 +191,8 @@ CollectiveExecutor::Start(std::shared_ptr<const CollectiveSchedule> s,
     m_bytesSent.assign(ranks, 0);
     m_networkBytes = 0;
     m_nvlinkBytes = 0;
-    if (m_total == 0)
+    m_gpusReady = 0;
+    if (m_total == 0 && m_gpuRanks == 0)
     {
         Simulator::ScheduleNow(&CollectiveExecutor::Arrived, this, uint64_t(UINT32_MAX));
     }
@@ -205,6 +206,12 @@ CollectiveExecutor::MarkReady(uint32_t r)
         return;
     }
     m_ready[r] = 1;
+    if (r < m_gpuRanks && ++m_gpusReady == m_gpuRanks && m_total == 0)
+    {
+        // Nothing to send (one rank): done when every rank has joined, not at Start (a
+        // one-GPU step ended before its compute: 0 ms).
+        Simulator::ScheduleNow(&CollectiveExecutor::Arrived, this, uint64_t(UINT32_MAX));
+    }
     m_startAt[r] = Simulator::Now() + m_costs.start;
     if (m_rankEnd[r] < Simulator::Now())
     {

@@ -205,6 +205,7 @@ class CollectiveExecutor : public Object, public CollectiveTransportListener
     std::vector<std::vector<uint64_t>> m_held; //!< per rank: released before the rank was ready
     uint64_t m_total{0};                       //!< transfers of the schedule (rings included)
     std::vector<uint8_t> m_ready;
+    uint32_t m_gpusReady{0}; //!< GPU ranks marked ready
     std::vector<Time> m_rankEnd;
     std::vector<uint32_t> m_lastSender;
     std::vector<uint64_t> m_bytesSent;

@@ -5,10 +5,14 @@
 
 #include "chakra-trace.h"
 
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
 #include <filesystem>
-#include <fstream>
 #include <map>
+#include <sys/stat.h>
 #include <system_error>
+#include <unistd.h>
 #include <unordered_map>
 
 namespace ns3
@@ -36,23 +40,98 @@ Quote(const std::string& s)
     return q + (s.size() > 64 ? "...\"" : "\"");
 }
 
+namespace
+{
+
+/// What a file of mode `m` is, when it is not a regular file.
+std::string
+NotRegular(mode_t m)
+{
+    return S_ISDIR(m)                 ? "is a directory, not a regular file"
+           : S_ISFIFO(m)              ? "is a FIFO, not a regular file"
+           : S_ISCHR(m) || S_ISBLK(m) ? "is a device, not a regular file"
+           : S_ISSOCK(m)              ? "is a socket, not a regular file"
+                                      : "is not a regular file";
+}
+
+} // namespace
+
+std::string
+SizeLimit(uint64_t limit)
+{
+    return limit % (1ULL << 30) == 0   ? std::to_string(limit >> 30) + " GiB"
+           : limit % (1ULL << 20) == 0 ? std::to_string(limit >> 20) + " MiB"
+                                       : std::to_string(limit) + " bytes";
+}
+
+InputFile
+OpenInputFile(const std::string& file, uint64_t limit, uint64_t& size)
+{
+    // O_NONBLOCK: opening a FIFO with no writer would wait forever; a regular file ignores it.
+    const int fd = ::open(file.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+    {
+        Fail(file, std::string("cannot be read: ") + std::strerror(errno));
+    }
+
+    struct stat st
+    {
+    };
+
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+    {
+        const std::string why = NotRegular(st.st_mode);
+        ::close(fd);
+        Fail(file, why);
+    }
+    size = static_cast<uint64_t>(st.st_size);
+    if (size > limit)
+    {
+        ::close(fd);
+        Fail(file, std::to_string(size) + " bytes, more than the " + SizeLimit(limit) + " allowed");
+    }
+    FILE* f = ::fdopen(fd, "rb");
+    if (!f)
+    {
+        const int e = errno;
+        ::close(fd);
+        Fail(file, std::string("cannot be read: ") + std::strerror(e));
+    }
+    return InputFile(f, &std::fclose);
+}
+
+std::string
+NotRegularFile(const std::string& file)
+{
+    struct stat st
+    {
+    };
+
+    if (::stat(file.c_str(), &st) != 0)
+    {
+        return std::string("cannot be read: ") + std::strerror(errno);
+    }
+    return S_ISREG(st.st_mode) ? std::string() : NotRegular(st.st_mode);
+}
+
 std::string
 ReadSmallFile(const std::string& file, uint64_t limit)
 {
-    std::error_code ec;
-    const uintmax_t size = fs::file_size(file, ec);
-    if (ec)
+    uint64_t size = 0;
+    const InputFile in = OpenInputFile(file, limit, size);
+    // Read to the end, at most one byte past the limit (a file that grows while it is read).
+    std::string text;
+    char buf[65536];
+    size_t n;
+    while ((n = std::fread(buf, 1, sizeof(buf), in.get())) > 0)
     {
-        Fail(file, "cannot read: " + ec.message());
+        text.append(buf, n);
+        if (text.size() > limit)
+        {
+            Fail(file, "more than the " + SizeLimit(limit) + " allowed");
+        }
     }
-    if (size > limit)
-    {
-        Fail(file,
-             std::to_string(size) + " bytes, more than the " + std::to_string(limit) + " allowed");
-    }
-    std::ifstream in(file, std::ios::binary);
-    std::string text(size, '\0');
-    if (!in.read(text.data(), static_cast<std::streamsize>(size)))
+    if (std::ferror(in.get()))
     {
         Fail(file, "cannot read the file");
     }
@@ -88,10 +167,16 @@ FindTraceFiles(const std::string& dir, const std::string& wanted)
         }
         const std::string prefix = stem.substr(0, dot);
         const std::string digits = stem.substr(dot + 1);
-        std::error_code fe;
-        if ((!wanted.empty() && prefix != wanted) || !it->is_regular_file(fe))
+        if (!wanted.empty() && prefix != wanted)
         {
             continue;
+        }
+        // Named as a trace file but a FIFO, a device, a directory or a dangling link: refused
+        // here, naming it, rather than skipped (a gap in the ranks) or read until it blocks.
+        const std::string notRegular = NotRegularFile(it->path().string());
+        if (!notRegular.empty())
+        {
+            Fail(it->path().string(), notRegular);
         }
         const uint64_t rank = digits.size() > 9 ? UINT64_MAX : std::stoull(digits);
         if (rank >= ChakraTrace::kMaxRanks)

@@ -7,6 +7,8 @@
 #include "workload-graph.h"
 
 #include <cstdint>
+#include <cstdio>
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -47,7 +49,27 @@ inline constexpr char kExtension[] = ".et";
 /// `s` in double quotes for a one-line message: control characters replaced, at most 64 kept.
 std::string Quote(const std::string& s);
 
-/// The whole of `file`, refused (ChakraTraceError) when it is larger than `limit` bytes.
+/// `limit` bytes for people: "4 GiB", "64 MiB", or in bytes.
+std::string SizeLimit(uint64_t limit);
+
+/// A file of the trace open for reading; closes it when it goes.
+using InputFile = std::unique_ptr<FILE, int (*)(FILE*)>;
+
+/**
+ * Opens `file` for reading if it is a regular file of at most `limit` bytes: a FIFO, a device
+ * such as /dev/zero or a directory is refused at once (opened without blocking, then checked
+ * with fstat, so a file swapped after listing cannot block or stream forever).
+ * \param[out] size the file's size
+ * 	hrow ChakraTraceError "chakra trace <file>: is a FIFO, not a regular file", "... is larger
+ * than ...", "... cannot be read: <reason>"
+ */
+InputFile OpenInputFile(const std::string& file, uint64_t limit, uint64_t& size);
+
+/// Why `file` cannot be a trace file ("is a directory, not a regular file", "cannot be read:
+/// No such file or directory"), or empty when it is a regular file (symbolic links followed).
+std::string NotRegularFile(const std::string& file);
+
+/// The whole of `file` (OpenInputFile's checks), refused when it is larger than `limit` bytes.
 std::string ReadSmallFile(const std::string& file, uint64_t limit);
 
 /// The files of the one trace in `dir` (`<prefix>.<rank>.et`, only `prefix` when not empty),

@@ -13,8 +13,8 @@
 #endif
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <map>
 #include <optional>
@@ -46,14 +46,20 @@ struct RankOps
 class MessageReader
 {
   public:
+    /// Opens `file`: a regular file of at most ChakraTrace::kMaxFileBytes (OpenInputFile).
     explicit MessageReader(const std::string& file)
         : m_file(file),
-          m_in(file, std::ios::binary)
+          m_in(chakra::OpenInputFile(file, ChakraTrace::kMaxFileBytes, m_size))
     {
-        if (!m_in)
-        {
-            Fail(file, "cannot open the file");
-        }
+    }
+
+    /// True if the file starts with gzip's magic bytes (1f 8b); reads from the start again.
+    bool Gzipped()
+    {
+        const int a = std::getc(m_in.get());
+        const int b = std::getc(m_in.get());
+        std::rewind(m_in.get());
+        return a == 0x1f && b == 0x8b;
     }
 
     /// The next message into `buf`. \return false at the end of the file
@@ -64,8 +70,8 @@ class MessageReader
         uint64_t len = 0;
         for (uint32_t i = 0;; ++i)
         {
-            const int c = m_in.get();
-            if (c == std::char_traits<char>::eof())
+            const int c = std::getc(m_in.get());
+            if (c == EOF)
             {
                 if (i == 0)
                 {
@@ -90,9 +96,14 @@ class MessageReader
             }
         }
         buf.resize(len);
-        m_in.read(buf.data(), static_cast<std::streamsize>(len));
-        const auto got = static_cast<uint64_t>(m_in.gcount());
+        const auto got = static_cast<uint64_t>(std::fread(buf.data(), 1, len, m_in.get()));
         m_offset += got;
+        if (m_offset > ChakraTrace::kMaxFileBytes) // it grew while it was read
+        {
+            Fail(m_file,
+                 "more than the " + chakra::SizeLimit(ChakraTrace::kMaxFileBytes) +
+                     " a trace file may have");
+        }
         if (got != len)
         {
             Fail(m_file,
@@ -110,7 +121,8 @@ class MessageReader
 
   private:
     std::string m_file;
-    std::ifstream m_in;
+    uint64_t m_size{0};
+    chakra::InputFile m_in;
     uint64_t m_offset{0};
 };
 
@@ -128,23 +140,11 @@ struct RankReader
 
     void Read()
     {
-        std::error_code ec;
-        const uintmax_t size = fs::file_size(file, ec);
-        if (ec || size > ChakraTrace::kMaxFileBytes)
-        {
-            Fail(file,
-                 ec ? "cannot read: " + ec.message()
-                    : std::to_string(size) + " bytes, more than the 4 GiB a trace file "
-                                             "may have");
-        }
-        {
-            std::ifstream peek(file, std::ios::binary);
-            if (peek.get() == 0x1f && peek.get() == 0x8b)
-            {
-                Fail(file, "gzip-compressed: decompress it first (gunzip)");
-            }
-        }
         MessageReader in(file);
+        if (in.Gzipped())
+        {
+            Fail(file, "gzip-compressed: decompress it first (gunzip)");
+        }
         std::string buf;
         if (!in.Next(buf, "the GlobalMetadata"))
         {

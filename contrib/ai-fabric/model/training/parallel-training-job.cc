@@ -317,11 +317,19 @@ ParallelTrainingJob::ScheduleFor(uint32_t group, const WorkloadOp& o)
     x.schedule = std::make_shared<const CollectiveSchedule>(std::move(s));
     x.localGpusPerServer = c.localGpusPerServer;
     x.key = key.str();
+    // All-to-All, Broadcast and SendRecv have one schedule whatever the algorithm (the names the
+    // runner's summary gives them on a collective workload).
+    x.choice = CollectiveChoice{o.op == CollectiveSpec::ALLTOALL    ? "pairwise"
+                                : o.op == CollectiveSpec::BROADCAST ? "chain"
+                                : o.op == CollectiveSpec::SENDRECV  ? "p2p"
+                                                                    : algorithm,
+                                CollectiveProtocol::Name(spec.protocol),
+                                spec.channels};
     std::ostringstream label;
     label << WorkloadGraph::PhaseName(o.phase) << ' ' << CollectiveSpec::OpName(o.op) << ' '
           << spec.bytes << " B over " << spec.ranks << " GPUs (" << spec.gpusPerServer
-          << " per server): " << (CollectiveAlgorithm::IsBuiltByBase(o.op) ? "pairwise" : algorithm)
-          << '/' << CollectiveProtocol::Name(spec.protocol) << ", " << spec.channels << " channels";
+          << " per server): " << x.choice.algorithm << '/' << x.choice.protocol << ", "
+          << spec.channels << " channels";
     if (o.op == CollectiveSpec::ALLTOALL && o.skew != 1.0)
     {
         label << ", skew " << o.skew << " to member " << o.hot;
@@ -1050,6 +1058,17 @@ ParallelTrainingJob::GetCollectiveChoices() const
     for (const auto& s : m_schedules)
     {
         v.push_back(s.label);
+    }
+    return v;
+}
+
+std::vector<ParallelTrainingJob::CollectiveChoice>
+ParallelTrainingJob::GetCollectiveChoiceParts() const
+{
+    std::vector<CollectiveChoice> v;
+    for (const auto& s : m_schedules)
+    {
+        v.push_back(s.choice);
     }
     return v;
 }

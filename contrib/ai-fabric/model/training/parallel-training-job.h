@@ -104,6 +104,17 @@ class ParallelTrainingJob : public Object
     Time GetMeanComputeTime() const;
     /// The algorithm and protocol each kind of collective ran ("tp allreduce 8x1: nvls/simple").
     std::vector<std::string> GetCollectiveChoices() const;
+
+    /// What one kind of collective ran, as GetCollectiveChoices says it in words.
+    struct CollectiveChoice
+    {
+        std::string algorithm; //!< "ring", "nvls", ... ("pairwise" for All-to-All)
+        std::string protocol;  //!< "simple", "ll128" or "ll"
+        uint32_t channels;
+    };
+
+    /// Every kind of collective of every rank, each once, in the order they were first built.
+    std::vector<CollectiveChoice> GetCollectiveChoiceParts() const;
     /// Collectives run per step.
     uint64_t GetCollectivesPerStep() const;
     double GetPeakFlops() const;
@@ -122,6 +133,7 @@ class ParallelTrainingJob : public Object
         std::vector<Ptr<CollectiveExecutor>> idle;
         std::string key;   //!< what makes two schedules the same
         std::string label; //!< what ran, for people
+        CollectiveChoice choice;
     };
 
     struct Instance
