@@ -14,6 +14,8 @@
 //   rdma-hpcc   RoCEv2 with HPCC: in-band telemetry on every packet, an ACK per packet
 //   switch      raw UDP frames from FabricTrafficSource at line rate: links and switches only
 //   tcp         the Linux TCP model (MSS 8,948, no host costs)
+//   uec         Ultra Ethernet (UetNic: NSCC, REPS spraying, an ACK every 16 KiB; switches
+//               trimming, ECN on dequeue at 20-80% of a 10 us BDP), one PDC per host
 // A packet-hop is one data packet (not an ACK, CNP or PFC frame) crossing one link; the ACKs'
 // work is part of the cost per packet-hop.
 //
@@ -157,6 +159,37 @@ Switch(uint32_t packets)
     return PacketHops(topo, received);
 }
 
+uint64_t
+Uec(uint32_t packets)
+{
+    Ptr<FabricTopology> topo = FatTree();
+    for (uint32_t j = 0; j < topo->GetNSwitches(); ++j)
+    {
+        Ptr<SwitchBufferManager> bm = topo->GetSwitch(j)->GetBufferManager();
+        bm->SetAttribute("TrimEnabled", BooleanValue(true));
+        bm->SetAttribute("EcnOnDequeue", BooleanValue(true));
+        bm->SetAttribute("EcnKmin", UintegerValue(100000)); // 20% and 80% of 400G x 10 us
+        bm->SetAttribute("EcnKmax", UintegerValue(400000));
+    }
+    UetHelper uet;
+    uet.SetNicAttribute("NetworkRtt", TimeValue(MicroSeconds(10)));
+    std::vector<Ptr<UetNic>> nics = uet.Install(topo);
+    for (uint32_t i = 0; i < HOSTS; ++i)
+    {
+        Ptr<UetPdc> pdc = nics[i]->CreatePdc(topo->GetHostAddress(Peer(i)));
+        pdc->SetCompletionCallback(MakeCallback(
+            +[](uint64_t, uint64_t) { g_completions += Simulator::Now().GetNanoSeconds(); }));
+        pdc->Send(uint64_t(packets) * 4096);
+    }
+    Simulator::Run();
+    std::vector<uint64_t> sent;
+    for (uint32_t i = 0; i < HOSTS; ++i)
+    {
+        sent.push_back(nics[i]->GetCounters().dataPackets);
+    }
+    return PacketHops(topo, sent);
+}
+
 /// Adds the arrival time of each message to the fingerprint.
 struct Arrivals : public CollectiveTransportListener
 {
@@ -210,6 +243,10 @@ RunCase(const std::string& name, uint32_t packets)
     {
         hops = Tcp(packets);
     }
+    else if (name == "uec")
+    {
+        hops = Uec(packets);
+    }
     else
     {
         hops = Rdma(name, packets);
@@ -235,16 +272,18 @@ main(int argc, char** argv)
     std::string name = "all";
     uint32_t packets = 256;
     CommandLine cmd(__FILE__);
-    cmd.AddValue("case", "rdma-nocc, rdma-dcqcn, rdma-ack, rdma-hpcc, switch, tcp or all", name);
+    cmd.AddValue("case",
+                 "rdma-nocc, rdma-dcqcn, rdma-ack, rdma-hpcc, switch, tcp, uec or all",
+                 name);
     cmd.AddValue("packets", "data packets per host (1..1000000)", packets);
     cmd.Parse(argc, argv);
     const std::vector<std::string> cases =
-        {"rdma-nocc", "rdma-dcqcn", "rdma-ack", "rdma-hpcc", "switch", "tcp"};
+        {"rdma-nocc", "rdma-dcqcn", "rdma-ack", "rdma-hpcc", "switch", "tcp", "uec"};
     if (name != "all" && std::find(cases.begin(), cases.end(), name) == cases.end())
     {
         std::fprintf(stderr,
                      "packet-path-bench: --case must be one of rdma-nocc, rdma-dcqcn, rdma-ack, "
-                     "rdma-hpcc, switch, tcp, all (got '%s')\n",
+                     "rdma-hpcc, switch, tcp, uec, all (got '%s')\n",
                      name.c_str());
         return 2;
     }

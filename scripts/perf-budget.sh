@@ -15,7 +15,7 @@
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUDGET="$ROOT/bench/perf-budget.txt"
-ALL_CASES=(rdma-nocc rdma-dcqcn rdma-ack rdma-hpcc switch tcp)
+ALL_CASES=(rdma-nocc rdma-dcqcn rdma-ack rdma-hpcc switch tcp uec)
 # Data packets per host of the two runs; their difference is what is measured.
 SMALL=256
 LARGE=768
