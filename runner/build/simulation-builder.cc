@@ -385,8 +385,7 @@ BuildTopology(const RunConfig& c)
     }
     if (c.fabric == "uec")
     {
-        helper->GetLinkHelper().SetFlowControlAttribute("EnabledPriorities",
-                                                        UintegerValue(UecPfcPriorities(c)));
+        ConfigureUecLinks(c, helper->GetLinkHelper());
     }
     else if (!c.pfc && !ib)
     {

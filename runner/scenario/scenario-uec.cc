@@ -140,6 +140,23 @@ UecSchemaKeys()
          false,
          {"1024", "2048", "4096", "8192"},
          "payload bytes per packet"},
+        {"uec.link_retry",
+         Kind::BOOL,
+         0,
+         0,
+         false,
+         false,
+         {},
+         "link-level retry on every link: a corrupted frame is replayed by the link (UEC LLR)"},
+        {"uec.credit_flow_control",
+         Kind::BOOL,
+         0,
+         0,
+         false,
+         false,
+         {},
+         "credit-based flow control on UET's data class instead of PFC (UEC CBFC; lossless, "
+         "no PAUSE)"},
     };
 }
 
@@ -159,7 +176,9 @@ UecDefaults()
                 {"network_rtt_us", d.networkRttUs},
                 {"entropy_values", std::to_string(d.entropyValues)},
                 {"ack_bytes", d.ackBytes},
-                {"mtu", std::to_string(d.mtu)}};
+                {"mtu", std::to_string(d.mtu)},
+                {"link_retry", d.linkRetry},
+                {"credit_flow_control", d.creditFlowControl}};
 }
 
 void
@@ -180,9 +199,16 @@ ResolveUec(const json& j, RunConfig& r)
     c.entropyValues = static_cast<uint32_t>(std::stoul(u["entropy_values"].get<std::string>()));
     c.ackBytes = u["ack_bytes"];
     c.mtu = static_cast<uint32_t>(std::stoul(u["mtu"].get<std::string>()));
+    c.linkRetry = u["link_retry"];
+    c.creditFlowControl = u["credit_flow_control"];
     if (r.fabric != "uec")
     {
         return;
+    }
+    if (c.creditFlowControl && c.pfc)
+    {
+        throw ScenarioError("uec.credit_flow_control: CBFC replaces PFC on UET's data class; "
+                            "set uec.pfc to false (or credit_flow_control to false)");
     }
     if (c.ecnMaxBdp < c.ecnMinBdp)
     {
@@ -203,6 +229,36 @@ UecPfcPriorities(const RunConfig& c)
 {
     // UET data on traffic class 2 (UetNic DataPriority): lossless only with uec.pfc.
     return c.uec.pfc ? (1U << 2) : 0;
+}
+
+void
+ConfigureUecLinks(const RunConfig& c, FabricLinkHelper& link)
+{
+    if (c.uec.creditFlowControl)
+    {
+        // Credits on UET data's class (2); its ACKs and trimmed headers stay lossy. Each credited
+        // VC gets the IB default of 128 KiB, or twice the credit loop's bytes if more: a frame
+        // to the far end (cable, a switch's forwarding latency, at most 1 us unless set) and
+        // the credit update back, plus two largest frames.
+        const double cableS = c.hopLatencyUs > 0 ? c.hopLatencyUs * 1e-6
+                                                 : std::max(c.hostCableM, c.fabricCableM) * 5e-9;
+        const double switchS = c.hopLatencyUs > 0 ? c.switchLatencyUs * 1e-6 : 1e-6;
+        const double frameS = (c.uec.mtu + 200) * 8 / (c.linkGbps * 1e9);
+        const double loopBytes = c.linkGbps * 1e9 / 8 * (2 * cableS + switchS + 2 * frameS);
+        const uint32_t rx =
+            std::max<uint32_t>(131072, uint32_t(std::ceil(2 * loopBytes / 64)) * 64);
+        link.SetFlowControl("ns3::CbfcFlowControl");
+        link.SetFlowControlAttribute("LosslessVcs", UintegerValue(1U << 2));
+        link.SetFlowControlAttribute("RxBufferBytes", UintegerValue(rx));
+    }
+    else
+    {
+        link.SetFlowControlAttribute("EnabledPriorities", UintegerValue(UecPfcPriorities(c)));
+    }
+    if (c.uec.linkRetry)
+    {
+        link.SetLinkRetry("ns3::LinkLevelRetry");
+    }
 }
 
 Ptr<CollectiveTransport>
@@ -310,22 +366,76 @@ UecSummary(Ptr<FabricTopology> topo)
         s.failedPdcs += x.failedPdcs;
     }
     uint64_t trims = 0;
+    // Every port of the fabric: the host NICs' and the switches'.
+    std::vector<Ptr<FabricNetDevice>> ports;
+    for (uint32_t h = 0; h < topo->GetNHosts(); ++h)
+    {
+        ports.push_back(topo->GetHostDevice(h));
+    }
     for (uint32_t j = 0; j < topo->GetNSwitches(); ++j)
     {
         trims += topo->GetSwitch(j)->GetCounters().trims;
+        for (uint16_t p = 0; p < topo->GetSwitch(j)->GetNPorts(); ++p)
+        {
+            ports.push_back(topo->GetSwitch(j)->GetPort(p));
+        }
     }
-    return json{{"data_packets", s.dataPackets},
-                {"retransmissions", s.retransmissions},
-                {"timeouts", s.timeouts},
-                {"trims", trims},
-                {"trim_nacks", s.trimNacks},
-                {"rod_nacks", s.rodNacks},
-                {"nacks_sent", s.nacksSent},
-                {"acks_sent", s.acksSent},
-                {"ev_changes", s.evChanges},
-                {"duplicates", s.duplicates},
-                {"messages", s.messagesDelivered},
-                {"failed_pdcs", s.failedPdcs}};
+    LinkRetryCounters llr;
+    bool hasLlr = false;
+    uint64_t cbfcStalls = 0;
+    uint64_t cbfcUpdates = 0;
+    bool hasCbfc = false;
+    for (const auto& d : ports)
+    {
+        if (Ptr<LinkLevelRetry> r = d->GetLinkRetry())
+        {
+            hasLlr = true;
+            const LinkRetryCounters& x = r->GetCounters();
+            llr.replays += x.replays;
+            llr.timerReplays += x.timerReplays;
+            llr.framesReplayed += x.framesReplayed;
+            llr.framesBad += x.framesBad;
+            llr.nacksSent += x.nacksSent;
+            llr.acksSent += x.acksSent;
+            llr.fullStalls += x.fullStalls;
+        }
+        if (Ptr<CbfcFlowControl> f = DynamicCast<CbfcFlowControl>(d->GetFlowControl()))
+        {
+            hasCbfc = true;
+            cbfcUpdates += f->GetFcpsSent();
+            for (uint8_t vc = 0; vc < 8; ++vc)
+            {
+                cbfcStalls += f->GetStalls(vc);
+            }
+        }
+    }
+    json out{{"data_packets", s.dataPackets},
+             {"retransmissions", s.retransmissions},
+             {"timeouts", s.timeouts},
+             {"trims", trims},
+             {"trim_nacks", s.trimNacks},
+             {"rod_nacks", s.rodNacks},
+             {"nacks_sent", s.nacksSent},
+             {"acks_sent", s.acksSent},
+             {"ev_changes", s.evChanges},
+             {"duplicates", s.duplicates},
+             {"messages", s.messagesDelivered},
+             {"failed_pdcs", s.failedPdcs}};
+    if (hasLlr)
+    {
+        out["link_retry"] = json{{"replays", llr.replays},
+                                 {"timer_replays", llr.timerReplays},
+                                 {"frames_replayed", llr.framesReplayed},
+                                 {"corrupt_frames", llr.framesBad},
+                                 {"nacks", llr.nacksSent},
+                                 {"acks", llr.acksSent},
+                                 {"buffer_full_stalls", llr.fullStalls}};
+    }
+    if (hasCbfc)
+    {
+        out["credit_flow_control"] = json{{"stalls", cbfcStalls}, {"credit_updates", cbfcUpdates}};
+    }
+    return out;
 }
 
 } // namespace aifabric

@@ -7,6 +7,7 @@
 // summary counters. The rest of the runner only calls these functions.
 
 #include "ns3/collective-transport.h"
+#include "ns3/fabric-link-helper.h"
 #include "ns3/fabric-topology.h"
 #include "ns3/latency-histogram.h"
 
@@ -36,6 +37,8 @@ struct UecConfig
     uint32_t entropyValues{64};
     uint32_t ackBytes{16384};
     uint32_t mtu{4096};
+    bool linkRetry{false};         //!< uec.link_retry: LLR on every link
+    bool creditFlowControl{false}; //!< uec.credit_flow_control: CBFC instead of PFC
 };
 
 /// The `uec.*` keys of the schema.
@@ -53,6 +56,11 @@ ns3::Ptr<ns3::CollectiveTransport> InstallUec(const RunConfig& c,
                                               ns3::Ptr<ns3::LatencyHistogram> latency);
 /// PFC's enabled priorities on a uec fabric (0: lossy).
 uint32_t UecPfcPriorities(const RunConfig& c);
+/**
+ * Before the fabric is built: UEC's link options on the link helper (LLR on every link with
+ * uec.link_retry; CBFC on UET's data class with uec.credit_flow_control, else PFC as uec.pfc).
+ */
+void ConfigureUecLinks(const RunConfig& c, ns3::FabricLinkHelper& link);
 /// The summary's `uec` block: trims, NACKs, timeouts, retransmissions, EV changes, ...
 nlohmann::json UecSummary(ns3::Ptr<ns3::FabricTopology> topo);
 

@@ -7,6 +7,7 @@
 #include "ns3/fabric-egress-scheduler.h"
 #include "ns3/fabric-flow-control.h"
 #include "ns3/fabric-net-device.h"
+#include "ns3/link-level-retry.h"
 #include "ns3/node.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
@@ -67,6 +68,23 @@ FabricLinkHelper::SetFlowControlAttribute(std::string name, const AttributeValue
 }
 
 void
+FabricLinkHelper::SetLinkRetry(std::string typeId)
+{
+    m_linkRetry = !typeId.empty();
+    m_linkRetryFactory = ObjectFactory();
+    if (m_linkRetry)
+    {
+        m_linkRetryFactory.SetTypeId(typeId);
+    }
+}
+
+void
+FabricLinkHelper::SetLinkRetryAttribute(std::string name, const AttributeValue& value)
+{
+    m_linkRetryFactory.Set(name, value);
+}
+
+void
 FabricLinkHelper::SetScheduler(std::string typeId)
 {
     m_schedulerFactory = ObjectFactory();
@@ -85,6 +103,10 @@ FabricLinkHelper::CreateDevice(Ptr<Node> node) const
     Ptr<FabricNetDevice> dev = m_deviceFactory.Create<FabricNetDevice>();
     dev->SetFlowControl(m_flowControlFactory.Create<FabricFlowControl>());
     dev->SetScheduler(m_schedulerFactory.Create<FabricEgressScheduler>());
+    if (m_linkRetry)
+    {
+        dev->SetLinkRetry(m_linkRetryFactory.Create<LinkLevelRetry>());
+    }
     node->AddDevice(dev);
     return dev;
 }

@@ -42,6 +42,12 @@ class FabricLinkHelper : public PcapHelperForDevice, public AsciiTraceHelperForD
     void SetLinkLayer(uint8_t linkLayer); //!< a FabricNetDevice::LinkLayer value
     void SetFlowControl(std::string typeId);
     void SetFlowControlAttribute(std::string name, const AttributeValue& value);
+    /**
+     * Link-level retry for new devices (both ends of every link): "ns3::LinkLevelRetry", or ""
+     * (the default) for none.
+     */
+    void SetLinkRetry(std::string typeId);
+    void SetLinkRetryAttribute(std::string name, const AttributeValue& value);
     /// Egress scheduler type for new devices.
     void SetScheduler(std::string typeId);
     void SetSchedulerAttribute(std::string name, const AttributeValue& value);
@@ -68,6 +74,8 @@ class FabricLinkHelper : public PcapHelperForDevice, public AsciiTraceHelperForD
     ObjectFactory m_channelFactory;
     ObjectFactory m_flowControlFactory;
     ObjectFactory m_schedulerFactory;
+    ObjectFactory m_linkRetryFactory;
+    bool m_linkRetry{false};
 };
 
 } // namespace ns3

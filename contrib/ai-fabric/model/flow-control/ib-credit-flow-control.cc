@@ -419,6 +419,18 @@ IbCreditFlowControl::ShouldMarkFecn(uint8_t vl, uint32_t queueBytes, uint32_t by
     return true;
 }
 
+uint8_t
+IbCreditFlowControl::GetCreditedMask() const
+{
+    return 0xff;
+}
+
+void
+IbCreditFlowControl::SetCreditUpdateBlocks(uint32_t blocks)
+{
+    m_updateBlocks = blocks;
+}
+
 uint32_t
 IbCreditFlowControl::GetRxOccupancy(uint8_t vl) const
 {
@@ -429,6 +441,12 @@ uint32_t
 IbCreditFlowControl::GetRxMaxOccupancy(uint8_t vl) const
 {
     return m_rxMax[vl & 7];
+}
+
+uint64_t
+IbCreditFlowControl::GetBlocksReleased(uint8_t vl) const
+{
+    return m_rxReleased[vl & 7];
 }
 
 uint64_t

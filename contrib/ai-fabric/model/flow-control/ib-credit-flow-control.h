@@ -89,6 +89,8 @@ class IbCreditFlowControl : public FabricFlowControl
     /// Receive side: blocks held in the buffer of `vl` now, and the maximum ever held.
     uint32_t GetRxOccupancy(uint8_t vl) const;
     uint32_t GetRxMaxOccupancy(uint8_t vl) const;
+    /// Receive side: blocks released on `vl` so far (lost packets' blocks included).
+    uint64_t GetBlocksReleased(uint8_t vl) const;
     /// Receive side: times a VL held more than it advertised (0 unless the model is broken).
     uint64_t GetOverruns() const;
     /// Transmit side: total time `vl` was blocked waiting for credits, and how many times.
@@ -104,6 +106,12 @@ class IbCreditFlowControl : public FabricFlowControl
      */
     bool ShouldMarkFecn(uint8_t vl, uint32_t queueBytes, uint32_t bytes);
 
+    /**
+     * \return the priorities (VLs, VCs) whose frames travel on credits: every one here; a
+     * subclass may credit some only (the others are lossy and the switch buffer admits them).
+     */
+    virtual uint8_t GetCreditedMask() const;
+
     /// Signature of CreditsAvailable: VL, credits (blocks) available to the transmitter.
     typedef void (*CreditsTracedCallback)(uint8_t vl, uint64_t blocks);
     /// Signature of CreditStall: VL, how long the transmitter waited for credits.
@@ -111,6 +119,8 @@ class IbCreditFlowControl : public FabricFlowControl
 
   protected:
     void DoDispose() override;
+    /// Return credits once this many blocks were released (the CreditUpdateBlocks attribute).
+    void SetCreditUpdateBlocks(uint32_t blocks);
 
   private:
     void InitTx();

@@ -138,6 +138,7 @@ struct FabricFrame
         DATA = 0,    //!< an IPv4 frame
         PFC = 1,     //!< an 802.1Qbb PFC (MAC control) frame; `packet` holds a PfcHeader
         CONTROL = 2, //!< another link-level control frame (e.g. credit update); `packet` holds it
+        ORDERED_SET = 3, //!< a PCS control ordered set (LLR ACK/NACK): l3Bytes on the wire, no MAC
     };
 
     /// Formats of the L4 payload description, used to pick the materializer.
@@ -164,6 +165,7 @@ struct FabricFrame
     uint32_t aux[4]{0, 0, 0, 0}; //!< transport-specific words (e.g. RDMA opcode, QPN, ...)
     uint32_t bufShared{0};       //!< switch-private: bytes of this frame charged to the shared pool
     uint32_t bufHeadroom{0};     //!< switch-private: bytes of this frame charged to PFC headroom
+                                 //!< (on the wire: LinkSeq())
     uint16_t srcPort{0};         //!< L4 source port
     uint16_t dstPort{0};         //!< L4 destination port
     uint16_t ingressPort{0};     //!< switch ingress port index (set by the switch)
@@ -188,6 +190,21 @@ struct FabricFrame
     bool IsEcnCapable() const
     {
         return ecn != ECN_NOT_ECT;
+    }
+
+    /**
+     * The link-level retry sequence of the frame on the link it is on (UEC LLR carries it in
+     * the preamble). It shares bufHeadroom, which only a switch uses, from admission to the
+     * frame's dequeue, when the frame is on no wire: the descriptor does not grow.
+     */
+    uint32_t& LinkSeq()
+    {
+        return bufHeadroom;
+    }
+
+    uint32_t LinkSeq() const
+    {
+        return bufHeadroom;
     }
 
     /// Compute and store flowHash from the 5-tuple (call once at the source).

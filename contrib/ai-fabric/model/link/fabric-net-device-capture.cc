@@ -96,6 +96,10 @@ FabricNetDevice::MaterializeInfiniBand(const FabricFrame& frame) const
 Ptr<Packet>
 FabricNetDevice::MaterializeEthernet(const FabricFrame& frame, bool outgoing) const
 {
+    if (frame.kind == FabricFrame::ORDERED_SET)
+    {
+        return nullptr; // a PCS ordered set (LLR ACK/NACK) is not a frame: captures omit it
+    }
     if (m_linkLayer == INFINIBAND)
     {
         return MaterializeInfiniBand(frame);

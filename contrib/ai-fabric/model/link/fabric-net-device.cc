@@ -18,6 +18,7 @@
 #include "ns3/host-stack-cost-model.h"
 #include "ns3/ib-lrh-header.h"
 #include "ns3/ipv4-header.h"
+#include "ns3/link-level-retry.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/pfc-header.h"
@@ -91,12 +92,13 @@ FabricNetDevice::GetTypeId()
                           UintegerValue(0),
                           MakeUintegerAccessor(&FabricNetDevice::m_txQueueLimit),
                           MakeUintegerChecker<uint32_t>())
-            .AddAttribute("ReceiveErrorRate",
-                          "Probability in [0,1) that a received data frame is corrupt and "
-                          "dropped (reason 'corrupt').",
-                          DoubleValue(0.0),
-                          MakeDoubleAccessor(&FabricNetDevice::m_errorRate),
-                          MakeDoubleChecker<double>(0.0, 1.0))
+            .AddAttribute(
+                "ReceiveErrorRate",
+                "Probability in [0,1) that a received data frame is corrupt and "
+                "dropped (reason 'corrupt').",
+                DoubleValue(0.0),
+                MakeDoubleAccessor(&FabricNetDevice::SetErrorRate, &FabricNetDevice::GetErrorRate),
+                MakeDoubleChecker<double>(0.0, 1.0))
             .AddAttribute("ControlErrorRate",
                           "Probability in [0,1] that a received control frame (PFC PAUSE/resume, "
                           "InfiniBand flow-control packet) is corrupt and dropped (reason "
@@ -117,6 +119,13 @@ FabricNetDevice::GetTypeId()
                           MakeTimeAccessor(&FabricNetDevice::SetReceiveLatency,
                                            &FabricNetDevice::GetReceiveLatency),
                           MakeTimeChecker(Time(0)))
+            .AddAttribute(
+                "LinkRetry",
+                "Link-level retry (ns3::LinkLevelRetry; null: none). Both ends of a "
+                "link need it.",
+                PointerValue(),
+                MakePointerAccessor(&FabricNetDevice::SetLinkRetry, &FabricNetDevice::GetLinkRetry),
+                MakePointerChecker<LinkLevelRetry>())
             .AddAttribute("FlowControl",
                           "The link-level flow control object (e.g. ns3::PfcFlowControl).",
                           PointerValue(),
@@ -284,6 +293,11 @@ FabricNetDevice::DoDispose()
     m_udpHandlers.clear();
     m_tcpHandler = Callback<void, FabricNetDevice*, const FabricFrame&>();
     m_rxFilter = Callback<bool, const FabricFrame&>();
+    if (m_llr)
+    {
+        m_llr->Dispose();
+    }
+    m_llr = nullptr;
     m_hostStack = nullptr;
     m_rxCallback = NetDevice::ReceiveCallback();
     m_promiscCallback = NetDevice::PromiscReceiveCallback();
@@ -337,6 +351,10 @@ FabricNetDevice::GetL2OverheadBytes() const
 uint32_t
 FabricNetDevice::ControlWireBytes(const FabricFrame& frame) const
 {
+    if (frame.kind == FabricFrame::ORDERED_SET)
+    {
+        return frame.l3Bytes; // a PCS block between frames: no MAC framing, preamble or IFG
+    }
     const uint32_t body = frame.packet ? frame.packet->GetSize() : frame.l3Bytes;
     if (m_linkLayer == INFINIBAND)
     {
@@ -368,7 +386,58 @@ FabricNetDevice::SetFlowControl(Ptr<FabricFlowControl> fc)
     }
     m_flowControl = fc ? fc : CreateObject<FabricFlowControl>();
     m_flowControl->SetDevice(this);
-    m_fcCountsTraffic = fc && fc->CountsTraffic(); // the default flow control counts nothing
+    // the default flow control counts nothing
+    m_hooks = static_cast<uint8_t>((m_hooks & ~HOOK_FC_COUNTS) |
+                                   (fc && fc->CountsTraffic() ? HOOK_FC_COUNTS : 0));
+}
+
+void
+FabricNetDevice::SetLinkRetry(Ptr<LinkLevelRetry> llr)
+{
+    if (m_llr && m_llr != llr)
+    {
+        m_llr->SetDevice(nullptr);
+    }
+    m_llr = llr;
+    if (m_llr)
+    {
+        m_llr->SetDevice(this);
+    }
+    UpdateHooks();
+}
+
+Ptr<LinkLevelRetry>
+FabricNetDevice::GetLinkRetry() const
+{
+    return m_llr;
+}
+
+void
+FabricNetDevice::SetErrorRate(double rate)
+{
+    m_errorRate = rate;
+    UpdateHooks();
+}
+
+double
+FabricNetDevice::GetErrorRate() const
+{
+    return m_errorRate;
+}
+
+void
+FabricNetDevice::UpdateHooks()
+{
+    uint8_t h = static_cast<uint8_t>(m_hooks & HOOK_FC_COUNTS);
+    if (m_llr)
+    {
+        h |= HOOK_LLR;
+    }
+    if (m_llr || m_errorRate > 0.0 || !m_rxFilter.IsNull())
+    {
+        h |= HOOK_RX_CHECKS;
+    }
+    m_hooks = h;
 }
 
 Ptr<FabricFlowControl>
@@ -445,6 +514,7 @@ void
 FabricNetDevice::SetReceiveFilter(Callback<bool, const FabricFrame&> filter)
 {
     m_rxFilter = filter;
+    UpdateHooks();
 }
 
 void
@@ -455,6 +525,10 @@ FabricNetDevice::SetLinkUp(bool up)
         return;
     }
     m_linkUp = up;
+    if (m_llr)
+    {
+        m_llr->Reset(); // LLR re-initialises when the link comes back
+    }
     for (auto& cb : m_linkChangeCallbacks)
     {
         cb();

@@ -24,6 +24,7 @@ namespace ns3
 class FabricChannel;
 class FabricFlowControl;
 class FabricEgressScheduler;
+class LinkLevelRetry;
 class FabricNetDevice;
 class UniformRandomVariable;
 class HostStackCostModel;
@@ -224,6 +225,18 @@ class alignas(64) FabricNetDevice : public NetDevice // per-frame state in the f
 
     void SetFlowControl(Ptr<FabricFlowControl> fc);
     Ptr<FabricFlowControl> GetFlowControl() const;
+    /**
+     * Install link-level retry (UEC LLR) on this port, or remove it (null). Both ends of a link
+     * need it. Without it the per-frame path does not change.
+     */
+    void SetLinkRetry(Ptr<LinkLevelRetry> llr);
+    Ptr<LinkLevelRetry> GetLinkRetry() const;
+    /// LLR: the replay buffer is full (no new data frame may leave) or has room again.
+    void SetLinkRetryBlocked(bool full);
+    /// LLR: send `frame` again, ahead of new data (it waits in the control queue).
+    void QueueReplay(FabricFrame&& frame);
+    /// LLR: forget the replays still waiting in the control queue.
+    void ClearQueuedReplays();
     void SetScheduler(Ptr<FabricEgressScheduler> s);
     Ptr<FabricEgressScheduler> GetScheduler() const;
 
@@ -324,6 +337,12 @@ class alignas(64) FabricNetDevice : public NetDevice // per-frame state in the f
 
   private:
     uint32_t ControlWireBytes(const FabricFrame& frame) const;
+    /// Receive side when HOOK_RX_CHECKS is set: bit errors, the filter, LLR. \return accept
+    bool ReceiveChecked(FabricFrame& frame);
+    void SetErrorRate(double rate);
+    double GetErrorRate() const;
+    /// Recompute HOOK_RX_CHECKS from the error rate, the filter and LLR.
+    void UpdateHooks();
     Ptr<Packet> MaterializeInfiniBand(const FabricFrame& frame) const;
     void Sniff(const FabricFrame& frame, bool outgoing);
     void TryTransmit();
@@ -354,7 +373,7 @@ class alignas(64) FabricNetDevice : public NetDevice // per-frame state in the f
     // per-frame state: receive side (and the flags both sides test)
     bool m_linkUp{true};
     bool m_txEventPending{false};
-    bool m_fcCountsTraffic{false}; //!< m_flowControl->CountsTraffic(), asked when it is installed
+    uint8_t m_hooks{0};            //!< HOOK_* bits: which optional per-frame steps run
     bool m_schedCountsSent{false}; //!< m_scheduler->CountsSent(), asked when it is installed
     uint8_t m_nonEmptyMask{0};
     uint8_t m_blockedMask{0};
@@ -411,6 +430,16 @@ class alignas(64) FabricNetDevice : public NetDevice // per-frame state in the f
     NetDevice::PromiscReceiveCallback m_promiscCallback;
     std::vector<Callback<void>> m_linkChangeCallbacks;
     TracedCallback<const FabricFrame&, FabricDropReason> m_dropTrace;
+    Ptr<LinkLevelRetry> m_llr;
+    uint8_t m_fcBlockedMask{0}; //!< priorities the flow control blocks (SetTxBlocked)
+    bool m_llrFull{false};      //!< LLR's replay buffer is full: every priority is blocked
+
+    enum : uint8_t
+    {
+        HOOK_FC_COUNTS = 1, //!< m_flowControl->CountsTraffic(), asked when it is installed
+        HOOK_LLR = 2,       //!< link-level retry installed
+        HOOK_RX_CHECKS = 4, //!< received data frames pass ReceiveChecked (errors, filter, LLR)
+    };
 
     // per-frame trace sources: each keeps its bit of m_traced up to date
     enum : uint8_t

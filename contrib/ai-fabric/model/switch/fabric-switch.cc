@@ -173,6 +173,7 @@ FabricSwitch::UpdatePortFlowControl(uint16_t i)
     PortInfo& port = m_port[i];
     port.fc = PeekPointer(m_ports[i]->GetFlowControl());
     port.ib = dynamic_cast<IbCreditFlowControl*>(port.fc);
+    port.creditMask = port.ib ? port.ib->GetCreditedMask() : 0;
     port.fcCounts = port.fc->CountsTraffic();
     uint8_t mask = 0;
     for (uint8_t p = 0; p < 8; ++p)
@@ -451,7 +452,7 @@ FabricSwitch::ReceiveFrame(FabricNetDevice* device, FabricFrame& frame)
         return;
     }
     const uint16_t in = device->GetPortIndex();
-    if (m_port[in].ib)
+    if (m_port[in].ib && ((m_port[in].creditMask >> (frame.priority & 7)) & 1U))
     {
         ReceiveCredited(outDev, in, out, frame);
         return;
@@ -593,9 +594,24 @@ FabricSwitch::NotifyDequeue(FabricNetDevice* device, FabricFrame& frame)
     }
     const uint16_t in = frame.ingressPort;
     const uint8_t prio = frame.priority & 7;
-    if (m_port[in].ib)
+    if (m_port[in].ib && ((m_port[in].creditMask >> prio) & 1U))
     {
-        m_port[in].fc->NotifyRelease(prio, device->BufferBytes(frame));
+        const uint32_t bytes = device->BufferBytes(frame);
+        // CBFC on Ethernet: UEC's ECN on dequeue, from this credited queue's length (the frame
+        // included), which the buffer manager does not account.
+        if (m_buffer->MarksOnDequeue() &&
+            (frame.ecn == FabricFrame::ECN_ECT0 || frame.ecn == FabricFrame::ECN_ECT1) &&
+            m_buffer->MarkQueueOnDequeue(uint64_t(device->GetQueueBytes(prio)) + bytes))
+        {
+            frame.ecn = FabricFrame::ECN_CE;
+            frame.ipModified = 1;
+            ++m_counters.ecnMarks;
+            if (!m_ecnTrace.IsEmpty())
+            {
+                m_ecnTrace(frame, device->GetPortIndex());
+            }
+        }
+        m_port[in].fc->NotifyRelease(prio, bytes);
         return;
     }
     const bool lossless = (m_port[in].losslessMask >> prio) & 1U;

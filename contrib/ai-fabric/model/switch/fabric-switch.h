@@ -46,7 +46,10 @@ struct FabricSwitchCounters
  * manager. Each ingress VL holds what its credits allow (lossless by construction), the egress
  * port marks FECN per IBA Annex A10 (IbCreditFlowControl::ShouldMarkFecn), and forwarding uses
  * a linear forwarding table indexed by destination LID (BuildLinearForwardingTable, filled by
- * the topology helper) or adaptive routing (PathSelection).
+ * the topology helper) or adaptive routing (PathSelection). Ethernet ports with UEC's CBFC
+ * (CbfcFlowControl) hold their credited VCs the same way (and mark ECN on dequeue from the
+ * egress queue's length when the buffer manager marks on dequeue); their other VCs go through
+ * the shared buffer.
  *
  * Not modelled: MAC learning/L2 switching, ARP, ACLs and a switch CPU. ns-3's Ipv4
  * routing is never consulted on switches.
@@ -147,9 +150,10 @@ class FabricSwitch : public Object, public FabricFrameReceiver
     {
         FabricNetDevice* dev{nullptr};
         FabricFlowControl* fc{nullptr};
-        IbCreditFlowControl* ib{nullptr}; //!< non-null on InfiniBand (credit) ports
+        IbCreditFlowControl* ib{nullptr}; //!< non-null on credit ports (InfiniBand, UEC CBFC)
         uint8_t losslessMask{0};
-        bool fcCounts{true}; //!< fc->CountsTraffic()
+        uint8_t creditMask{0}; //!< ib->GetCreditedMask(): priorities that travel on credits
+        bool fcCounts{true};   //!< fc->CountsTraffic()
     };
 
     std::vector<Ptr<FabricNetDevice>> m_ports;

@@ -363,11 +363,16 @@ SwitchBufferManager::GetEcnOnDequeue() const
 bool
 SwitchBufferManager::MarkOnDequeue(uint32_t outPort, uint8_t prio)
 {
+    return MarkQueueOnDequeue(m_egress[size_t(outPort) * 8 + prio].bytes);
+}
+
+bool
+SwitchBufferManager::MarkQueueOnDequeue(uint64_t q)
+{
     if (!m_ecnEnabled || !m_ecnOnDequeue)
     {
         return false;
     }
-    const uint64_t q = m_egress[size_t(outPort) * 8 + prio].bytes;
     if (q <= m_kmin)
     {
         return false;

@@ -147,6 +147,11 @@ class SwitchBufferManager : public Object
      * \return false unless ECN is enabled on dequeue
      */
     bool MarkOnDequeue(uint32_t outPort, uint8_t prio);
+    /**
+     * The same decision for a queue of `queueBytes` that this manager does not account (an
+     * egress queue of frames admitted on credits: CBFC ports).
+     */
+    bool MarkQueueOnDequeue(uint64_t queueBytes);
 
     bool MarksOnDequeue() const
     {
