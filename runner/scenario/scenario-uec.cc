@@ -23,9 +23,30 @@ LoadBalancers()
 {
     static const std::vector<std::pair<std::string, std::string>> v = {
         {"reps", "ns3::UetReps"},
+        {"mixed", "ns3::UetMixedLb"},
         {"bitmap", "ns3::UetBitmapLb"},
         {"oblivious", "ns3::UetObliviousLb"},
         {"ecmp", "ns3::UetEcmpLb"},
+    };
+    return v;
+}
+
+/// uec.cc -> the UetCongestionOps TypeId and, for credit with a window, the window's TypeId
+/// (UetRccc's SenderCc).
+struct UecCc
+{
+    std::string name;
+    std::string typeId;
+    std::string senderCc;
+};
+
+const std::vector<UecCc>&
+CongestionControls()
+{
+    static const std::vector<UecCc> v = {
+        {"nscc", "ns3::UetNscc", ""},
+        {"rccc", "ns3::UetRccc", ""},
+        {"nscc+rccc", "ns3::UetRccc", "ns3::UetNscc"},
     };
     return v;
 }
@@ -40,6 +61,11 @@ UecSchemaKeys()
     {
         lbs.push_back(l.first);
     }
+    std::vector<std::string> ccs;
+    for (const auto& c : CongestionControls())
+    {
+        ccs.push_back(c.name);
+    }
     return {
         {"uec", Kind::OBJ, 0, 0, false, false, {}, "Ultra Ethernet fabric (fabric: uec)"},
         {"uec.cc",
@@ -48,8 +74,8 @@ UecSchemaKeys()
          0,
          false,
          false,
-         {"nscc"},
-         "UET congestion control (RCCC is not modelled yet)"},
+         ccs,
+         "UET congestion control: NSCC (sender window), RCCC (receiver credit) or both"},
         {"uec.load_balancing",
          Kind::ENUM,
          0,
@@ -57,8 +83,9 @@ UecSchemaKeys()
          false,
          false,
          lbs,
-         "sender load balancing over entropy values: REPS (recycle good EVs), bitmap (skip "
-         "penalised EVs), oblivious spraying, or one EV per connection (ecmp)"},
+         "sender load balancing over entropy values: REPS (recycle good EVs), mixed (htsim's "
+         "default: recycled EVs, else bitmap), bitmap (skip penalised EVs), oblivious spraying, "
+         "or one EV per connection (ecmp)"},
         {"uec.trimming",
          Kind::BOOL,
          0,
@@ -307,6 +334,17 @@ InstallUec(const RunConfig& c, Ptr<FabricTopology> topo, Ptr<LatencyHistogram> l
         bm->SetAttribute("EcnKmax", UintegerValue(uint32_t(u.ecnMaxBdp * bdp)));
     }
     UetHelper uet;
+    for (const auto& cc : CongestionControls())
+    {
+        if (cc.name == u.cc)
+        {
+            uet.SetCongestionControl(cc.typeId);
+            if (!cc.senderCc.empty())
+            {
+                uet.SetCongestionControlAttribute("SenderCc", StringValue(cc.senderCc));
+            }
+        }
+    }
     for (const auto& l : LoadBalancers())
     {
         if (l.first == u.loadBalancing)
@@ -364,6 +402,8 @@ UecSummary(Ptr<FabricTopology> topo)
         s.duplicates += x.duplicates;
         s.messagesDelivered += x.messagesDelivered;
         s.failedPdcs += x.failedPdcs;
+        s.creditsSent += x.creditsSent;
+        s.creditRequestsSent += x.creditRequestsSent;
     }
     uint64_t trims = 0;
     // Every port of the fabric: the host NICs' and the switches'.
@@ -420,7 +460,9 @@ UecSummary(Ptr<FabricTopology> topo)
              {"ev_changes", s.evChanges},
              {"duplicates", s.duplicates},
              {"messages", s.messagesDelivered},
-             {"failed_pdcs", s.failedPdcs}};
+             {"failed_pdcs", s.failedPdcs},
+             {"credits", s.creditsSent},
+             {"credit_requests", s.creditRequestsSent}};
     if (hasLlr)
     {
         out["link_retry"] = json{{"replays", llr.replays},

@@ -66,6 +66,7 @@ UetBitmapLb::Feedback(uint16_t ev, UetPathFeedback fb)
         add = m_ecnPenalty;
         break;
     case UetPathFeedback::NACK:
+    case UetPathFeedback::NACK_LAST_HOP:
         add = m_nackPenalty;
         break;
     case UetPathFeedback::TIMEOUT:

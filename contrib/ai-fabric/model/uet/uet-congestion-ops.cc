@@ -30,4 +30,16 @@ UetCongestionOps::Timeout(UetCcState& s, uint64_t lostBytes)
     s.cwnd = std::max(s.minCwnd, s.cwnd > lostBytes ? s.cwnd - lostBytes : 0);
 }
 
+void
+UetCongestionOps::CreditReceived(UetCcState& s, uint64_t bytes)
+{
+    s.credit += static_cast<int64_t>(bytes);
+}
+
+uint64_t
+UetCongestionOps::CreditTarget(const UetCcState& /* s */, const UetCreditDemand& d) const
+{
+    return d.granted;
+}
+
 } // namespace ns3

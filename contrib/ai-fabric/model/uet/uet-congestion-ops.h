@@ -27,6 +27,23 @@ struct UetCcState
     Time networkRtt;      //!< the unloaded RTT the network is sized for (NSCC's BDP)
     Time baseRtt;         //!< the smallest RTT seen on this PDC (starts at networkRtt)
     bool trimming{true};  //!< the network trims instead of dropping (NSCC's target delay)
+    uint32_t mtuWire{0};  //!< wire bytes of a full data packet (what credit is counted in)
+
+    // Receiver credit (RCCC). With useCredit the NIC sends a packet only while credit > 0 (and
+    // the window allows), takes the packet's wire bytes off it, and carries CreditTarget() to
+    // the target in the packet's CC state; the target's UetCreditScheduler paces CREDITs back.
+    bool useCredit{false};   //!< the PDC sends only on credit (set by Init)
+    int64_t credit{0};       //!< wire bytes the PDC may still send (may go below 0 by a packet)
+    int64_t maxCredit{0};    //!< cap on credit
+    bool speculating{false}; //!< credit is still the initial (speculative) credit
+};
+
+/// What the PDC has to send, for its credit target (UetCongestionOps::CreditTarget).
+struct UetCreditDemand
+{
+    uint64_t granted{0};       //!< wire bytes the target granted so far (cumulative)
+    uint64_t backlog{0};       //!< wire bytes still to send: new data and retransmissions
+    uint32_t activeSources{1}; //!< PDCs of this NIC with something to send (>= 1)
 };
 
 /// What one ACK tells congestion control (UetCongestionOps::AckReceived).
@@ -51,6 +68,12 @@ struct UetAckSample
  * are already out of `s.inFlight`), and Timeout for every retransmission timeout (with the bytes
  * it declared lost). It must only set s.cwnd (the NIC clamps nothing: keep it within
  * [minCwnd, maxCwnd]); it never sends or drops packets.
+ *
+ * Receiver credit (RCCC): a subclass that sets s.useCredit in Init also gets CreditReceived
+ * for every CREDIT from the target (the bytes newly granted; it sets s.credit), and is asked
+ * CreditTarget when a packet leaves (the cumulative wire bytes of credit it asks the target
+ * for, carried in that packet). The NIC spends s.credit; the subclass decides how much to ask
+ * for and what to do with it.
  */
 class UetCongestionOps : public Object
 {
@@ -67,6 +90,10 @@ class UetCongestionOps : public Object
     virtual void NackReceived(UetCcState& s, uint32_t bytes, bool lastHop);
     /// The retransmission timer declared `lostBytes` lost.
     virtual void Timeout(UetCcState& s, uint64_t lostBytes);
+    /// RCCC: a CREDIT granted `bytes` more wire bytes (default: adds them to s.credit).
+    virtual void CreditReceived(UetCcState& s, uint64_t bytes);
+    /// RCCC: the cumulative credit (wire bytes) to ask the target for (default: d.granted).
+    virtual uint64_t CreditTarget(const UetCcState& s, const UetCreditDemand& d) const;
 };
 
 } // namespace ns3

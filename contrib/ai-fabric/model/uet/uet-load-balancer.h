@@ -16,6 +16,9 @@ enum class UetPathFeedback : uint8_t
     ECN = 1,     //!< an ACK with ECN echo
     NACK = 2,    //!< a NACK (the packet was trimmed)
     TIMEOUT = 3, //!< the retransmission timer declared a packet on it lost
+    /// a NACK for a packet trimmed at the last hop (the switch facing the target: no other
+    /// path leads there; REPS and Bitmap take it as NACK, Mixed as GOOD, as htsim does)
+    NACK_LAST_HOP = 4,
 };
 
 /**

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // UetNic's data path: the initiator's send path (PDC arbitration, segmentation, entropy, the
-// window), the target's receive path (PDC set-up by the first packet, SACK state, message
-// completion, ACK coalescing, NACKs), the initiator's ACK/NACK handling and the retransmission
-// timer. One translation unit (about 720 lines) so that the per-packet calls between them stay
-// inlinable.
+// window and the credit), the target's receive path (PDC set-up by the first packet, SACK
+// state, message completion, ACK coalescing, NACKs), the initiator's ACK/NACK handling and the
+// retransmission timer. One translation unit (about 800 lines) so that the per-packet calls
+// between them stay inlinable; RCCC's credit messages are in uet-nic-credit.cc.
 #include "uet-header-sizes.h"
 #include "uet-nic.h"
 
@@ -83,6 +83,10 @@ UetNic::PullFrame(FabricFrame& out)
         {
             continue; // window full: an ACK, NACK or timeout activates it again
         }
+        if (s.useCredit && s.credit <= 0)
+        {
+            continue; // no credit: a CREDIT activates it again
+        }
         if (pdc->m_retx.empty())
         {
             const UetPdc::TxMsg& m = pdc->m_msgs[pdc->m_sendMsg - pdc->m_msgBase];
@@ -121,6 +125,8 @@ UetNic::FillData(UetPdc* pdc, FabricFrame& out, int64_t now)
         psn = pdc->m_retx.front();
         pdc->m_retx.pop_front();
         retx = true;
+        pdc->m_lostBytes -= pdc->Pkt(psn).payload;
+        --pdc->m_lostPkts;
     }
     else
     {
@@ -141,6 +147,7 @@ UetNic::FillData(UetPdc* pdc, FabricFrame& out, int64_t now)
             ++pdc->m_sendPkt;
         }
         psn = pdc->m_sndNxt++;
+        pdc->m_newBytes -= p.payload;
         pdc->m_pkts.push_back(p);
     }
     UetPdc::TxPkt& p = pdc->Pkt(psn);
@@ -180,6 +187,18 @@ UetNic::FillData(UetPdc* pdc, FabricFrame& out, int64_t now)
     out.payloadBytes = p.payload;
     out.l3Bytes = kDataHeaders + p.payload;
     uint32_t flags = DATA;
+    UetCcState& cs = pdc->m_state;
+    if (cs.useCredit)
+    {
+        // RCCC: the packet costs its wire bytes of credit and carries the credit target in
+        // the PDS CC state.
+        out.l3Bytes += kPdsCcState;
+        flags |= kCcState;
+        cs.credit -= m_dev->WireBytes(out);
+        pdc->m_creditTarget =
+            std::max(pdc->m_creditTarget, pdc->m_cc->CreditTarget(cs, Demand(pdc)));
+        out.echoTimeStep = static_cast<int64_t>(pdc->m_creditTarget / kCreditUnit);
+    }
     if (pdc->m_dpdcid == 0xffff)
     {
         flags |= kSyn;
@@ -188,7 +207,7 @@ UetNic::FillData(UetPdc* pdc, FabricFrame& out, int64_t now)
     // last packet, a retransmission, and the packet that fills the window or ends what is
     // posted (nothing may follow it to reach AckBytes).
     if (p.last || retx || pdc->m_state.inFlight + m_mtu > pdc->m_state.cwnd ||
-        (pdc->m_retx.empty() && pdc->m_sndNxt == pdc->m_psnEnd))
+        (pdc->m_retx.empty() && pdc->m_sndNxt == pdc->m_psnEnd) || (cs.useCredit && cs.credit <= 0))
     {
         flags |= kAckReq;
     }
@@ -220,6 +239,11 @@ UetNic::Receive(FabricNetDevice* /* device */, const FabricFrame& f)
         HandleData(f);
         return;
     }
+    if (type == CREDIT_REQUEST)
+    {
+        HandleCreditRequest(f);
+        return;
+    }
     const uint32_t id = f.aux[1] & 0xffff;
     if (id >= m_tx.size())
     {
@@ -241,6 +265,10 @@ UetNic::Receive(FabricNetDevice* /* device */, const FabricFrame& f)
     else if (type == NACK)
     {
         HandleNack(pdc, f);
+    }
+    else if (type == CREDIT)
+    {
+        HandleCredit(pdc, f);
     }
 }
 
@@ -338,11 +366,11 @@ UetNic::DeliverMessage(UetMessage m)
     }
 }
 
-void
-UetNic::HandleData(const FabricFrame& f)
+UetNic::RxPdc*
+UetNic::GetOrCreateRx(const FabricFrame& f, bool& created)
 {
     RxPdc* rx = FindRx(f);
-    bool created = false;
+    created = false;
     if (!rx)
     {
         // The first packet of a PDC sets up its state (no handshake).
@@ -356,6 +384,19 @@ UetNic::HandleData(const FabricFrame& f)
         m_rx.push_back(std::move(r));
         rx = &m_rx.back();
         created = true;
+    }
+    return rx;
+}
+
+void
+UetNic::HandleData(const FabricFrame& f)
+{
+    bool created = false;
+    RxPdc* rx = GetOrCreateRx(f, created);
+    if (f.aux[0] & kCcState)
+    {
+        // RCCC: the credit target survives trimming (it is in the PDS header)
+        CreditTargetArrived(*rx, uint64_t(f.echoTimeStep) * kCreditUnit);
     }
     const uint32_t psn = f.seq;
     const bool dup =
@@ -559,6 +600,12 @@ UetNic::Acked(UetPdc* pdc, uint32_t psn)
     {
         pdc->m_state.inFlight -= p.payload;
     }
+    else
+    {
+        // acknowledged while queued for retransmission (it was late, not lost)
+        pdc->m_lostBytes -= p.payload;
+        --pdc->m_lostPkts;
+    }
     p.state = UetPdc::ACKED;
     pdc->m_stats.bytesAcked += p.payload;
     UetPdc::TxMsg& m = pdc->m_msgs[p.msgId - pdc->m_msgBase];
@@ -593,6 +640,8 @@ UetNic::MarkLost(UetPdc* pdc, uint32_t psn)
     pdc->m_state.inFlight -= p.payload;
     p.state = UetPdc::LOST;
     pdc->m_retx.push_back(psn);
+    pdc->m_lostBytes += p.payload;
+    ++pdc->m_lostPkts;
 }
 
 void
@@ -637,6 +686,7 @@ UetNic::HandleAck(UetPdc* pdc, const FabricFrame& f)
     pdc->m_cc->AckReceived(pdc->m_state, s);
     pdc->m_lb->Feedback(f.srcPort, s.ecn ? UetPathFeedback::ECN : UetPathFeedback::GOOD);
     Activate(pdc);
+    MaybeRequestCredit(pdc);
 }
 
 void
@@ -673,9 +723,12 @@ UetNic::HandleNack(UetPdc* pdc, const FabricFrame& f)
     }
     const uint32_t bytes = pdc->Pkt(psn).payload;
     MarkLost(pdc, psn);
-    pdc->m_cc->NackReceived(pdc->m_state, bytes, code == NACK_TRIMMED_LAST_HOP);
-    pdc->m_lb->Feedback(f.srcPort, UetPathFeedback::NACK);
+    const bool lastHop = code == NACK_TRIMMED_LAST_HOP;
+    pdc->m_cc->NackReceived(pdc->m_state, bytes, lastHop);
+    pdc->m_lb->Feedback(f.srcPort,
+                        lastHop ? UetPathFeedback::NACK_LAST_HOP : UetPathFeedback::NACK);
     Activate(pdc);
+    MaybeRequestCredit(pdc);
 }
 
 // ------------------------------------------------------------------ retransmission timer
@@ -734,6 +787,7 @@ UetNic::OnRto(UetPdc* pdc)
         ++m_counters.timeouts;
         pdc->m_cc->Timeout(pdc->m_state, lost);
         Activate(pdc);
+        MaybeRequestCredit(pdc);
     }
     if (next != INT64_MAX)
     {

@@ -172,6 +172,11 @@ void
 UetNic::DoDispose()
 {
     m_wake.Cancel();
+    if (m_credits)
+    {
+        m_credits->Dispose();
+        m_credits = nullptr;
+    }
     for (auto& p : m_tx)
     {
         p->Dispose();
@@ -267,6 +272,7 @@ UetNic::InitCongestionControl(Ptr<UetPdc> pdc)
     s.networkRtt = m_networkRtt;
     s.baseRtt = m_networkRtt;
     s.trimming = m_trimming;
+    s.mtuWire = GetDataWireBytes(m_mtu) + kPdsCcState;
     pdc->m_cc->Init(s);
 }
 
@@ -325,6 +331,12 @@ UetNic::GetCounters() const
     return m_counters;
 }
 
+Ptr<UetCreditScheduler>
+UetNic::GetCreditScheduler() const
+{
+    return m_credits;
+}
+
 uint64_t
 UetNic::Post(UetPdc* pdc, uint64_t bytes)
 {
@@ -338,8 +350,10 @@ UetNic::Post(UetPdc* pdc, uint64_t bytes)
     m.readyStep = (Simulator::Now() + m_postLatency).GetTimeStep();
     pdc->m_msgs.push_back(m);
     pdc->m_psnEnd += m.pkts;
+    pdc->m_newBytes += bytes;
     const uint64_t id = pdc->m_nextMsgId++;
     Activate(pdc);
+    MaybeRequestCredit(pdc);
     return id;
 }
 

@@ -2,6 +2,7 @@
 #ifndef UET_NIC_H
 #define UET_NIC_H
 
+#include "uet-credit-scheduler.h"
 #include "uet-pdc.h"
 
 #include "ns3/fabric-net-device.h"
@@ -30,7 +31,10 @@ struct UetNicCounters
     uint64_t evChanges{0};       //!< packets on another EV than their PDC's previous one
     uint64_t duplicates{0};      //!< data packets received twice (spurious retransmissions)
     uint64_t messagesDelivered{0};
-    uint64_t failedPdcs{0}; //!< PDCs stopped after MaxRetransmissions
+    uint64_t failedPdcs{0};         //!< PDCs stopped after MaxRetransmissions
+    uint64_t creditsSent{0};        //!< RCCC CREDITs this NIC's scheduler sent (target side)
+    uint64_t creditsReceived{0};    //!< RCCC CREDITs received (initiator side)
+    uint64_t creditRequestsSent{0}; //!< RCCC CREDIT_REQUESTs sent (initiator side)
 };
 
 /// A message that arrived in full at its target (UetNic's receive callback).
@@ -68,9 +72,17 @@ struct UetMessage
  * while an ACK-requested message is incomplete. Messages complete when all their packets are
  * in, reported in posting order per PDC (UetMessage) after DeliverLatency.
  *
+ * Receiver credit (RCCC, a congestion control that sets UetCcState::useCredit, UetRccc): a
+ * PDC sends only while it has credit and spends each packet's wire bytes of it; its data
+ * packets carry the PDS CC state (4 B more) with its credit target, and when it is out of
+ * credit with something to send and a higher target it sends a CREDIT_REQUEST (a PDS control
+ * packet). The target's UetCreditScheduler (one per NIC, made on the first credit target)
+ * answers with CREDITs paced at its line rate; the initiator's CC turns them into credit.
+ *
  * Not modelled: RUDI/UUD, the CC-state ACK fields beyond ECN and the echoed timestamp
- * (receiver back-pressure), RCCC credits, SES matching, rendezvous and READ/atomics, several
- * NIC ports, the PDC close handshake, security headers, PSN wrap-around (PSNs are 32-bit).
+ * (receiver back-pressure), credit carried in ACK_CC (CREDITs are separate control packets),
+ * SES matching, rendezvous and READ/atomics, several NIC ports, the PDC close handshake,
+ * security headers, PSN wrap-around (PSNs are 32-bit).
  */
 class UetNic : public Object
 {
@@ -107,6 +119,8 @@ class UetNic : public Object
     /// Wire bytes of an ACK.
     uint32_t GetAckWireBytes() const;
     const UetNicCounters& GetCounters() const;
+    /// RCCC's target side (null until a PDC asked this NIC for credit).
+    Ptr<UetCreditScheduler> GetCreditScheduler() const;
 
     typedef void (*PdcPsnTracedCallback)(uint32_t pdc, uint32_t psn);
     typedef void (*PdcTracedCallback)(uint32_t pdc);
@@ -174,6 +188,17 @@ class UetNic : public Object
     void HandleAck(UetPdc* pdc, const FabricFrame& f);
     void HandleNack(UetPdc* pdc, const FabricFrame& f);
     RxPdc* FindRx(const FabricFrame& f);
+    /// The target PDC of `f`, set up if `f` is its first packet (`created` says so).
+    RxPdc* GetOrCreateRx(const FabricFrame& f, bool& created);
+    void HandleCredit(UetPdc* pdc, const FabricFrame& f);
+    void HandleCreditRequest(const FabricFrame& f);
+    /// A credit target arrived for `rx` (RCCC): the scheduler takes it.
+    void CreditTargetArrived(RxPdc& rx, uint64_t target);
+    void SendCredit(uint16_t rx, uint64_t granted);
+    /// RCCC: what the PDC still has to send, for its credit target.
+    UetCreditDemand Demand(const UetPdc* pdc) const;
+    /// RCCC: out of credit with something to send and a higher target: tell the target.
+    void MaybeRequestCredit(UetPdc* pdc);
     bool MarkSeen(RxPdc& rx, uint32_t psn);
     void CountMessagePacket(RxPdc& rx, const FabricFrame& f);
     void SendAck(RxPdc& rx, const FabricFrame& f, bool ecn);
@@ -202,6 +227,8 @@ class UetNic : public Object
     Callback<void, const UetMessage&> m_receiveCb;
     FabricTimer m_wake;
     int64_t m_wakeStep{0};
+    Ptr<UetCreditScheduler> m_credits;
+    uint16_t m_creditEv{0}; //!< EVs of CREDITs: sprayed in turn
 
     // attributes
     uint32_t m_mtu{4096};

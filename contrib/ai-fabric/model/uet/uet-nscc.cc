@@ -268,13 +268,15 @@ UetNscc::AckReceived(UetCcState& s, const UetAckSample& ack)
 }
 
 void
-UetNscc::NackReceived(UetCcState& s, uint32_t bytes, bool /* lastHop */)
+UetNscc::NackReceived(UetCcState& s, uint32_t bytes, bool lastHop)
 {
     m_ignored += bytes;
     // A trim says a queue is at least full: count it as a delay of one network RTT.
     UpdateAverage(m_networkRttS);
     m_triggerQa = true;
-    if (!QuickAdapt(s, true, true, 0))
+    // With receiver credit (NSCC + RCCC) the last hop is the credit's to pace: a trim there
+    // does not shrink the window (htsim).
+    if (!QuickAdapt(s, true, true, 0) && !(lastHop && s.useCredit))
     {
         s.cwnd = s.cwnd > bytes ? s.cwnd - bytes : 0;
         Bound(s);

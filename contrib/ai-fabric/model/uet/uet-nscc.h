@@ -23,7 +23,8 @@ namespace ns3
  * base RTT + target, after a NACK (trim), a loss or d > QuickAdaptFactor x target, if fewer than
  * maxCwnd >> QuickAdaptGate bytes were delivered in that period, cwnd = bytes delivered (then the
  * bytes in flight at that moment are ignored for ECN reactions). A NACK otherwise takes its bytes
- * off the window.
+ * off the window, except a last-hop trim when receiver credit paces the last hop (s.useCredit,
+ * NSCC + RCCC, UetRccc).
  *
  * Constants scale with the BDP: a = BDP / BDP_ref with BDP = line rate x network RTT and
  * BDP_ref = ReferenceRate x ReferenceRtt (100 Gb/s x 12 us); b = target / ReferenceRtt;

@@ -95,4 +95,16 @@ UetPdc::IsFailed() const
     return m_failed;
 }
 
+uint64_t
+UetPdc::GetCreditGranted() const
+{
+    return m_creditGranted;
+}
+
+uint64_t
+UetPdc::GetCreditTarget() const
+{
+    return m_creditTarget;
+}
+
 } // namespace ns3

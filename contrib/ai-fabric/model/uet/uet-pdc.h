@@ -29,6 +29,8 @@ struct UetPdcStats
     uint64_t evChanges{0};       //!< packets sent on another EV than the PDC's previous packet
     uint64_t bytesAcked{0};      //!< payload bytes acknowledged
     uint64_t messages{0};        //!< messages completed (every byte acknowledged)
+    uint64_t credits{0};         //!< CREDITs received (RCCC)
+    uint64_t creditRequests{0};  //!< CREDIT_REQUESTs sent (RCCC)
 };
 
 /**
@@ -66,6 +68,9 @@ class UetPdc : public Object
     uint32_t GetPendingMessages() const;
     /// \return true if a packet exceeded its retransmissions (the PDC stopped)
     bool IsFailed() const;
+    /// RCCC: wire bytes of credit the target granted so far, and the last credit target sent.
+    uint64_t GetCreditGranted() const;
+    uint64_t GetCreditTarget() const;
 
   protected:
     void DoDispose() override;
@@ -130,6 +135,11 @@ class UetPdc : public Object
     std::deque<uint32_t> m_retx;
     FabricTimer m_rto;
     uint16_t m_lastEv{0};
+    uint64_t m_newBytes{0};      //!< payload bytes posted and not sent yet
+    uint64_t m_lostBytes{0};     //!< payload bytes queued for retransmission ...
+    uint32_t m_lostPkts{0};      //!< ... in this many packets
+    uint64_t m_creditTarget{0};  //!< RCCC: the credit target last told the target (wire bytes)
+    uint64_t m_creditGranted{0}; //!< RCCC: credit the target granted so far (wire bytes)
     bool m_active{false};
     bool m_failed{false};
 };
