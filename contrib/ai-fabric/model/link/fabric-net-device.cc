@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // FabricNetDevice's configuration (attributes, framing of each link layer, flow control,
-// scheduler, clients, link state) and ns-3's NetDevice interface. About 640 lines because the
-// attribute table and the NetDevice accessors are long; the per-frame path is in
+// scheduler, clients, link state, link-level retry) and ns-3's NetDevice interface. About 720 lines
+// because the attribute table and the NetDevice accessors are long; the per-frame path is in
 // fabric-net-device-datapath.cc and captures in fabric-net-device-capture.cc.
 #include "fabric-net-device.h"
 

@@ -441,14 +441,7 @@ UetNic::HandleData(const FabricFrame& f)
         // One ACK's SACK bitmap spans 64 PSNs: before this packet widens what the next ACK must
         // report beyond that (spraying reorders), acknowledge what arrived so far, as the ACK
         // timer would, so no packet that arrived is left unacknowledged holding the window.
-        FabricFrame last;
-        last.src = rx->src;
-        last.dst = m_dev->GetIpv4Address().Get();
-        last.srcPort = rx->lastEv;
-        last.txTimeStep = rx->lastEcho;
-        last.flowId = rx->flowId;
-        last.seq = rx->lastPsn;
-        SendAck(*rx, last, false);
+        AckLastPacket(*rx);
     }
     if (MarkSeen(*rx, psn))
     {
@@ -563,6 +556,13 @@ UetNic::AckTimeout(uint16_t id)
     {
         return;
     }
+    AckLastPacket(rx);
+}
+
+void
+UetNic::AckLastPacket(RxPdc& rx)
+{
+    // The ACK the last data packet held back by coalescing would have triggered.
     FabricFrame last;
     last.src = rx.src;
     last.dst = m_dev->GetIpv4Address().Get();

@@ -203,6 +203,8 @@ class UetNic : public Object
     void CountMessagePacket(RxPdc& rx, const FabricFrame& f);
     void SendAck(RxPdc& rx, const FabricFrame& f, bool ecn);
     void AckTimeout(uint16_t id);
+    /// Acknowledge up to the last data packet coalescing held back (rx.lastPsn, lastEv, ...).
+    void AckLastPacket(RxPdc& rx);
     void SendNack(RxPdc& rx, const FabricFrame& f, uint8_t code, uint32_t psn);
     void FillReply(RxPdc& rx, const FabricFrame& data, FabricFrame& out) const;
     void Acked(UetPdc* pdc, uint32_t psn);
