@@ -6,6 +6,7 @@
 #include "ns3/fabric-fault-injector.h"
 #include "ns3/map-scheduler.h"
 
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -109,6 +110,8 @@ struct FaultRun
     uint64_t dropsAfterConvergence{0}; //!< link-down drops counted after routes reconverged
     uint64_t retransmissions{0};
     uint64_t timeouts{0};
+    double lossWindowMs{0};                 //!< FabricFaultInjector::GetLossWindow
+    std::vector<double> connectionWindowMs; //!< GetConnectionLossWindows
     bool routedOverDeadLink{false};
     bool completed{false};
 };
@@ -170,6 +173,11 @@ RingAllReduce(bool fault, Time convergence, Time rto)
     }
     out.linkDownDrops = inj->GetLinkDownDrops();
     out.dropsAfterConvergence = out.linkDownDrops - dropsAtConvergence;
+    out.lossWindowMs = inj->GetLossWindow().GetSeconds() * 1e3;
+    for (const Time& w : inj->GetConnectionLossWindows())
+    {
+        out.connectionWindowMs.push_back(w.GetSeconds() * 1e3);
+    }
     out.retransmissions = c.rdma->GetRetransmissions();
     out.timeouts = c.rdma->GetTimeouts();
     out.routedOverDeadLink = dead >= 0 && RoutedOver(topo, uint32_t(dead));
@@ -260,10 +268,25 @@ TEST_F(FabricTest, LinkDownMidAllReduceCompletesAfterReconvergence)
         EXPECT_GE(rise, conv - clean.stepMs) << rise;
         EXPECT_GE(rise, rtoMs - clean.stepMs) << rise;
         EXPECT_LE(rise, std::max(conv, rtoMs) + rtoMs * hit.timeouts + clean.stepMs) << rise;
+        // Data is lost to the dead link from the failure until the last retransmission before
+        // the routes converge: the queue pair resends every RTO, so the loss window is the
+        // last multiple of the RTO before convergence (0 when convergence comes first), plus
+        // the time the rest of its message takes to leave at line rate: less than the whole
+        // clean AllReduce, which sends all of it.
+        const double lastResend = std::floor(conv / rtoMs) * rtoMs;
+        EXPECT_GE(hit.lossWindowMs, lastResend) << hit.lossWindowMs;
+        EXPECT_LT(hit.lossWindowMs, lastResend + clean.stepMs) << hit.lossWindowMs;
+        // The queue pairs hashed onto the link: each lost data, none for longer than the
+        // fabric did.
+        ASSERT_FALSE(hit.connectionWindowMs.empty());
+        EXPECT_LE(hit.connectionWindowMs.back(), hit.lossWindowMs);
+        EXPECT_GE(hit.connectionWindowMs.back(), lastResend);
         std::cout << "convergence " << conv << " ms, RTO " << rtoMs << " ms: clean " << clean.stepMs
                   << " ms; link down at " << hit.faultAtMs << " ms: step " << hit.stepMs << " ms (+"
                   << rise << "), " << hit.linkDownDrops << " frames lost on the dead link, "
-                  << hit.retransmissions << " retransmitted, " << hit.timeouts << " timeouts\n";
+                  << hit.retransmissions << " retransmitted, " << hit.timeouts
+                  << " timeouts; data lost to it for " << hit.lossWindowMs << " ms ("
+                  << hit.connectionWindowMs.size() << " queue pairs)\n";
     }
 }
 

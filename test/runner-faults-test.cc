@@ -173,3 +173,52 @@ TEST(RunnerFaultsTest, DualPlaneRidesOutALeafFailureThatStopsASinglePlaneJob)
     EXPECT_GT(degraded, healthy * 1.05);
     EXPECT_LT(degraded, healthy * 2.0);
 }
+
+TEST(RunnerFaultsTest, RepsMovesEachConnectionOffADeadLinkWithinItsRetransmissionTimeout)
+{
+    // An all-to-all on 16 hosts (four leaves of four, four spines), UEC with NSCC and trimming;
+    // a leaf-spine link dies 20 us into it and routing would take 100 ms to notice.
+    const fs::path dir = ScratchDir("aif-reps-failover");
+    const char* scenario = R"({"name": "reps-failover",
+      "topology": {"kind": "fat-tree", "servers": 16, "gpus_per_server": 1, "leaf_radix": 8},
+      "fabric": "uec",
+      "workload": {"steps": 1, "compute_ms": 1, "collective": "alltoall", "algorithm": "ring",
+                   "bytes": 8388608},
+      "routing": {"convergence_ms": 100},
+      "faults": {"events": [{"at_ms": 1.02, "link": "leaf0-spine1", "action": "down"}]}})";
+    const std::string file = WriteFile(dir / "s.json", scenario).string();
+    auto summary = [&](const std::string& name, const std::string& sets) {
+        const Result r = Runner(file + " " + sets + " --out " + (dir / name).string());
+        EXPECT_EQ(r.status, 0) << r.err;
+        std::ifstream f(dir / name / "summary.json");
+        return json::parse(f);
+    };
+    // A PDC learns of the failure from its first retransmission timeout: REPS then freezes its
+    // cache of EVs that came back in ACKs, and stops sending where nothing comes back. So each
+    // PDC loses data to the dead link for about one RTO, whatever the RTO: at most the RTO plus
+    // the flight of a packet sent just before the timeout (a few us of queues and cables here).
+    for (const double rtoUs : {20.0, 80.0})
+    {
+        const json s = summary("reps" + std::to_string(int(rtoUs)),
+                               "--set uec.rto_us=" + std::to_string(rtoUs));
+        ASSERT_TRUE(s["completed"].get<bool>());
+        const json& w = s["faults"]["connection_loss_window_us"];
+        EXPECT_GT(w["connections"].get<uint64_t>(), 0u);
+        EXPECT_LE(w["max"].get<double>(), rtoUs + 10.0) << w;
+        EXPECT_GE(w["max"].get<double>(), rtoUs / 2) << "the timeout ends it: " << w;
+        EXPECT_EQ(s["faults"]["reconvergences"], 0);
+        if (rtoUs == 20.0)
+        {
+            // The REPS paper's figure (arXiv 2407.21625: re-routes in under 100 us).
+            EXPECT_LT(w["max"].get<double>(), 100.0);
+        }
+    }
+    // Oblivious spraying keeps dealing the dead path's EVs out: its PDCs lose data until they
+    // finish, an order of magnitude longer.
+    const json obl = summary("oblivious", "--set uec.rto_us=20 --set uec.load_balancing=oblivious");
+    ASSERT_TRUE(obl["completed"].get<bool>());
+    EXPECT_GT(obl["faults"]["connection_loss_window_us"]["p50"].get<double>(), 200.0)
+        << obl["faults"];
+    EXPECT_GT(obl["faults"]["loss_window_us"].get<double>(),
+              obl["faults"]["connection_loss_window_us"]["max"].get<double>() - 1e-6);
+}

@@ -49,6 +49,24 @@ Stats(const std::vector<double>& v)
                 {"max", Quantile(v, 1.0)}};
 }
 
+/// Per connection that lost frames to a down link, from its first such loss to its last (us).
+json
+ConnectionLossWindows(const Ptr<FabricFaultInjector>& f)
+{
+    std::vector<double> us;
+    if (f)
+    {
+        for (const Time& t : f->GetConnectionLossWindows())
+        {
+            us.push_back(t.GetSeconds() * 1e6);
+        }
+    }
+    return json{{"connections", us.size()},
+                {"p50", Quantile(us, 0.5)},
+                {"p99", Quantile(us, 0.99)},
+                {"max", Quantile(us, 1.0)}};
+}
+
 json
 Quantiles(const FlowSlowdownBucket& b)
 {
@@ -554,6 +572,8 @@ Summary(const RunConfig& c, const Simulation& sim, uint64_t events, double wall)
                        {"changes", f ? f->GetChanges() : 0},
                        {"reconvergences", f ? f->GetReconvergences() : 0},
                        {"link_down_drops", f ? f->GetLinkDownDrops() : 0},
+                       {"loss_window_us", f ? f->GetLossWindow().GetSeconds() * 1e6 : 0.0},
+                       {"connection_loss_window_us", ConnectionLossWindows(f)},
                        {"links_down_at_end", f ? f->GetLinksDown() : 0}};
     s["pfc_health"] = PfcSummary(c, sim);
     if (c.fabric == "uec")

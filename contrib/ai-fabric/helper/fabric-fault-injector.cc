@@ -10,6 +10,8 @@
 #include "ns3/simulator.h"
 #include "ns3/trace-source-accessor.h"
 
+#include <algorithm>
+
 namespace ns3
 {
 
@@ -210,6 +212,11 @@ FabricFaultInjector::SetLinkUp(uint32_t link, bool up)
     }
     m_topo->SetLinkUp(link, up);
     ++m_changes;
+    if (!up && m_firstDown.IsNegative())
+    {
+        m_firstDown = Simulator::Now();
+        WatchLinkDownDrops();
+    }
     m_linkTrace(link, up);
     // Changes at the same instant (a switch's links) converge together: one recomputation.
     const Time at = Simulator::Now() + m_convergence;
@@ -318,6 +325,72 @@ FabricFaultInjector::GetLinkDownDrops() const
         drops += m_topo->GetSwitch(j)->GetCounters().drops[size_t(FabricDropReason::LINK_DOWN)];
     }
     return drops;
+}
+
+void
+FabricFaultInjector::WatchLinkDownDrops()
+{
+    auto cb = MakeCallback(&FabricFaultInjector::OnDrop, this);
+    for (const auto& l : m_topo->GetLinks())
+    {
+        l.devA->TraceConnectWithoutContext("Drop", cb);
+        l.devB->TraceConnectWithoutContext("Drop", cb);
+    }
+    for (uint32_t j = 0; j < m_topo->GetNSwitches(); ++j)
+    {
+        m_topo->GetSwitch(j)->TraceConnectWithoutContext("Drop", cb);
+    }
+}
+
+void
+FabricFaultInjector::OnDrop(const FabricFrame& frame, FabricDropReason reason)
+{
+    if (reason != FabricDropReason::LINK_DOWN)
+    {
+        return;
+    }
+    if (frame.kind != FabricFrame::DATA || frame.payloadBytes == 0)
+    {
+        return; // acknowledgements and control frames: a sender's path choice is its data's
+    }
+    const Time now = Simulator::Now();
+    m_lastLinkDownDrop = now;
+    // A connection: its hosts' addresses and the flow id that tells a host pair's apart.
+    auto [it, fresh] =
+        m_connectionLoss.try_emplace(std::make_tuple(frame.src, frame.dst, frame.flowId), now, now);
+    if (!fresh)
+    {
+        it->second.second = now;
+    }
+}
+
+std::vector<Time>
+FabricFaultInjector::GetConnectionLossWindows() const
+{
+    std::vector<Time> w;
+    w.reserve(m_connectionLoss.size());
+    for (const auto& [key, span] : m_connectionLoss)
+    {
+        w.push_back(span.second - span.first);
+    }
+    std::sort(w.begin(), w.end());
+    return w;
+}
+
+Time
+FabricFaultInjector::GetFirstDownTime() const
+{
+    return m_firstDown;
+}
+
+Time
+FabricFaultInjector::GetLossWindow() const
+{
+    if (m_firstDown.IsNegative() || m_lastLinkDownDrop < m_firstDown)
+    {
+        return Time(0);
+    }
+    return m_lastLinkDownDrop - m_firstDown;
 }
 
 uint32_t

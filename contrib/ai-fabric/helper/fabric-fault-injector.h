@@ -5,12 +5,15 @@
 #include "fabric-topology.h"
 
 #include "ns3/event-id.h"
+#include "ns3/fabric-frame.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
 #include "ns3/random-variable-stream.h"
 #include "ns3/traced-callback.h"
 
+#include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace ns3
@@ -113,6 +116,24 @@ class FabricFaultInjector : public Object
     uint64_t GetLinkDownDrops() const;
     /// Links down now.
     uint32_t GetLinksDown() const;
+    /**
+     * How long data kept being lost to down links: from the first link going down to the last
+     * data packet (a frame with payload: not an ACK, not a control frame) dropped as link-down
+     * (by a port of the fabric or a switch forwarding to a dead port) so far; zero before any
+     * link went down or without such a drop. The transport's
+     * recovery from a failure, before routing reconverges: a sender that moves its traffic off
+     * the dead path (UEC's REPS) ends it early; per-flow ECMP ends it at reconvergence.
+     */
+    Time GetLossWindow() const;
+    /// When the first link went down (-1 ns if none has).
+    Time GetFirstDownTime() const;
+    /**
+     * Per connection (a data packet's source, destination and flow id: an RDMA queue pair, a
+     * UET PDC, a TCP connection) that lost data packets to a down link: from its first such loss
+     * to its last, sorted. How long each sender kept using a dead path: the REPS paper's "re-routes
+     * traffic away from a failure in under 100 us" is this figure.
+     */
+    std::vector<Time> GetConnectionLossWindows() const;
 
     /// Streams `stream`, `stream` + 1, ...: one per link that AddRandomFailures (called after
     /// SetTopology and this) makes fail. \return the number reserved: one per link
@@ -142,6 +163,10 @@ class FabricFaultInjector : public Object
     /// Draw random link `i`'s time to its next failure; schedule it if it starts before the
     /// link's horizon.
     void ScheduleRandomFailure(uint32_t i);
+    /// The first link going down connects every port's and switch's Drop trace here (nothing
+    /// is connected before, so a run without a failure pays nothing per frame).
+    void WatchLinkDownDrops();
+    void OnDrop(const FabricFrame& frame, FabricDropReason reason);
 
     Ptr<FabricTopology> m_topo;
     Time m_convergence;
@@ -153,6 +178,10 @@ class FabricFaultInjector : public Object
     int64_t m_stream{-1}; //!< AssignStreams' first stream (-1: automatic streams)
     std::vector<RandomLink> m_random;
     uint64_t m_randomFailures{0};
+    Time m_firstDown{-1};      //!< the first link going down (-1: none yet)
+    Time m_lastLinkDownDrop{}; //!< the last data packet dropped as link-down
+    /// Per connection that lost data frames to a down link: its first and last such loss.
+    std::map<std::tuple<uint32_t, uint32_t, uint32_t>, std::pair<Time, Time>> m_connectionLoss;
     TracedCallback<uint32_t, bool> m_linkTrace;
     TracedCallback<> m_reconvergedTrace;
 };
