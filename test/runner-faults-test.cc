@@ -129,6 +129,13 @@ INSTANTIATE_TEST_SUITE_P(
         BadFault{"framesNotLoss",
                  R"([{"at_ms": 1, "nic": "gpu0", "action": "down", "frames": "all"}])",
                  "faults.events[0].frames: only with action loss"},
+        BadFault{"scaleQueueNotDegrade",
+                 R"([{"at_ms": 1, "nic": "gpu0", "action": "down", "scale_queue": true}])",
+                 "faults.events[0].scale_queue: only with action degrade"},
+        BadFault{"scaleQueueNotBool",
+                 R"([{"at_ms": 1, "nic": "gpu0", "action": "degrade", "gbps": 100,
+                      "scale_queue": 1}])",
+                 "faults.events[0].scale_queue: must be"},
         BadFault{"notObject", R"([1])", "faults.events[0]: must be an object"}),
     [](const ::testing::TestParamInfo<BadFault>& i) { return std::string(i.param.name); });
 

@@ -258,3 +258,66 @@ TEST_F(FabricTest, WindowPeaksCatchABurstBetweenTwoSamples)
     bm->TakeWindowPeaks(used, queue);
     EXPECT_EQ(used, 0u);
 }
+
+TEST_F(FabricTest, PortScaleShrinksOnePortsQueueLimitAndEcnThresholds)
+{
+    // A port whose link runs at a quarter of its rate keeps queues as long in time as the
+    // others (htsim's failed links): its dynamic egress limit and ECN thresholds are x 0.25.
+    Ptr<SwitchBufferManager> bm = CreateObject<SwitchBufferManager>();
+    bm->SetAttribute("BufferSize", UintegerValue(1000000));
+    bm->SetAttribute("ReservedPerQueue", UintegerValue(0));
+    bm->SetAttribute("EgressAlpha", DoubleValue(0.5));
+    bm->SetAttribute("EcnOnDequeue", BooleanValue(true));
+    bm->SetAttribute("EcnKmin", UintegerValue(10000));
+    bm->SetAttribute("EcnKmax", UintegerValue(20000));
+    bm->SetAttribute("EcnPmax", DoubleValue(1.0));
+    bm->Configure(3, {0, 0, 0}, {0, 0, 0});
+    bm->SetPortScale(2, 0.25);
+    EXPECT_DOUBLE_EQ(bm->GetPortScale(2), 0.25);
+    EXPECT_DOUBLE_EQ(bm->GetPortScale(1), 1.0);
+    const double pool = double(bm->GetSharedPoolSize());
+    // 1000-byte frames into one queue of an otherwise empty buffer: the (k+1)-th is admitted
+    // while (k + 1) x 1000 <= alpha x f x (pool - k x 1000), so k + 1 frames fit for the largest
+    // such k: k = floor((alpha f pool / 1000 - 1) / (1 + alpha f)).
+    auto fits = [&](double f) {
+        const double af = 0.5 * f;
+        return uint32_t(std::floor((af * pool / 1000 - 1) / (1 + af))) + 1;
+    };
+    auto fill = [&](uint32_t port) {
+        std::vector<SwitchBufferManager::Admission> in;
+        while (true)
+        {
+            auto a = bm->Admit(0, port, 0, 1000, false, true);
+            if (!a.admitted)
+            {
+                EXPECT_EQ(a.reason, FabricDropReason::BUFFER_FULL);
+                break;
+            }
+            in.push_back(a);
+        }
+        for (const auto& a : in)
+        {
+            bm->Release(0, port, 0, 1000, a.shared, a.headroom, false);
+        }
+        return uint32_t(in.size());
+    };
+    EXPECT_EQ(fill(1), fits(1.0));
+    EXPECT_EQ(fill(2), fits(0.25));
+    // A queue of q = alpha f (pool - q), q = alpha f pool / (1 + alpha f): pool / 3 at f = 1,
+    // pool / 9 at 0.25 (a third: the pool left free grows as the queue shrinks).
+    EXPECT_NEAR(double(fill(2)) / double(fill(1)), 1.0 / 3.0, 0.01);
+    // 6 kB queued: above the scaled port's Kmax (5 kB), below the others' Kmin (10 kB).
+    std::vector<SwitchBufferManager::Admission> held;
+    for (uint32_t port : {1u, 2u})
+    {
+        for (int i = 0; i < 6; ++i)
+        {
+            held.push_back(bm->Admit(0, port, 0, 1000, false, true));
+        }
+    }
+    EXPECT_FALSE(bm->MarkOnDequeue(1, 0));
+    EXPECT_TRUE(bm->MarkOnDequeue(2, 0));
+    // Back to the switch-wide values.
+    bm->SetPortScale(2, 1.0);
+    EXPECT_FALSE(bm->MarkOnDequeue(2, 0));
+}

@@ -116,6 +116,7 @@ BuildFaults(const RunConfig& c, Ptr<FabricTopology> topo)
             e.stormEnd = StormEnd(j, topo, e.links.front(), at);
             e.oneWay = true;
         }
+        e.scaleQueue = j.value("scale_queue", false);
         e.gbps = j.value("gbps", 0.0);
         e.rate = j.value("rate", 0.0);
         e.allFrames = j.value("frames", std::string("data")) == "all";

@@ -292,6 +292,15 @@ Schema()
              {},
              "pause-storm on a link: the end that storms (default: the link name's first); degrade "
              "on a link: slow only what this end transmits (default: both directions)"},
+            {"faults.events.scale_queue",
+             Kind::BOOL,
+             0,
+             0,
+             false,
+             false,
+             {},
+             "degrade: a slowed switch port's queue limit and ECN thresholds scale with its rate, "
+             "as htsim's failed links (default false: the same bytes)"},
             {"faults.events.priority",
              Kind::INT,
              0,

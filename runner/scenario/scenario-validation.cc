@@ -310,6 +310,11 @@ ValidateFaultEvents(const json& list)
         {
             throw ScenarioError(at + ".until_ms: a pause-storm's until_ms must be > at_ms");
         }
+        if (e.contains("scale_queue") && action != "degrade")
+        {
+            throw ScenarioError(at + ".scale_queue: only with action degrade (got action " +
+                                action + ")");
+        }
         if (e.contains("frames") && action != "loss")
         {
             throw ScenarioError(at + ".frames: only with action loss (got action " + action + ")");

@@ -8,6 +8,7 @@
 #include "ns3/fabric-switch.h"
 #include "ns3/pfc-flow-control.h"
 #include "ns3/simulator.h"
+#include "ns3/switch-buffer-manager.h"
 #include "ns3/trace-source-accessor.h"
 
 #include <algorithm>
@@ -157,12 +158,12 @@ FabricFaultInjector::Apply(FabricFaultEvent e)
             SetLinkUp(l, true);
             break;
         case FabricFaultEvent::DEGRADE:
-            if (e.oneWay)
+            if (e.oneWay || e.scaleQueue)
             {
-                const FabricLinkInfo& li = m_topo->GetLinks().at(l);
-                (li.a == e.stormEnd ? li.devA : li.devB)
-                    ->SetDataRate(DataRate(uint64_t(e.gbps * 1e9)));
-                ++m_changes;
+                SetPortRate(l,
+                            e.oneWay ? e.stormEnd : UINT32_MAX,
+                            DataRate(uint64_t(e.gbps * 1e9)),
+                            e.scaleQueue);
             }
             else
             {
@@ -233,6 +234,29 @@ FabricFaultInjector::SetLinkRate(uint32_t link, DataRate rate)
     const FabricLinkInfo& li = m_topo->GetLinks().at(link);
     li.devA->SetDataRate(rate);
     li.devB->SetDataRate(rate);
+    ++m_changes;
+}
+
+void
+FabricFaultInjector::SetPortRate(uint32_t link, uint32_t end, DataRate rate, bool scaleQueue)
+{
+    const FabricLinkInfo& li = m_topo->GetLinks().at(link);
+    const bool both = end != li.a && end != li.b;
+    for (const auto& [vertex, dev] : {std::make_pair(li.a, li.devA), std::make_pair(li.b, li.devB)})
+    {
+        if (!both && vertex != end)
+        {
+            continue;
+        }
+        const double factor = double(rate.GetBitRate()) / double(dev->GetDataRate().GetBitRate());
+        if (scaleQueue && vertex >= m_topo->GetNEndpoints())
+        {
+            Ptr<SwitchBufferManager> bm =
+                m_topo->GetSwitch(vertex - m_topo->GetNEndpoints())->GetBufferManager();
+            bm->SetPortScale(dev->GetPortIndex(), bm->GetPortScale(dev->GetPortIndex()) * factor);
+        }
+        dev->SetDataRate(rate);
+    }
     ++m_changes;
 }
 

@@ -46,6 +46,8 @@ struct FabricFaultEvent
     uint32_t stormEnd{0};        //!< PAUSE_STORM: the vertex (host or switch) that storms;
                                  //!< DEGRADE with oneWay: the end whose transmitter slows
     bool oneWay{false};          //!< DEGRADE: one direction only (from stormEnd)
+    bool scaleQueue{false};      //!< DEGRADE: a switch port's queue limit and ECN thresholds
+                                 //!< scale with its rate (htsim's failed links)
     uint8_t priority{3};         //!< PAUSE_STORM: the paused priority
     std::string target;          //!< the name it was given ("leaf0-spine1", "spine3")
 };
@@ -95,6 +97,12 @@ class FabricFaultInjector : public Object
     // Immediate changes (what scheduled events call; usable from scripts too).
     void SetLinkUp(uint32_t link, bool up);
     void SetLinkRate(uint32_t link, DataRate rate);
+    /**
+     * What `end`'s port on `link` transmits (a vertex; `end` = every end of the link when it is
+     * neither) runs at `rate`; with `scaleQueue` a switch port's egress queue limit and ECN
+     * thresholds scale by the new rate over the old (SwitchBufferManager::SetPortScale).
+     */
+    void SetPortRate(uint32_t link, uint32_t end, DataRate rate, bool scaleQueue);
     /// Data frames (and with `allFrames` control frames) received at either end of `link` are
     /// lost with probability `rate`.
     void SetLinkLoss(uint32_t link, double rate, bool allFrames = false);

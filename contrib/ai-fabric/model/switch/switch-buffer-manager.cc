@@ -266,6 +266,8 @@ SwitchBufferManager::Configure(uint32_t nPorts,
     m_nPorts = nPorts;
     m_ingress.assign(size_t(nPorts) * 8, IngressState());
     m_egress.assign(size_t(nPorts) * 8, EgressState());
+    m_portScale.assign(nPorts, 1.0);
+    m_portScaled = false;
     m_headroom.assign(nPorts, m_fixedHeadroom);
     m_totalHeadroom = 0;
     for (uint32_t i = 0; i < nPorts; ++i)
@@ -363,7 +365,30 @@ SwitchBufferManager::GetEcnOnDequeue() const
 bool
 SwitchBufferManager::MarkOnDequeue(uint32_t outPort, uint8_t prio)
 {
-    return MarkQueueOnDequeue(m_egress[size_t(outPort) * 8 + prio].bytes);
+    const uint64_t q = m_egress[size_t(outPort) * 8 + prio].bytes;
+    return MarkQueueOnDequeue(m_portScaled ? ScaledQueue(q, outPort) : q);
+}
+
+double
+SwitchBufferManager::GetPortScale(uint32_t port) const
+{
+    return port < m_portScale.size() ? m_portScale[port] : 1.0;
+}
+
+void
+SwitchBufferManager::SetPortScale(uint32_t port, double factor)
+{
+    NS_ABORT_MSG_IF(port >= m_portScale.size(),
+                    "SwitchBufferManager::SetPortScale: no port " << port);
+    NS_ABORT_MSG_IF(!(factor > 0 && factor < 1e6),
+                    "SwitchBufferManager::SetPortScale: factor must be in (0, 1e6), got "
+                        << factor);
+    m_portScale[port] = factor;
+    m_portScaled = false;
+    for (double f : m_portScale)
+    {
+        m_portScaled = m_portScaled || f != 1.0;
+    }
 }
 
 bool
@@ -419,20 +444,24 @@ SwitchBufferManager::Admit(uint32_t inPort,
     else
     {
         s = rest;
-        if (s > 0 && (s > poolFree || double(eg.sharedUsed) + s > m_egressAlpha * double(poolFree)))
+        if (s > 0 && (s > poolFree || double(eg.sharedUsed) + s > EgressLimit(outPort, poolFree)))
         {
             a.reason = FabricDropReason::BUFFER_FULL;
             return a;
         }
     }
     // ECN decision on the egress queue as this frame finds it.
-    if (m_ecnAtEnqueue && ecnCapable && eg.bytes > m_kmin)
+    if (m_ecnAtEnqueue && ecnCapable)
     {
-        double p = GetMarkProbability(eg.bytes);
-        if (p >= 1.0 || m_rng->GetValue() < p)
+        const uint64_t q = m_portScaled ? ScaledQueue(eg.bytes, outPort) : eg.bytes;
+        if (q > m_kmin)
         {
-            a.ecnMark = true;
-            ++m_ecnMarks;
+            double p = GetMarkProbability(q);
+            if (p >= 1.0 || m_rng->GetValue() < p)
+            {
+                a.ecnMark = true;
+                ++m_ecnMarks;
+            }
         }
     }
     a.admitted = true;

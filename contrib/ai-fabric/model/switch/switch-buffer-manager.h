@@ -203,6 +203,15 @@ class SwitchBufferManager : public Object
     uint32_t GetReservedPerQueue() const;
     bool IsIngressPaused(uint32_t port, uint8_t prio) const;
     uint64_t GetEcnMarks() const;
+    /**
+     * Scale the egress queue limit (the dynamic threshold EgressAlpha x free shared bytes, for
+     * lossy traffic) and the ECN thresholds (Kmin, Kmax) of `port` by `factor` (> 0): a
+     * port whose link runs at a fraction of its rate keeps queues as long in time as the others,
+     * as htsim's failed links do (fat_tree_topology.cpp: queue size and ECN thresholds times
+     * failed_link_ratio with the speed). 1 restores the switch-wide values.
+     */
+    void SetPortScale(uint32_t port, double factor);
+    double GetPortScale(uint32_t port) const;
 
     int64_t AssignStreams(int64_t stream);
 
@@ -218,6 +227,20 @@ class SwitchBufferManager : public Object
         uint32_t reservedUsed{0};
         bool paused{false};
     };
+
+    /// The lossy egress limit of `port` (EgressAlpha x free shared bytes, x its scale).
+    double EgressLimit(uint32_t port, uint64_t poolFree) const
+    {
+        const double limit = m_egressAlpha * double(poolFree);
+        return m_portScaled ? limit * m_portScale[port] : limit;
+    }
+
+    /// A queue of `bytes` on a scaled port as the switch-wide ECN thresholds see it (thresholds
+    /// x f is the same as the queue / f).
+    uint64_t ScaledQueue(uint64_t bytes, uint32_t port) const
+    {
+        return uint64_t(double(bytes) / m_portScale[port]);
+    }
 
     /// Bounds-checked view of one ingress port×priority, for the getters.
     const IngressState& Ingress(uint32_t port, uint8_t prio) const;
@@ -238,6 +261,9 @@ class SwitchBufferManager : public Object
     uint32_t m_staticXoff{0};
     uint32_t m_xonDelta{0};
     double m_egressAlpha{1.0};
+    /// SetPortScale's factor per port; read only while m_portScaled (one port scaled or more).
+    std::vector<double> m_portScale;
+    bool m_portScaled{false};
     void SetEcnEnabled(bool on);
     bool GetEcnEnabled() const;
     void SetEcnOnDequeue(bool on);
