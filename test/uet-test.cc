@@ -127,6 +127,28 @@ TEST_F(FabricTest, NsccEcnBelowTargetLeavesTheWindow)
     EXPECT_EQ(n.cc->GetPendingIncrease(), 0.0);
 }
 
+TEST_F(FabricTest, NsccTakesTheReceiversBackPressureOffTheWindow)
+{
+    // UEC 1.0's ACK_CC back-pressure p in 0..127: newly acknowledged x p / 128 comes off the
+    // window before NSCC's own case (here ECN below the target: no change of its own).
+    Nscc n;
+    n.s.cwnd = 200000;
+    UetAckSample a;
+    a.newlyAckedBytes = 16384;
+    a.rtt = n.s.baseRtt + MicroSeconds(2);
+    a.ecn = true;
+    a.receiverPressure = 64;
+    n.cc->AckReceived(n.s, a);
+    EXPECT_EQ(n.s.cwnd, 200000u - 16384 * 64 / 128);
+    a.receiverPressure = 127;
+    n.cc->AckReceived(n.s, a);
+    EXPECT_EQ(n.s.cwnd, 200000u - 8192 - 16384 * 127 / 128);
+    // never below one packet
+    n.s.cwnd = n.s.minCwnd + 100;
+    n.cc->AckReceived(n.s, a);
+    EXPECT_EQ(n.s.cwnd, n.s.minCwnd);
+}
+
 TEST_F(FabricTest, NsccQuickAdaptAfterATrimSetsTheWindowToWhatWasDelivered)
 {
     Nscc n;
@@ -720,4 +742,49 @@ TEST_F(FabricTest, EcnOnDequeueSetAfterTheFabricIsBuiltMarks)
     EXPECT_EQ(w->GetNCompleted(), 8u);
     // 8 windows of 1.5 BDP into one port: the queue passes Kmax (400 KB) at once.
     EXPECT_GT(topo->GetSwitch(0)->GetCounters().ecnMarks, 0u);
+}
+
+TEST_F(FabricTest, UetSlowReceiverBackPressureBoundsItsBacklog)
+{
+    // A target that moves payload into memory at 100 Gb/s behind a 400 Gb/s link: the message
+    // completes at the memory's rate (its last byte in memory). Without back-pressure (Low and
+    // High so large that p stays 0) the backlog grows with the message: the link delivers 4x
+    // what memory takes, so 3/4 of the message waits in the NIC. With it (p from 1/4 BDP to
+    // one BDP of backlog, 125 to 500 kB at 400 Gb/s x 10 us) each ACK takes newly acked x
+    // p / 128 off the window before NSCC's own increase, which the unloaded network RTT keeps
+    // at its proportional / fast rate: the backlog settles a few BDPs deep, a fraction of the
+    // unthrottled one.
+    const uint64_t bytes = 16ULL << 20;
+    auto run = [&](uint64_t low, uint64_t high) {
+        Config::SetDefault("ns3::UetNic::ReceiveRate", DataRateValue(DataRate("100Gbps")));
+        Config::SetDefault("ns3::UetNic::BackPressureLow", UintegerValue(low));
+        Config::SetDefault("ns3::UetNic::BackPressureHigh", UintegerValue(high));
+        UetStar s(2, true, 0);
+        s.nics[0]->CreatePdc(s.topo->GetHostAddress(1))->Send(bytes);
+        Simulator::Run();
+        EXPECT_EQ(s.delivered.size(), 1u);
+        const double t = s.delivered.empty() ? 0 : s.delivered[0].completed.GetSeconds();
+        const UetNicCounters c = s.nics[1]->GetCounters();
+        Simulator::Destroy();
+        return std::make_tuple(t, c.peakReceiveBacklog, c.pressuredAcks);
+    };
+    const auto [tOn, backlogOn, pressuredOn] = run(0, 0);
+    const auto [tOff, backlogOff, pressuredOff] = run(1ULL << 40, 1ULL << 41);
+    // At the memory's rate either way: 16 MiB at 100 Gb/s is 1.342 ms (+ a few us of path).
+    const double ideal = double(bytes) * 8 / 100e9;
+    EXPECT_GT(tOn, ideal);
+    EXPECT_LT(tOn, ideal * 1.05);
+    EXPECT_GT(tOff, ideal);
+    EXPECT_LT(tOff, ideal * 1.05);
+    // Without back-pressure the backlog is what arrived minus what drained: ~3/4 of the message
+    // once the sender's window is open (1.5 BDP at most in flight, the rest waits in the NIC).
+    EXPECT_EQ(pressuredOff, 0u);
+    EXPECT_GT(double(backlogOff), 0.5 * double(bytes)) << backlogOff;
+    // With it, ACKs carry it and the backlog stays a fraction of that.
+    EXPECT_GT(pressuredOn, 0u);
+    EXPECT_LT(double(backlogOn), double(backlogOff) / 3) << backlogOn << " vs " << backlogOff;
+    RecordProperty("backlog_with", std::to_string(backlogOn));
+    RecordProperty("backlog_without", std::to_string(backlogOff));
+    std::cout << "backlog " << backlogOn << " B with back-pressure, " << backlogOff
+              << " B without; " << tOn * 1e3 << " / " << tOff * 1e3 << " ms\n";
 }

@@ -159,6 +159,16 @@ UecSchemaKeys()
          false,
          {},
          "the target acknowledges every this many bytes (and at once on CE, ack requests)"},
+        {"uec.receive_gbps",
+         Kind::NUM,
+         0,
+         100000,
+         false,
+         false,
+         {},
+         "the target moves received payload into memory at this rate, Gb/s (PCIe, host "
+         "memory; 0 = as fast as it arrives); below the link rate a backlog builds and ACKs "
+         "carry back-pressure on UEC's 0..127 scale"},
         {"uec.mtu",
          Kind::ENUM,
          0,
@@ -203,6 +213,7 @@ UecDefaults()
                 {"network_rtt_us", d.networkRttUs},
                 {"entropy_values", std::to_string(d.entropyValues)},
                 {"ack_bytes", d.ackBytes},
+                {"receive_gbps", d.receiveGbps},
                 {"mtu", std::to_string(d.mtu)},
                 {"link_retry", d.linkRetry},
                 {"credit_flow_control", d.creditFlowControl}};
@@ -225,6 +236,7 @@ ResolveUec(const json& j, RunConfig& r)
     c.networkRttUs = u["network_rtt_us"];
     c.entropyValues = static_cast<uint32_t>(std::stoul(u["entropy_values"].get<std::string>()));
     c.ackBytes = u["ack_bytes"];
+    c.receiveGbps = u["receive_gbps"];
     c.mtu = static_cast<uint32_t>(std::stoul(u["mtu"].get<std::string>()));
     c.linkRetry = u["link_retry"];
     c.creditFlowControl = u["credit_flow_control"];
@@ -359,6 +371,10 @@ InstallUec(const RunConfig& c, Ptr<FabricTopology> topo, Ptr<LatencyHistogram> l
     uet.SetNicAttribute("NetworkRtt", TimeValue(rtt));
     uet.SetNicAttribute("EntropyValues", UintegerValue(u.entropyValues));
     uet.SetNicAttribute("AckBytes", UintegerValue(u.ackBytes));
+    if (u.receiveGbps > 0)
+    {
+        uet.SetNicAttribute("ReceiveRate", DataRateValue(DataRate(uint64_t(u.receiveGbps * 1e9))));
+    }
     uet.Install(topo);
     for (uint32_t h = 0; h < topo->GetNHosts(); ++h)
     {
@@ -382,6 +398,7 @@ json
 UecSummary(Ptr<FabricTopology> topo)
 {
     UetNicCounters s;
+    bool receiveRate = false;
     for (uint32_t h = 0; h < topo->GetNHosts(); ++h)
     {
         Ptr<UetNic> n = topo->GetHostNode(h)->GetObject<UetNic>();
@@ -389,6 +406,9 @@ UecSummary(Ptr<FabricTopology> topo)
         {
             continue;
         }
+        DataRateValue rx;
+        n->GetAttribute("ReceiveRate", rx);
+        receiveRate = receiveRate || rx.Get().GetBitRate() > 0;
         const UetNicCounters& x = n->GetCounters();
         s.dataPackets += x.dataPackets;
         s.retransmissions += x.retransmissions;
@@ -404,6 +424,8 @@ UecSummary(Ptr<FabricTopology> topo)
         s.failedPdcs += x.failedPdcs;
         s.creditsSent += x.creditsSent;
         s.creditRequestsSent += x.creditRequestsSent;
+        s.peakReceiveBacklog = std::max(s.peakReceiveBacklog, x.peakReceiveBacklog);
+        s.pressuredAcks += x.pressuredAcks;
     }
     uint64_t trims = 0;
     // Every port of the fabric: the host NICs' and the switches'.
@@ -463,6 +485,11 @@ UecSummary(Ptr<FabricTopology> topo)
              {"failed_pdcs", s.failedPdcs},
              {"credits", s.creditsSent},
              {"credit_requests", s.creditRequestsSent}};
+    if (receiveRate)
+    {
+        out["receive_backlog_peak_bytes"] = s.peakReceiveBacklog;
+        out["pressured_acks"] = s.pressuredAcks;
+    }
     if (hasLlr)
     {
         out["link_retry"] = json{{"replays", llr.replays},

@@ -36,6 +36,7 @@ struct UecConfig
     double networkRttUs{0}; //!< 0: the unloaded RTT of the fabric's longest path
     uint32_t entropyValues{64};
     uint32_t ackBytes{16384};
+    double receiveGbps{0}; //!< uec.receive_gbps: UetNic::ReceiveRate (0: off)
     uint32_t mtu{4096};
     bool linkRetry{false};         //!< uec.link_retry: LLR on every link
     bool creditFlowControl{false}; //!< uec.credit_flow_control: CBFC instead of PFC

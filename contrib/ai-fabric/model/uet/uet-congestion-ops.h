@@ -52,6 +52,9 @@ struct UetAckSample
     uint64_t newlyAckedBytes{0}; //!< payload bytes this ACK newly acknowledged (cumulative+SACK)
     Time rtt;                    //!< now minus the send time of the packet that triggered it
     bool ecn{false};             //!< that packet arrived CE-marked
+    /// The target's back-pressure from the ACK_CC (UEC 1.0's scale, 0..127: the sender takes
+    /// newlyAckedBytes x p / 128 off its window; 0 = none). UetNic::ReceiveRate.
+    uint8_t receiverPressure{0};
 };
 
 /**

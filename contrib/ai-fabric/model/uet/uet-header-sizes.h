@@ -72,6 +72,11 @@ constexpr uint32_t kRod = 1U << 10;    //!< reliable ordered delivery
 /// Data: the PDS CC flag; the credit target (RCCC, in kCreditUnit) is in FabricFrame::echoTimeStep
 /// (which data packets do not use otherwise).
 constexpr uint32_t kCcState = 1U << 31;
+/// ACK: the ACK_CC's receiver back-pressure (0..127) rides in the top byte of
+/// FabricFrame::echoTimeStep, above the echoed send time (time steps below 2^56: 2.3 years at
+/// ns-3's nanosecond resolution), so the frame descriptor does not grow for it.
+constexpr int kPressureShift = 56;
+constexpr int64_t kEchoMask = (int64_t(1) << kPressureShift) - 1;
 constexpr uint32_t kCodeShift = 11;
 constexpr uint32_t kSackShift = 16;
 constexpr uint32_t kMaxSackOffset = 0xffff;

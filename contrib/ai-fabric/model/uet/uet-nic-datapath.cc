@@ -11,6 +11,7 @@
 #include "ns3/simulator.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace ns3
 {
@@ -339,6 +340,10 @@ UetNic::CountMessagePacket(RxPdc& rx, const FabricFrame& f)
     }
     m.bytes += f.payloadBytes;
     --m.left;
+    if (m_rxRate.GetBitRate() > 0)
+    {
+        m.drainStep = Drain(f.payloadBytes);
+    }
     // Messages complete in posting order (what a collective library's receives see).
     while (!rx.msgs.empty() && rx.msgs.front().known && rx.msgs.front().left == 0)
     {
@@ -349,12 +354,50 @@ UetNic::CountMessagePacket(RxPdc& rx, const FabricFrame& f)
         done.msgId = rx.msgBase;
         done.bytes = rx.msgs.front().bytes;
         done.first = TimeStep(rx.msgs.front().firstStep);
-        done.completed = Simulator::Now() + m_deliverLatency;
+        // in memory when its last byte has drained (ReceiveRate), then DeliverLatency
+        const Time wait =
+            TimeStep(
+                std::max<int64_t>(rx.msgs.front().drainStep - Simulator::Now().GetTimeStep(), 0)) +
+            m_deliverLatency;
+        done.completed = Simulator::Now() + wait;
         rx.msgs.pop_front();
         ++rx.msgBase;
         ++m_counters.messagesDelivered;
-        Simulator::Schedule(m_deliverLatency, &UetNic::DeliverMessage, this, done);
+        Simulator::Schedule(wait, &UetNic::DeliverMessage, this, done);
     }
+}
+
+int64_t
+UetNic::Drain(uint32_t bytes)
+{
+    const int64_t now = Simulator::Now().GetTimeStep();
+    m_rxDrainEnd = std::max(m_rxDrainEnd, now) + m_rxRate.CalculateBytesTxTime(bytes).GetTimeStep();
+    const uint64_t backlog = static_cast<uint64_t>(double(m_rxRate.GetBitRate()) / 8 *
+                                                   TimeStep(m_rxDrainEnd - now).GetSeconds());
+    m_counters.peakReceiveBacklog = std::max(m_counters.peakReceiveBacklog, backlog);
+    return m_rxDrainEnd;
+}
+
+uint8_t
+UetNic::ReceiverPressure()
+{
+    const int64_t now = Simulator::Now().GetTimeStep();
+    if (m_rxRate.GetBitRate() == 0 || m_rxDrainEnd <= now)
+    {
+        return 0;
+    }
+    const double backlog =
+        double(m_rxRate.GetBitRate()) / 8 * TimeStep(m_rxDrainEnd - now).GetSeconds();
+    const double bdp = double(m_dev->GetDataRate().GetBitRate()) / 8 * m_networkRtt.GetSeconds();
+    const double high = m_bpHigh > 0 ? double(m_bpHigh) : bdp;
+    const double low = m_bpLow > 0 ? double(m_bpLow) : std::min(bdp / 4, high / 2);
+    if (backlog <= low)
+    {
+        return 0;
+    }
+    // UEC 1.0's scale: 0 (none) .. 127 (full), linear in the backlog between low and high
+    const double p = backlog >= high ? 127.0 : 127.0 * (backlog - low) / (high - low);
+    return static_cast<uint8_t>(std::ceil(p));
 }
 
 void
@@ -538,6 +581,12 @@ UetNic::SendAck(RxPdc& rx, const FabricFrame& f, bool ecn)
         }
     }
     a.aux[0] = ACK | (ecn ? kEcnEcho : 0) | (offset << kSackShift);
+    if (m_rxRate.GetBitRate() > 0)
+    {
+        const uint8_t p = ReceiverPressure();
+        a.echoTimeStep |= int64_t(p) << kPressureShift;
+        m_counters.pressuredAcks += p > 0 ? 1 : 0;
+    }
     a.aux[2] = static_cast<uint32_t>(bitmap);
     a.aux[3] = static_cast<uint32_t>(bitmap >> 32);
     a.l3Bytes = kAck;
@@ -681,8 +730,9 @@ UetNic::HandleAck(UetPdc* pdc, const FabricFrame& f)
     ++pdc->m_stats.acks;
     UetAckSample s;
     s.newlyAckedBytes = pdc->m_stats.bytesAcked - before;
-    s.rtt = TimeStep(Simulator::Now().GetTimeStep() - f.echoTimeStep);
+    s.rtt = TimeStep(Simulator::Now().GetTimeStep() - (f.echoTimeStep & kEchoMask));
     s.ecn = f.aux[0] & kEcnEcho;
+    s.receiverPressure = static_cast<uint8_t>(f.echoTimeStep >> kPressureShift);
     pdc->m_cc->AckReceived(pdc->m_state, s);
     pdc->m_lb->Feedback(f.srcPort, s.ecn ? UetPathFeedback::ECN : UetPathFeedback::GOOD);
     Activate(pdc);

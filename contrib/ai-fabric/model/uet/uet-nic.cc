@@ -8,6 +8,7 @@
 #include "uet-reps.h"
 
 #include "ns3/boolean.h"
+#include "ns3/data-rate.h"
 #include "ns3/log.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/simulator.h"
@@ -135,6 +136,28 @@ UetNic::GetTypeId()
                           TimeValue(NanoSeconds(550)),
                           MakeTimeAccessor(&UetNic::m_deliverLatency),
                           MakeTimeChecker())
+            .AddAttribute("ReceiveRate",
+                          "Rate at which the target moves received payload into memory (PCIe, "
+                          "host memory); 0 bit/s: as fast as it arrives. Below the line rate a "
+                          "backlog builds, messages complete when their last byte is in memory, "
+                          "and ACKs carry back-pressure (BackPressureLow/High).",
+                          DataRateValue(DataRate(0)),
+                          MakeDataRateAccessor(&UetNic::m_rxRate),
+                          MakeDataRateChecker())
+            .AddAttribute("BackPressureLow",
+                          "Backlog (payload bytes waiting for memory) at which ACKs start to "
+                          "carry back-pressure: 0 = a quarter of line rate x NetworkRtt. The "
+                          "specification leaves the mapping to the implementation.",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&UetNic::m_bpLow),
+                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute("BackPressureHigh",
+                          "Backlog at which the back-pressure is full (127 of 127: the sender "
+                          "takes 127/128 of what each ACK acknowledges off its window): 0 = line "
+                          "rate x NetworkRtt; above BackPressureLow.",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&UetNic::m_bpHigh),
+                          MakeUintegerChecker<uint64_t>())
             .AddAttribute("CongestionControl",
                           "TypeId of each PDC's congestion control (a UetCongestionOps).",
                           TypeIdValue(UetNscc::GetTypeId()),

@@ -35,6 +35,8 @@ struct UetNicCounters
     uint64_t creditsSent{0};        //!< RCCC CREDITs this NIC's scheduler sent (target side)
     uint64_t creditsReceived{0};    //!< RCCC CREDITs received (initiator side)
     uint64_t creditRequestsSent{0}; //!< RCCC CREDIT_REQUESTs sent (initiator side)
+    uint64_t peakReceiveBacklog{0}; //!< ReceiveRate: most payload bytes waiting for memory
+    uint64_t pressuredAcks{0};      //!< ACKs sent with back-pressure (> 0)
 };
 
 /// A message that arrived in full at its target (UetNic's receive callback).
@@ -171,6 +173,7 @@ class UetNic : public Object
             bool known{false};
             uint64_t bytes{0};
             int64_t firstStep{0};
+            int64_t drainStep{0}; //!< ReceiveRate: when its last byte is in memory
         };
 
         std::deque<Msg> msgs; //!< messages msgBase ...
@@ -185,6 +188,10 @@ class UetNic : public Object
     void Activate(UetPdc* pdc);
     void Receive(FabricNetDevice* device, const FabricFrame& f);
     void HandleData(const FabricFrame& f);
+    /// ReceiveRate: queue `bytes` of payload for memory; \return when they are in it.
+    int64_t Drain(uint32_t bytes);
+    /// The back-pressure an ACK carries now (0..127).
+    uint8_t ReceiverPressure();
     void HandleAck(UetPdc* pdc, const FabricFrame& f);
     void HandleNack(UetPdc* pdc, const FabricFrame& f);
     RxPdc* FindRx(const FabricFrame& f);
@@ -246,6 +253,10 @@ class UetNic : public Object
     uint8_t m_ackPriority{6};
     Time m_postLatency;
     Time m_deliverLatency;
+    DataRate m_rxRate;       //!< ReceiveRate (0: payload goes to memory as it arrives)
+    uint64_t m_bpLow{0};     //!< BackPressureLow (bytes of backlog)
+    uint64_t m_bpHigh{0};    //!< BackPressureHigh
+    int64_t m_rxDrainEnd{0}; //!< when the payload received so far is all in memory
     ObjectFactory m_ccFactory;
     ObjectFactory m_lbFactory;
     TypeId m_ccType;

@@ -210,6 +210,13 @@ UetNscc::AckReceived(UetCcState& s, const UetAckSample& ack)
     m_received += ack.newlyAckedBytes;
     m_ignored += ack.newlyAckedBytes;
     const double acked = double(ack.newlyAckedBytes);
+    if (ack.receiverPressure > 0)
+    {
+        // the target's back-pressure: newly acknowledged bytes x p / 128 off the window
+        // (UEC 1.0's 0..127 scale; htsim applies the same cut on its inverted 0..255 scale)
+        const uint64_t cut = (ack.newlyAckedBytes * ack.receiverPressure) >> 7;
+        s.cwnd = s.cwnd > s.minCwnd + cut ? s.cwnd - cut : s.minCwnd;
+    }
     if (QuickAdapt(s, false, ack.ecn, delay))
     {
         Bound(s);
