@@ -213,6 +213,8 @@ TEST(RunnerFaultsTest, RepsMovesEachConnectionOffADeadLinkWithinItsRetransmissio
         EXPECT_GT(w["connections"].get<uint64_t>(), 0u);
         EXPECT_LE(w["max"].get<double>(), rtoUs + 10.0) << w;
         EXPECT_GE(w["max"].get<double>(), rtoUs / 2) << "the timeout ends it: " << w;
+        // One burst each: the run ends long before REPS's 10 ms freeze would let it probe again.
+        EXPECT_EQ(s["faults"]["connection_first_burst_us"], w);
         EXPECT_EQ(s["faults"]["reconvergences"], 0);
         if (rtoUs == 20.0)
         {

@@ -444,9 +444,10 @@ Dashboard(const std::vector<RunOutput>& runs)
                    std::to_string(s["faults"]["link_down_drops"].get<uint64_t>());
         });
         // From the first link going down to the last frame lost to a down link.
-        row("lost to down links for / per conn. max", [](const json& s) {
+        row("lost to down links: all / per conn. / 1st burst", [](const json& s) {
             return Num(s["faults"]["loss_window_us"].get<double>(), 4) + " / " +
-                   Num(s["faults"]["connection_loss_window_us"]["max"].get<double>(), 4) + " us";
+                   Num(s["faults"]["connection_loss_window_us"]["max"].get<double>(), 4) + " / " +
+                   Num(s["faults"]["connection_first_burst_us"]["max"].get<double>(), 4) + " us";
         });
     }
     bool linuxTcp = false;

@@ -49,14 +49,16 @@ Stats(const std::vector<double>& v)
                 {"max", Quantile(v, 1.0)}};
 }
 
-/// Per connection that lost frames to a down link, from its first such loss to its last (us).
+/// Per connection that lost data to a down link: from its first such loss to its last, or
+/// (firstBurst) to the end of its first burst of them (us).
 json
-ConnectionLossWindows(const Ptr<FabricFaultInjector>& f)
+ConnectionLossWindows(const Ptr<FabricFaultInjector>& f, bool firstBurst)
 {
     std::vector<double> us;
     if (f)
     {
-        for (const Time& t : f->GetConnectionLossWindows())
+        for (const Time& t :
+             firstBurst ? f->GetConnectionFirstBursts() : f->GetConnectionLossWindows())
         {
             us.push_back(t.GetSeconds() * 1e6);
         }
@@ -573,7 +575,8 @@ Summary(const RunConfig& c, const Simulation& sim, uint64_t events, double wall)
                        {"reconvergences", f ? f->GetReconvergences() : 0},
                        {"link_down_drops", f ? f->GetLinkDownDrops() : 0},
                        {"loss_window_us", f ? f->GetLossWindow().GetSeconds() * 1e6 : 0.0},
-                       {"connection_loss_window_us", ConnectionLossWindows(f)},
+                       {"connection_loss_window_us", ConnectionLossWindows(f, false)},
+                       {"connection_first_burst_us", ConnectionLossWindows(f, true)},
                        {"links_down_at_end", f ? f->GetLinksDown() : 0}};
     s["pfc_health"] = PfcSummary(c, sim);
     if (c.fabric == "uec")

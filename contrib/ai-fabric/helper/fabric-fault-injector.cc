@@ -33,6 +33,13 @@ FabricFaultInjector::GetTypeId()
                           TimeValue(MilliSeconds(100)),
                           MakeTimeAccessor(&FabricFaultInjector::m_convergence),
                           MakeTimeChecker(Time(0)))
+            .AddAttribute("LossBurstGap",
+                          "A connection's losses to down links closer than this belong to one "
+                          "burst (GetConnectionFirstBursts: how long it kept sending onto a dead "
+                          "path before it stopped, by moving away or by waiting for a timeout).",
+                          TimeValue(MilliSeconds(1)),
+                          MakeTimeAccessor(&FabricFaultInjector::m_burstGap),
+                          MakeTimeChecker(Time(0)))
             .AddTraceSource("LinkChange",
                             "A link went down (false) or came back up (true).",
                             MakeTraceSourceAccessor(&FabricFaultInjector::m_linkTrace),
@@ -381,10 +388,20 @@ FabricFaultInjector::OnDrop(const FabricFrame& frame, FabricDropReason reason)
     m_lastLinkDownDrop = now;
     // A connection: its hosts' addresses and the flow id that tells a host pair's apart.
     auto [it, fresh] =
-        m_connectionLoss.try_emplace(std::make_tuple(frame.src, frame.dst, frame.flowId), now, now);
+        m_connectionLoss.try_emplace(std::make_tuple(frame.src, frame.dst, frame.flowId),
+                                     ConnectionLoss{now, now, now, true});
+    ConnectionLoss& l = it->second;
     if (!fresh)
     {
-        it->second.second = now;
+        if (l.inFirstBurst && now - l.last <= m_burstGap)
+        {
+            l.firstBurstEnd = now;
+        }
+        else
+        {
+            l.inFirstBurst = false;
+        }
+        l.last = now;
     }
 }
 
@@ -393,9 +410,22 @@ FabricFaultInjector::GetConnectionLossWindows() const
 {
     std::vector<Time> w;
     w.reserve(m_connectionLoss.size());
-    for (const auto& [key, span] : m_connectionLoss)
+    for (const auto& [key, l] : m_connectionLoss)
     {
-        w.push_back(span.second - span.first);
+        w.push_back(l.last - l.first);
+    }
+    std::sort(w.begin(), w.end());
+    return w;
+}
+
+std::vector<Time>
+FabricFaultInjector::GetConnectionFirstBursts() const
+{
+    std::vector<Time> w;
+    w.reserve(m_connectionLoss.size());
+    for (const auto& [key, l] : m_connectionLoss)
+    {
+        w.push_back(l.firstBurstEnd - l.first);
     }
     std::sort(w.begin(), w.end());
     return w;

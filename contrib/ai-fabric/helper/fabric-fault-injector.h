@@ -142,6 +142,14 @@ class FabricFaultInjector : public Object
      * traffic away from a failure in under 100 us" is this figure.
      */
     std::vector<Time> GetConnectionLossWindows() const;
+    /**
+     * Per connection that lost data packets to a down link, its first burst of such losses
+     * (losses closer than LossBurstGap, 1 ms by default), sorted: how long it kept sending onto
+     * the dead path before it stopped, whether by moving away (REPS; a later burst is a probe
+     * after its freeze) or by waiting for a retransmission timeout (go-back-N, whose later
+     * bursts are its retries until routing converges: GetConnectionLossWindows shows them).
+     */
+    std::vector<Time> GetConnectionFirstBursts() const;
 
     /// Streams `stream`, `stream` + 1, ...: one per link that AddRandomFailures (called after
     /// SetTopology and this) makes fail. \return the number reserved: one per link
@@ -188,8 +196,18 @@ class FabricFaultInjector : public Object
     uint64_t m_randomFailures{0};
     Time m_firstDown{-1};      //!< the first link going down (-1: none yet)
     Time m_lastLinkDownDrop{}; //!< the last data packet dropped as link-down
+
     /// Per connection that lost data frames to a down link: its first and last such loss.
-    std::map<std::tuple<uint32_t, uint32_t, uint32_t>, std::pair<Time, Time>> m_connectionLoss;
+    struct ConnectionLoss
+    {
+        Time first;
+        Time last;
+        Time firstBurstEnd;
+        bool inFirstBurst{true};
+    };
+
+    std::map<std::tuple<uint32_t, uint32_t, uint32_t>, ConnectionLoss> m_connectionLoss;
+    Time m_burstGap; //!< LossBurstGap
     TracedCallback<uint32_t, bool> m_linkTrace;
     TracedCallback<> m_reconvergedTrace;
 };
