@@ -290,20 +290,15 @@ BuildTopology(const RunConfig& c)
     Config::SetDefault("ns3::RingCollective::Pxn", BooleanValue(c.pxn));
     Config::SetDefault("ns3::NvlinkTransport::NvlsEfficiency",
                        StringValue(PresetNvlsEfficiency(c.gpuModel)));
-    if (c.fabric == "rocev2" && c.congestionControl.rfind("dcqcn", 0) == 0)
+    // What the congestion control needs of the switches (DCQCN: ECN below PFC's XOFF).
+    const RdmaCongestionControlInfo* cc = RdmaCongestionRegistry::Find(c.congestionControl);
+    if (cc && cc->switchDefaults)
     {
-        // DCQCN is worth its name only if ECN marks before PFC pauses.
-        Config::SetDefault("ns3::SwitchBufferManager::EcnBelowXoff", BooleanValue(true));
-    }
-    if (c.congestionControl == "dcqcn-production")
-    {
-        // The HPCC simulator's production marking: 100 / 400 KB x link / 25G, Pmax 0.2.
-        const double scale = c.linkGbps / 25.0;
-        Config::SetDefault("ns3::SwitchBufferManager::EcnKmin",
-                           UintegerValue(uint64_t(100e3 * scale)));
-        Config::SetDefault("ns3::SwitchBufferManager::EcnKmax",
-                           UintegerValue(uint64_t(400e3 * scale)));
-        Config::SetDefault("ns3::SwitchBufferManager::EcnPmax", DoubleValue(0.2));
+        for (const auto& [name, value] :
+             cc->switchDefaults({c.fabric, c.linkGbps, c.congestionControlKeys}))
+        {
+            Config::SetDefault(name, StringValue(value));
+        }
     }
     for (const auto& a : c.attributes)
     {

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "scenario-fabric-checks.h"
 
+#include "scenario-plugins.h"
+
 #include <cmath>
 #include <sstream>
 #include <string>
@@ -71,20 +73,7 @@ CheckFabricFields(const RunConfig& r)
                                 "InfiniBand has credits, not PAUSE frames)");
         }
     }
-    if (r.fabric != "infiniband" && r.congestionControl == "ib-cc")
-    {
-        throw ScenarioError("congestion_control: 'ib-cc' needs fabric infiniband (allowed on " +
-                            r.fabric +
-                            ": auto, dcqcn, dcqcn-nvidia, dcqcn-production, hpcc, none, swift, "
-                            "timely)");
-    }
-    if (r.fabric == "infiniband" && r.congestionControl == "hpcc")
-    {
-        throw ScenarioError("congestion_control: 'hpcc' needs fabric rocev2 (its in-band "
-                            "telemetry is an Ethernet switch feature; allowed on infiniband: "
-                            "auto, dcqcn, dcqcn-nvidia, dcqcn-production, ib-cc, none, swift, "
-                            "timely)");
-    }
+    CheckCongestionControl(r);
     if (r.fabric == "infiniband")
     {
         // A full IB packet (4096 + LRH/BTH/RETH/ICRC/VCRC = 4138 B) must fit the buffer.

@@ -3,6 +3,8 @@
 // what validation reads), with the defaults beside it; splitting it would split that one list.
 #include "scenario-schema.h"
 
+#include "scenario-plugins.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -200,22 +202,8 @@ Schema()
              0,
              false,
              false,
-             {"auto",
-              "dcqcn",
-              "dcqcn-nvidia",
-              "dcqcn-production",
-              "hpcc",
-              "ib-cc",
-              "none",
-              "swift",
-              "timely"},
-             "RDMA CC (auto: dcqcn-nvidia on rocev2 (ConnectX firmware), ib-cc on infiniband; "
-             "dcqcn: "
-             "the SIGCOMM'15 paper's; dcqcn-production also sets the switches' ECN to 100/400 KB x "
-             "link/25G, Pmax 0.2; every dcqcn keeps ECN Kmax below the switches' first XOFF; hpcc: "
-             "in-band telemetry, rocev2, "
-             "every packet acknowledged; timely, swift: RTT-based, no switch support, every packet "
-             "acknowledged)"},
+             CongestionControlValues(),
+             CongestionControlHelp()},
             {"loss_recovery",
              Kind::ENUM,
              0,
@@ -945,6 +933,10 @@ Schema()
         {
             s.push_back(std::move(k));
         }
+        for (KeySpec& k : PluginSchemaKeys())
+        {
+            s.push_back(std::move(k));
+        }
         return s;
     }();
     return s;
@@ -1047,7 +1039,7 @@ FlowsDefaults(bool withDuration)
 json
 DefaultScenario()
 {
-    return json{
+    json d{
         {"name", "run"},
         {"seed", 1},
         {"topology",
@@ -1151,6 +1143,8 @@ DefaultScenario()
         {"limits", {{"max_sim_seconds", 60}, {"max_memory_gb", 0}}},
         {"attributes", json::object()},
     };
+    AddPluginDefaults(d);
+    return d;
 }
 
 std::string

@@ -7,6 +7,7 @@
 #include "scenario-fabric-checks.h"
 #include "scenario-flows.h"
 #include "scenario-jobs.h"
+#include "scenario-plugins.h"
 #include "scenario-rdma.h"
 #include "scenario-schema.h"
 #include "scenario-tcp.h"
@@ -162,15 +163,7 @@ ToRun(const json& j, size_t index)
                                   it.value().is_string() ? it.value().get<std::string>()
                                                          : it.value().dump());
     }
-    r.congestionControl = j["congestion_control"];
-    if (r.congestionControl == "auto")
-    {
-        // RoCEv2: what NVIDIA's ConnectX NICs ship (their firmware's DCQCN, CNPs every 4 us).
-        r.congestionControl = r.fabric == "infiniband" ? "ib-cc"
-                              : r.fabric == "rocev2"   ? "dcqcn-nvidia"
-                                                       : "dcqcn";
-        r.resolved["congestion_control"] = r.congestionControl;
-    }
+    ResolveCongestionControl(j, r);
     ResolveRdma(j, r);
     ResolveTcp(j, r);
     r.dropRate = j["faults"]["drop_rate"];

@@ -7,6 +7,7 @@
 #include "ns3/connection-matrix.h"
 #include "ns3/flow-size-distribution.h"
 #include "ns3/nstime.h"
+#include "ns3/plugin-registry.h"
 #include "ns3/transformer-workload.h"
 #include "ns3/workload-graph.h"
 
@@ -75,8 +76,9 @@ struct RunConfig
     std::string fabric{"rocev2"};
     UecConfig uec; //!< uec.* (fabric uec)
     bool pfc{true};
-    //! resolved: dcqcn, dcqcn-nvidia, dcqcn-production, hpcc, ib-cc, none, swift, timely
+    //! resolved: a name in RdmaCongestionRegistry (fabric tcp, uec: what their stack runs)
     std::string congestionControl{"dcqcn"};
+    ns3::PluginKeyValues congestionControlKeys; //!< its own keys (rdma.<name>.*)
     std::string lossRecovery{"go-back-n"};
     double dropRate{0};
     nlohmann::json faultEvents = nlohmann::json::array(); //!< faults.events, validated

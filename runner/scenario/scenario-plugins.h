@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#ifndef AI_FABRIC_SCENARIO_PLUGINS_H
+#define AI_FABRIC_SCENARIO_PLUGINS_H
+
+// What the scenario level asks the plug-in registries (congestion controls registered beside
+// their RdmaCongestionOps classes, ...): the allowed values and help of the keys that select a
+// plug-in, each plug-in's own keys (schema, defaults, values), "auto" and the plug-ins' checks.
+// No plug-in is named here: a new one registered in its own .cc appears in all of them.
+
+#include "ns3/plugin-registry.h"
+#include "ns3/rdma-congestion-registry.h"
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace aifabric
+{
+
+struct KeySpec;
+struct RunConfig;
+
+/// congestion_control's values: "auto" and every registered congestion control.
+std::vector<std::string> CongestionControlValues();
+/// congestion_control's help: what auto picks on each fabric and each entry's clause.
+const char* CongestionControlHelp();
+
+/// Every plug-in's own keys ("rdma.<cc>.<key>", ...), for the schema (after the fixed keys).
+std::vector<KeySpec> PluginSchemaKeys();
+/// Their defaults, into the default scenario `d`.
+void AddPluginDefaults(nlohmann::json& d);
+/// A plug-in's key values in the scenario `j` (defaults merged): `section`.`name`.<key>.
+ns3::PluginKeyValues PluginValues(const nlohmann::json& j,
+                                  const std::string& section,
+                                  const std::string& name,
+                                  const std::vector<ns3::PluginKey>& keys);
+/// A key value as an ns-3 attribute's text (whole numbers without a decimal point).
+std::string PluginValueText(double v);
+
+/// congestion_control: "auto" resolved for the fabric, the entry's keys read (rdma.<cc>.*).
+void ResolveCongestionControl(const nlohmann::json& j, RunConfig& r);
+/// The congestion control's Check() (e.g. needs fabric infiniband), naming what is allowed.
+void CheckCongestionControl(const RunConfig& r);
+
+} // namespace aifabric
+
+#endif
