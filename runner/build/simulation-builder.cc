@@ -6,6 +6,7 @@
 #include "run-pfc.h"
 #include "run-timeline.h"
 #include "run-transports.h"
+#include "scenario-plugins.h"
 #include "scenario-tuning.h"
 
 #include "ns3/ai-fabric-module.h"
@@ -318,28 +319,7 @@ BuildTopology(const RunConfig& c)
     Simulator::SetScheduler(sched);
 
     // --- topology
-    Ptr<FabricTopologyHelper> helper;
-    if (c.topologyKind == "rail-fat-tree")
-    {
-        helper = CreateObject<RailOptimizedFatTreeHelper>();
-        helper->SetAttribute("LeafRadix", UintegerValue(c.leafRadix));
-        helper->SetAttribute("Oversubscription", DoubleValue(c.oversubscription));
-        SetRailTierAttributes(*helper, c);
-    }
-    else if (c.topologyKind == "fat-tree")
-    {
-        helper = CreateObject<FatTreeHelper>();
-        helper->SetAttribute("LeafRadix", UintegerValue(c.leafRadix));
-        helper->SetAttribute("Oversubscription", DoubleValue(c.oversubscription));
-        if (c.tiers != 0)
-        {
-            helper->SetAttribute("Tiers", UintegerValue(c.tiers));
-        }
-    }
-    else
-    {
-        helper = CreateObject<StarTopologyHelper>();
-    }
+    Ptr<FabricTopologyHelper> helper = TopologyOf(c).create(TopologyParamsOf(c));
     const bool ib = c.fabric == "infiniband";
     if (ib)
     {

@@ -19,27 +19,7 @@ CheckFabricFields(const RunConfig& r)
             "pfc: InfiniBand is lossless by credit flow control; pfc must stay true "
             "with fabric infiniband (pfc: false applies to rocev2 and tcp)");
     }
-    if (r.topologyKind == "fat-tree" && r.tiers == 1)
-    {
-        throw ScenarioError("topology.tiers: fat-tree has 2 (leaf-spine) or 3 tiers (got 1)");
-    }
-    if (r.topologyKind == "fat-tree" && r.tiers == 3 && r.oversubscription != 1.0)
-    {
-        throw ScenarioError("topology.oversubscription: the 3-tier (k-ary) fat-tree is 1:1; "
-                            "must be 1 with topology.tiers 3");
-    }
-    if (r.topologyKind != "rail-fat-tree")
-    {
-        const char* key = r.tiers != 0 && r.topologyKind != "fat-tree" ? "topology.tiers"
-                          : r.planes != 1                              ? "topology.planes"
-                          : r.spineOversubscription != 1.0 ? "topology.spine_oversubscription"
-                                                           : nullptr;
-        if (key)
-        {
-            throw ScenarioError(std::string(key) + ": only with topology.kind rail-fat-tree (got " +
-                                r.topologyKind + ")");
-        }
-    }
+    CheckTopology(r);
     if (r.planes > 1 && r.fabric == "tcp")
     {
         throw ScenarioError("topology.planes: " + std::to_string(r.planes) +

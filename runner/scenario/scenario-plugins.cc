@@ -4,6 +4,10 @@
 #include "scenario-schema.h"
 #include "scenario.h"
 
+#include "ns3/collective-algorithm.h"
+#include "ns3/collective-protocol.h"
+
+#include <algorithm>
 #include <cmath>
 #include <deque>
 #include <sstream>
@@ -34,6 +38,20 @@ KeyOwners()
         if (!e.keys.empty())
         {
             owners.push_back({"rdma", "congestion control", e.name, &e.keys});
+        }
+    }
+    for (const auto& e : ns3::FabricTopologyRegistry::All())
+    {
+        if (!e.keys.empty())
+        {
+            owners.push_back({"topology", "topology", e.name, &e.keys});
+        }
+    }
+    for (const auto& e : ns3::CollectiveAlgorithmRegistry::All())
+    {
+        if (!e.keys.empty())
+        {
+            owners.push_back({"workload", "collective algorithm", e.name, &e.keys});
         }
     }
     return owners;
@@ -164,6 +182,190 @@ PluginValueText(double v)
         os << v;
     }
     return os.str();
+}
+
+std::vector<std::string>
+TopologyValues()
+{
+    return ns3::FabricTopologyRegistry::Names();
+}
+
+const char*
+TopologyHelp()
+{
+    std::string clauses;
+    for (const auto& e : ns3::FabricTopologyRegistry::All())
+    {
+        clauses += (clauses.empty() ? "" : "; ") + e.name + ": " + e.help;
+    }
+    return Keep("topology (" + clauses + ")");
+}
+
+const ns3::FabricTopologyInfo&
+TopologyOf(const RunConfig& r)
+{
+    return *ns3::FabricTopologyRegistry::Find(r.topologyKind);
+}
+
+ns3::TopologyParams
+TopologyParamsOf(const RunConfig& r)
+{
+    ns3::TopologyParams p;
+    p.servers = r.servers;
+    p.gpusPerServer = r.gpusPerServer;
+    p.linkGbps = r.linkGbps;
+    p.leafRadix = r.leafRadix;
+    p.oversubscription = r.oversubscription;
+    p.tiers = r.tiers;
+    p.spineOversubscription = r.spineOversubscription;
+    p.planes = r.planes;
+    p.sharp = r.sharp;
+    p.keys = r.topologyKeys;
+    return p;
+}
+
+void
+ResolveTopology(const json& j, RunConfig& r)
+{
+    const ns3::FabricTopologyInfo& t = TopologyOf(r);
+    r.topologyKeys = PluginValues(j, "topology", t.name, t.keys);
+}
+
+void
+CheckTopology(const RunConfig& r)
+{
+    const ns3::FabricTopologyInfo& t = TopologyOf(r);
+    // The shared keys only some kinds read, at a value other than their neutral one.
+    for (const auto& [key, set] :
+         {std::make_pair("tiers", r.tiers != 0),
+          std::make_pair("planes", r.planes != 1),
+          std::make_pair("spine_oversubscription", r.spineOversubscription != 1.0)})
+    {
+        const auto reads = [&](const ns3::FabricTopologyInfo& e) {
+            return std::find(e.sharedKeys.begin(), e.sharedKeys.end(), key) != e.sharedKeys.end();
+        };
+        if (!set || reads(t))
+        {
+            continue;
+        }
+        std::string kinds;
+        for (const auto& e : ns3::FabricTopologyRegistry::All())
+        {
+            kinds += reads(e) ? (kinds.empty() ? "" : " or ") + e.name : "";
+        }
+        throw ScenarioError("topology." + std::string(key) + ": only with topology.kind " + kinds +
+                            " (got " + t.name + ")");
+    }
+    const std::string why = t.Check(TopologyParamsOf(r));
+    if (!why.empty())
+    {
+        throw ScenarioError(why);
+    }
+}
+
+void
+CheckSharpTopology(const RunConfig& r)
+{
+    const ns3::FabricTopologyInfo& t = TopologyOf(r);
+    if (!r.sharp || t.noSharp.empty())
+    {
+        return;
+    }
+    std::string kinds;
+    for (const auto& e : ns3::FabricTopologyRegistry::All())
+    {
+        kinds += e.noSharp.empty() ? (kinds.empty() ? "" : " or ") + e.name : "";
+    }
+    throw ScenarioError("infiniband.sharp: needs topology.kind " + kinds + " (" + t.noSharp + ")");
+}
+
+std::vector<std::string>
+AlgorithmValues()
+{
+    std::vector<std::string> v{"auto"};
+    for (const auto& name : ns3::CollectiveAlgorithmRegistry::Names())
+    {
+        v.push_back(name);
+    }
+    return v;
+}
+
+const char*
+AlgorithmHelp()
+{
+    std::string clauses;
+    for (const auto& e : ns3::CollectiveAlgorithmRegistry::All())
+    {
+        clauses += "; " + e.name + ": " + e.help;
+    }
+    return Keep("algorithm (auto: the tuner's choice per size" + clauses + ")");
+}
+
+const char*
+ProtocolHelp()
+{
+    std::vector<std::string> simple;
+    for (const auto& e : ns3::CollectiveAlgorithmRegistry::All())
+    {
+        if (e.simpleOnly)
+        {
+            simple.push_back(e.name);
+        }
+    }
+    return Keep("NCCL protocol (auto: the tuner's choice per size; " + Join(simple) +
+                " run simple)");
+}
+
+void
+ResolveAlgorithmKeys(const json& j, RunConfig& r)
+{
+    const ns3::CollectiveAlgorithmInfo* a = ns3::CollectiveAlgorithmRegistry::Find(r.algorithm);
+    r.algorithmKeys = PluginValues(j, "workload", a->name, a->keys);
+}
+
+void
+CheckAlgorithm(const RunConfig& r)
+{
+    const ns3::CollectiveAlgorithmInfo* a = ns3::CollectiveAlgorithmRegistry::Find(r.algorithm);
+    if (!a)
+    {
+        return; // auto: the tuner's choice
+    }
+    // AllToAll, Broadcast and SendRecv have one schedule whatever the algorithm.
+    ns3::CollectiveSpec::Op op;
+    const bool byBase = ns3::CollectiveSpec::OpByName(r.collective, op) &&
+                        ns3::CollectiveAlgorithm::IsBuiltByBase(op);
+    const std::string why = a->Check({r.collective,
+                                      r.servers,
+                                      r.gpusPerServer,
+                                      byBase,
+                                      r.nvls,
+                                      r.sharp,
+                                      r.gpuModel,
+                                      r.algorithmKeys});
+    if (!why.empty())
+    {
+        throw ScenarioError(why);
+    }
+    if (!byBase && !a->Implements(r.collective))
+    {
+        std::vector<std::string> ops = a->collectives;
+        std::string implements;
+        for (size_t i = 0; i < ops.size(); ++i)
+        {
+            implements += (i == 0 ? "" : " and ") + ops[i];
+        }
+        throw ScenarioError("workload.algorithm: '" + a->name + "' implements " + implements +
+                            " only (use " + a->otherwise + " for " + r.collective + ")");
+    }
+    ns3::CollectiveProtocol::Kind protocol;
+    if (!byBase && ns3::CollectiveProtocol::ByName(r.protocol, protocol) &&
+        !ns3::CollectiveProtocol::Supports(a->name, protocol))
+    {
+        throw ScenarioError("workload.protocol: '" + a->name +
+                            "' runs the simple protocol only, as NCCL's does (got " + r.protocol +
+                            ")");
+    }
 }
 
 void

@@ -62,7 +62,8 @@ struct RunConfig
 {
     std::string name;
     uint32_t seed{1};
-    std::string topologyKind{"rail-fat-tree"};
+    std::string topologyKind; //!< a name in FabricTopologyRegistry (default: DefaultScenario)
+    ns3::PluginKeyValues topologyKeys; //!< its own keys (topology.<kind>.*)
     uint32_t servers{16};
     uint32_t gpusPerServer{8};
     double linkGbps{400};
@@ -77,7 +78,7 @@ struct RunConfig
     UecConfig uec; //!< uec.* (fabric uec)
     bool pfc{true};
     //! resolved: a name in RdmaCongestionRegistry (fabric tcp, uec: what their stack runs)
-    std::string congestionControl{"dcqcn"};
+    std::string congestionControl;
     ns3::PluginKeyValues congestionControlKeys; //!< its own keys (rdma.<name>.*)
     std::string lossRecovery{"go-back-n"};
     double dropRate{0};
@@ -102,7 +103,8 @@ struct RunConfig
     uint32_t steps{3};
     double computeMs{82};
     std::string collective{"allreduce"};
-    std::string algorithm{"hierarchical"};
+    std::string algorithm;              //!< a name in CollectiveAlgorithmRegistry, resolved
+    ns3::PluginKeyValues algorithmKeys; //!< its own keys (workload.<algorithm>.*)
     uint64_t bytes{64ULL << 20};
     uint32_t chunks{1};
     uint32_t buckets{1};
@@ -203,9 +205,6 @@ nlohmann::json LoadScenarioFile(const std::string& path);
 
 /// Parse a scenario's JSON text as LoadScenarioFile does; `origin` names it in errors.
 nlohmann::json ParseScenarioText(const std::string& text, const std::string& origin);
-
-/// topology.tiers, spine_oversubscription and planes on a RailOptimizedFatTreeHelper.
-void SetRailTierAttributes(ns3::ObjectBase& railHelper, const RunConfig& r);
 
 /// The documented schema, printed by --help.
 std::string SchemaHelp();
