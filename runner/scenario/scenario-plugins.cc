@@ -66,6 +66,13 @@ Keep(const std::string& s)
     return texts.back().c_str();
 }
 
+/// A key's value as JSON: a whole number for an integer key.
+json
+KeyValue(const ns3::PluginKey& k, double v)
+{
+    return k.integer ? json(static_cast<int64_t>(v)) : json(v);
+}
+
 } // namespace
 
 std::vector<std::string>
@@ -134,36 +141,45 @@ PluginSchemaKeys()
     return s;
 }
 
-void
-AddPluginDefaults(json& d)
+bool
+PluginKeyDefault(const std::string& path, std::string& text)
 {
     for (const auto& o : KeyOwners())
     {
         for (const auto& k : *o.keys)
         {
-            json& v = d[o.section][o.name][k.name];
-            if (k.integer)
+            if (path == o.section + "." + o.name + "." + k.name)
             {
-                v = static_cast<int64_t>(k.defaultValue);
-            }
-            else
-            {
-                v = k.defaultValue;
+                text = KeyValue(k, k.defaultValue).dump();
+                return true;
             }
         }
     }
+    return false;
 }
 
 ns3::PluginKeyValues
 PluginValues(const json& j,
              const std::string& section,
              const std::string& name,
-             const std::vector<ns3::PluginKey>& keys)
+             const std::vector<ns3::PluginKey>& keys,
+             json& resolved)
 {
+    // Not in the default scenario: a plug-in registered in a test binary or another library
+    // must not change every scenario's resolved configuration (and a sweep point's id).
+    const auto s = j.find(section);
+    const json* own = nullptr;
+    if (s != j.end() && s->is_object() && s->contains(name))
+    {
+        own = &s->at(name);
+    }
     ns3::PluginKeyValues values;
     for (const auto& k : keys)
     {
-        values[k.name] = j.at(section).at(name).at(k.name).get<double>();
+        const double v =
+            own && own->contains(k.name) ? own->at(k.name).get<double>() : k.defaultValue;
+        values[k.name] = v;
+        resolved[section][name][k.name] = KeyValue(k, v);
     }
     return values;
 }
@@ -228,7 +244,7 @@ void
 ResolveTopology(const json& j, RunConfig& r)
 {
     const ns3::FabricTopologyInfo& t = TopologyOf(r);
-    r.topologyKeys = PluginValues(j, "topology", t.name, t.keys);
+    r.topologyKeys = PluginValues(j, "topology", t.name, t.keys, r.resolved);
 }
 
 void
@@ -320,7 +336,7 @@ void
 ResolveAlgorithmKeys(const json& j, RunConfig& r)
 {
     const ns3::CollectiveAlgorithmInfo* a = ns3::CollectiveAlgorithmRegistry::Find(r.algorithm);
-    r.algorithmKeys = PluginValues(j, "workload", a->name, a->keys);
+    r.algorithmKeys = PluginValues(j, "workload", a->name, a->keys, r.resolved);
 }
 
 void
@@ -380,7 +396,7 @@ ResolveCongestionControl(const json& j, RunConfig& r)
     }
     const ns3::RdmaCongestionControlInfo* cc =
         ns3::RdmaCongestionRegistry::Find(r.congestionControl);
-    r.congestionControlKeys = PluginValues(j, "rdma", cc->name, cc->keys);
+    r.congestionControlKeys = PluginValues(j, "rdma", cc->name, cc->keys, r.resolved);
 }
 
 void

@@ -29,13 +29,17 @@ const char* CongestionControlHelp();
 
 /// Every plug-in's own keys ("rdma.<cc>.<key>", ...), for the schema (after the fixed keys).
 std::vector<KeySpec> PluginSchemaKeys();
-/// Their defaults, into the default scenario `d`.
-void AddPluginDefaults(nlohmann::json& d);
-/// A plug-in's key values in the scenario `j` (defaults merged): `section`.`name`.<key>.
+/// The default of the plug-in key at `path`, as JSON text (for --help); false if none is there.
+bool PluginKeyDefault(const std::string& path, std::string& text);
+/**
+ * A plug-in's key values in the scenario `j` (`section`.`name`.<key>, else the key's default;
+ * the defaults are not in DefaultScenario), also written into `resolved`.
+ */
 ns3::PluginKeyValues PluginValues(const nlohmann::json& j,
                                   const std::string& section,
                                   const std::string& name,
-                                  const std::vector<ns3::PluginKey>& keys);
+                                  const std::vector<ns3::PluginKey>& keys,
+                                  nlohmann::json& resolved);
 /// A key value as an ns-3 attribute's text (whole numbers without a decimal point).
 std::string PluginValueText(double v);
 

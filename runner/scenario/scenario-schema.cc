@@ -713,7 +713,7 @@ FlowsDefaults(bool withDuration)
 json
 DefaultScenario()
 {
-    json d{
+    return json{
         {"name", "run"},
         {"seed", 1},
         {"topology",
@@ -817,8 +817,6 @@ DefaultScenario()
         {"limits", {{"max_sim_seconds", 60}, {"max_memory_gb", 0}}},
         {"attributes", json::object()},
     };
-    AddPluginDefaults(d);
-    return d;
 }
 
 std::string
@@ -857,9 +855,14 @@ SchemaHelp()
             }
             v = v[part];
         }
+        std::string pluginDefault;
         if (found)
         {
             os << " (default " << v.dump() << ")";
+        }
+        else if (PluginKeyDefault(k.path, pluginDefault))
+        {
+            os << " (default " << pluginDefault << ")";
         }
         os << "\n";
     }
