@@ -1,12 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "memory-estimate.h"
 
+#include "scenario-plugins.h"
 #include "scenario-tuning.h"
 
-#include "ns3/collnet-collective.h"
-#include "ns3/double-binary-tree-collective.h"
-#include "ns3/nvls-collective.h"
-
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <unistd.h>
@@ -30,12 +28,34 @@ constexpr double kBytesPerOperation = 160;
 /// tree on 16 channels (8,128 connections; 114 MB at 64 MiB, 89 MB at 1 MiB measured).
 constexpr double kBytesPerConnection = 5e3;
 
-/// The algorithms whose chunk counts follow the bytes (PipelinedTransfers counts them).
+/// AllToAll, Broadcast and SendRecv: one schedule whatever the algorithm.
 bool
-IsPipelined(const std::string& algorithm)
+IsBuiltByBase(const std::string& collective)
 {
-    return algorithm == "tree" || algorithm == "nvls" || algorithm == "nvls-tree" ||
-           algorithm == "collnet";
+    return collective == "alltoall" || collective == "sendrecv" || collective == "broadcast";
+}
+
+/// The run's algorithm as registered (null if none: the test's or an unknown name).
+const ns3::CollectiveAlgorithmInfo*
+Algorithm(const RunConfig& r)
+{
+    return ns3::CollectiveAlgorithmRegistry::Find(r.algorithm);
+}
+
+/// The run's collective as the algorithm's footprint functions see it.
+ns3::CollectiveFootprintInput
+FootprintInput(const RunConfig& r, double n, double g)
+{
+    const bool whole = g > 1 && std::fmod(n, g) == 0;
+    ns3::CollectiveFootprintInput in;
+    in.collective = r.collective;
+    in.n = n;
+    in.g = g;
+    in.m = whole ? n / g : n;
+    in.channels = r.channels;
+    in.chunks = r.chunks;
+    in.perChannelBytes = r.bytes / std::max<uint32_t>(1, r.buckets) / r.channels;
+    return in;
 }
 
 /// Network connections (queue-pair pairs or sockets) the collective opens: one per (source,
@@ -58,34 +78,20 @@ Connections(const RunConfig& r, double n, double g)
     {
         return n;
     }
-    const std::string& a = r.algorithm;
-    if (a == "tree")
+    const ns3::CollectiveAlgorithmInfo* a = Algorithm(r);
+    if (a && a->connections)
     {
-        return r.channels * 4 * (m - 1); // two trees, an edge each way
-    }
-    if (a == "nvls-tree")
-    {
-        return g * 4 * (m - 1);
-    }
-    if (a == "hierarchical")
-    {
-        return g * m;
-    }
-    if (a == "collnet")
-    {
-        return 2 * n + 4 * g; // each head up and down; leaves to their roots
-    }
-    if (a == "halving-doubling" || a == "pat")
-    {
-        return n * std::ceil(std::log2(n));
+        return a->connections(FootprintInput(r, n, g));
     }
     return r.channels * m; // ring: one network hop per server and channel
 }
 
-/// Transfers of one schedule of `algorithm` for N ranks in servers of G (one channel, chunk).
+/// Transfers of one schedule of the run's algorithm for N ranks in servers of G (one channel,
+/// chunk); 0 for the pipelined ones (PipelinedTransfers counts them).
 double
-TransfersPerChannel(const std::string& collective, const std::string& algorithm, double n, double g)
+TransfersPerChannel(const RunConfig& r, double n, double g)
 {
+    const std::string& collective = r.collective;
     if (n < 2)
     {
         return 0;
@@ -103,61 +109,24 @@ TransfersPerChannel(const std::string& collective, const std::string& algorithm,
         return n - 1; // per slice
     }
     const double steps = collective == "allreduce" ? 2 * (n - 1) : n - 1;
-    if (algorithm == "hierarchical" && g > 1)
-    {
-        // The intra-server phases as transfers; the rail rings run lazily, leaving a RING_DONE
-        // mark per rank (their state is counted in ringBytes).
-        const double m = n / g;
-        return 2 * m * g * (g - 1) + (m > 1 ? n : 0);
-    }
-    if (IsPipelined(algorithm))
+    const ns3::CollectiveAlgorithmInfo* a = Algorithm(r);
+    if (a && a->pipelinedTransfers)
     {
         return 0; // by PipelinedTransfers
     }
-    if (algorithm == "halving-doubling")
+    if (a && a->transfersPerChannel)
     {
-        return 2 * std::log2(n) * n;
-    }
-    if (algorithm == "pat")
-    {
-        return std::ceil(std::log2(n)) * n;
+        return a->transfersPerChannel(FootprintInput(r, n, g));
     }
     return steps * n; // ring
 }
 
-/**
- * Transfers of the pipelined algorithms, whose chunk counts follow the bytes (NCCL's chunk
- * sizes): tree 2 halves x K chunks x 2(N-1) edges per channel; NVLS K x G reductions and stores;
- * CollNet per head and chunk 2G (scatters, up, down, gathers);
- * NVLS-Tree per rail, half and chunk M reductions, 2(M-1) tree edges, M stores.
- */
+/// Transfers of a pipelined algorithm, whose chunk counts follow the bytes (NCCL's chunk
+/// sizes), over every channel and bucket.
 double
 PipelinedTransfers(const RunConfig& r, double n, double g)
 {
-    const uint64_t perChannel = r.bytes / std::max<uint32_t>(1, r.buckets) / r.channels;
-    double perBucket = 0;
-    if (r.algorithm == "tree")
-    {
-        const double k = ns3::DoubleBinaryTreeCollective::Chunks(perChannel, r.chunks);
-        perBucket = 2 * k * 2 * (n - 1);
-    }
-    else if (r.algorithm == "nvls")
-    {
-        const double k = ns3::NvlsCollective::Chunks(uint64_t(perChannel / g), r.chunks);
-        perBucket = k * g * (r.collective == "allreduce" ? 2 : 1);
-    }
-    else if (r.algorithm == "collnet")
-    {
-        // Per head and chunk: G-1 scatters, its send up, the total down, G-1 gathers.
-        const double k = ns3::CollNetCollective::Chunks(uint64_t(perChannel / g), r.chunks);
-        perBucket = n * k * 2 * g;
-    }
-    else if (r.algorithm == "nvls-tree")
-    {
-        const double m = n / g;
-        const double k = ns3::NvlsCollective::Chunks(uint64_t(perChannel / g / 2), r.chunks);
-        perBucket = g * 2 * k * (4 * m - 2);
-    }
+    const double perBucket = Algorithm(r)->pipelinedTransfers(FootprintInput(r, n, g));
     return perBucket * r.channels * r.buckets;
 }
 
@@ -186,40 +155,13 @@ EstimateMemory(const RunConfig& r)
 {
     MemoryEstimate e;
     e.hosts = r.Gpus();
-    if (r.topologyKind == "rail-fat-tree")
-    {
-        // Every link's two ends: a host port's on a leaf (a port per plane), each leaf uplink's
-        // on a leaf and a spine, each spine uplink's (3 tiers) on a spine and a core.
-        // Forwarding entries as FabricTopology's routes keep them: the hosts below a switch plus
-        // one default route up (a leaf: its hosts; a spine: every host, or its pod's with 3
-        // tiers; a core: every host). Every plane has every host.
-        const ns3::RailOptimizedFatTreeHelper::Shape s = RailShape(r);
-        const double hosts = double(e.hosts);
-        const double hostPorts = hosts * std::max<uint32_t>(1, r.planes);
-        const double leafUp = double(s.leaves) * s.leafUplinks;
-        const double spineUp = s.tiers == 3 ? double(s.spines) * s.spineUplinks : 0.0;
-        e.switchPorts = static_cast<uint64_t>(hostPorts + 2 * leafUp + 2 * spineUp);
-        const double belowSpine =
-            s.tiers == 3 ? hosts / std::max<uint32_t>(1, s.podsPerPlane) : hosts;
-        e.routes = static_cast<uint64_t>(hostPorts + s.leaves + s.spines * (belowSpine + 1.0) +
-                                         s.cores * hosts);
-    }
-    else
-    {
-        // Every host link ends on a leaf port; leaves have hosts / oversubscription up-ports,
-        // each the end of a link to a spine port (a star has one switch with a port per host).
-        const double over =
-            r.topologyKind == "star" || r.oversubscription <= 0 ? 0 : r.oversubscription;
-        e.switchPorts =
-            e.hosts + (over > 0 ? static_cast<uint64_t>(std::ceil(2 * e.hosts / over)) : 0);
-        // Every switch has a forwarding entry per host (an upper bound: see above).
-        const double radix = r.leafRadix > 0 ? r.leafRadix : 64;
-        const double switches = over > 0 ? std::ceil(double(e.switchPorts) / radix) : 1;
-        e.routes = static_cast<uint64_t>(switches * double(e.hosts));
-    }
+    // Switch ports and forwarding entries as the topology registered them.
+    const ns3::TopologySize size = TopologyOf(r).size(TopologyParamsOf(r));
+    e.switchPorts = size.switchPorts;
+    e.routes = size.routes;
     const double n = e.hosts;
     const double g = r.gpusPerServer;
-    double perChannel = TransfersPerChannel(r.collective, r.algorithm, n, g);
+    double perChannel = TransfersPerChannel(r, n, g);
     double copies = double(r.chunks) * r.buckets;
     if (r.collective != "alltoall")
     {
@@ -231,22 +173,17 @@ EstimateMemory(const RunConfig& r)
         copies *= std::max<double>(r.chunks, std::min(1024.0, std::ceil(bytes / (512 * 1024))));
         copies /= r.chunks;
     }
-    const bool lazyRing =
-        r.algorithm == "ring" && (r.collective == "allreduce" || r.collective == "reducescatter" ||
-                                  r.collective == "allgather");
-    // A ring runs lazily: per channel and rank its order, NIC and first-step tokens; the
-    // hierarchical rail rings also what their first step waits for (4 B) and its entry in the
-    // executor's sorted list (16 B) per chunk.
-    const bool lazyRails =
-        r.algorithm == "hierarchical" && r.collective == "allreduce" && g > 1 && n > g;
-    double ringBytes = lazyRing    ? double(r.channels) * r.buckets * n * (8.0 + 8.0 * r.chunks)
-                       : lazyRails ? double(r.channels) * r.buckets * n * (8.0 + 28.0 * r.chunks)
-                                   : 0.0;
-    const bool pipelined = IsPipelined(r.algorithm) && r.collective != "alltoall" &&
-                           r.collective != "broadcast" && r.collective != "sendrecv";
-    e.transfers = lazyRing    ? 0
-                  : pipelined ? static_cast<uint64_t>(PipelinedTransfers(r, n, g))
-                              : static_cast<uint64_t>(perChannel * copies);
+    // A lazily laid schedule (a ring, the hierarchical rail rings): its state per channel,
+    // bucket and rank, as the algorithm registered it.
+    const ns3::CollectiveAlgorithmInfo* a = Algorithm(r);
+    const ns3::CollectiveLazyState lazy =
+        a && a->lazyState ? a->lazyState(FootprintInput(r, n, g)) : ns3::CollectiveLazyState();
+    double ringBytes =
+        lazy.bytesPerRank > 0 ? double(r.channels) * r.buckets * n * lazy.bytesPerRank : 0.0;
+    const bool pipelined = a && a->pipelinedTransfers && !IsBuiltByBase(r.collective);
+    e.transfers = lazy.replacesTransfers ? 0
+                  : pipelined            ? static_cast<uint64_t>(PipelinedTransfers(r, n, g))
+                                         : static_cast<uint64_t>(perChannel * copies);
     e.connections = static_cast<uint64_t>(Connections(r, n, g));
     if (r.IsFlowWorkload())
     {

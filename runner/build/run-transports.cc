@@ -2,6 +2,7 @@
 #include "run-transports.h"
 
 #include "json-input.h"
+#include "scenario-plugins.h"
 
 #include "ns3/ai-fabric-module.h"
 #include "ns3/core-module.h"
@@ -71,42 +72,28 @@ InstallRdma(const RunConfig& c,
             std::vector<Ptr<RdmaNic>>& nics)
 {
     RdmaHelper rdma;
-    if (c.congestionControl == "none")
+    // The congestion control as registered beside its class: its TypeId and preset, its own
+    // keys' attributes and what it needs of the NICs (an ACK per packet, a CNP interval).
+    if (const RdmaCongestionControlInfo* cc = RdmaCongestionRegistry::Find(c.congestionControl))
     {
-        rdma.SetCongestionControl("ns3::RdmaNoCc");
-    }
-    else if (c.congestionControl == "ib-cc")
-    {
-        rdma.SetCongestionControl("ns3::IbCongestionControl");
-    }
-    else if (c.congestionControl == "dcqcn-production")
-    {
-        // The HPCC simulator's receiver flags congestion on every ACK of a marked packet and
-        // its sender cuts at most every 4 us: one CNP per 4 us per queue pair, as ConnectX
-        // paces them. At 50 us, alpha (updated every 1 us) decayed to ~0.02 between CNPs and
-        // the cuts shrank to ~1%: the preset reacted and changed nothing.
-        rdma.SetCongestionControlAttribute("Preset", StringValue("production"));
-        rdma.SetNicAttribute("CnpInterval", TimeValue(MicroSeconds(4)));
-    }
-    else if (c.congestionControl == "hpcc")
-    {
-        // HPCC reacts per ACK: every packet is acknowledged, as in the HPCC simulator.
-        rdma.SetCongestionControl("ns3::RdmaHpcc");
-        rdma.SetNicAttribute("AckInterval", TimeValue(Time(0)));
-    }
-    else if (c.congestionControl == "timely" || c.congestionControl == "swift")
-    {
-        // RTT-based: every packet acknowledged, so that no ACK-coalescing wait (2 us by
-        // default, comparable to a 400G fabric's whole delay target) enters the RTT samples;
-        // the HPCC simulator acks every packet for TIMELY too.
-        rdma.SetCongestionControl(c.congestionControl == "timely" ? "ns3::RdmaTimely"
-                                                                  : "ns3::RdmaSwift");
-        rdma.SetNicAttribute("AckInterval", TimeValue(Time(0)));
-    }
-    else if (c.congestionControl == "dcqcn-nvidia")
-    {
-        rdma.SetCongestionControlAttribute("Preset", StringValue("nvidia"));
-        rdma.SetNicAttribute("CnpInterval", TimeValue(MicroSeconds(4)));
+        rdma.SetCongestionControl(cc->typeId);
+        for (const auto& [name, value] : cc->attributes)
+        {
+            rdma.SetCongestionControlAttribute(name, StringValue(value));
+        }
+        for (const auto& k : cc->keys)
+        {
+            if (!k.attribute.empty())
+            {
+                rdma.SetCongestionControlAttribute(
+                    k.attribute,
+                    StringValue(PluginValueText(c.congestionControlKeys.at(k.name))));
+            }
+        }
+        for (const auto& [name, value] : cc->nicAttributes)
+        {
+            rdma.SetNicAttribute(name, StringValue(value));
+        }
     }
     rdma.SetLossRecovery(c.lossRecovery == "selective-repeat" ? "ns3::RdmaSelectiveRepeat"
                                                               : "ns3::RdmaGoBackN");

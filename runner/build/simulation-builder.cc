@@ -6,6 +6,7 @@
 #include "run-pfc.h"
 #include "run-timeline.h"
 #include "run-transports.h"
+#include "scenario-plugins.h"
 #include "scenario-tuning.h"
 
 #include "ns3/ai-fabric-module.h"
@@ -290,20 +291,15 @@ BuildTopology(const RunConfig& c)
     Config::SetDefault("ns3::RingCollective::Pxn", BooleanValue(c.pxn));
     Config::SetDefault("ns3::NvlinkTransport::NvlsEfficiency",
                        StringValue(PresetNvlsEfficiency(c.gpuModel)));
-    if (c.fabric == "rocev2" && c.congestionControl.rfind("dcqcn", 0) == 0)
+    // What the congestion control needs of the switches (DCQCN: ECN below PFC's XOFF).
+    const RdmaCongestionControlInfo* cc = RdmaCongestionRegistry::Find(c.congestionControl);
+    if (cc && cc->switchDefaults)
     {
-        // DCQCN is worth its name only if ECN marks before PFC pauses.
-        Config::SetDefault("ns3::SwitchBufferManager::EcnBelowXoff", BooleanValue(true));
-    }
-    if (c.congestionControl == "dcqcn-production")
-    {
-        // The HPCC simulator's production marking: 100 / 400 KB x link / 25G, Pmax 0.2.
-        const double scale = c.linkGbps / 25.0;
-        Config::SetDefault("ns3::SwitchBufferManager::EcnKmin",
-                           UintegerValue(uint64_t(100e3 * scale)));
-        Config::SetDefault("ns3::SwitchBufferManager::EcnKmax",
-                           UintegerValue(uint64_t(400e3 * scale)));
-        Config::SetDefault("ns3::SwitchBufferManager::EcnPmax", DoubleValue(0.2));
+        for (const auto& [name, value] :
+             cc->switchDefaults({c.fabric, c.linkGbps, c.congestionControlKeys}))
+        {
+            Config::SetDefault(name, StringValue(value));
+        }
     }
     for (const auto& a : c.attributes)
     {
@@ -323,28 +319,7 @@ BuildTopology(const RunConfig& c)
     Simulator::SetScheduler(sched);
 
     // --- topology
-    Ptr<FabricTopologyHelper> helper;
-    if (c.topologyKind == "rail-fat-tree")
-    {
-        helper = CreateObject<RailOptimizedFatTreeHelper>();
-        helper->SetAttribute("LeafRadix", UintegerValue(c.leafRadix));
-        helper->SetAttribute("Oversubscription", DoubleValue(c.oversubscription));
-        SetRailTierAttributes(*helper, c);
-    }
-    else if (c.topologyKind == "fat-tree")
-    {
-        helper = CreateObject<FatTreeHelper>();
-        helper->SetAttribute("LeafRadix", UintegerValue(c.leafRadix));
-        helper->SetAttribute("Oversubscription", DoubleValue(c.oversubscription));
-        if (c.tiers != 0)
-        {
-            helper->SetAttribute("Tiers", UintegerValue(c.tiers));
-        }
-    }
-    else
-    {
-        helper = CreateObject<StarTopologyHelper>();
-    }
+    Ptr<FabricTopologyHelper> helper = TopologyOf(c).create(TopologyParamsOf(c));
     const bool ib = c.fabric == "infiniband";
     if (ib)
     {

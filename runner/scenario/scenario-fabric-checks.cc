@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "scenario-fabric-checks.h"
 
+#include "scenario-plugins.h"
+
 #include <cmath>
 #include <sstream>
 #include <string>
@@ -17,27 +19,7 @@ CheckFabricFields(const RunConfig& r)
             "pfc: InfiniBand is lossless by credit flow control; pfc must stay true "
             "with fabric infiniband (pfc: false applies to rocev2 and tcp)");
     }
-    if (r.topologyKind == "fat-tree" && r.tiers == 1)
-    {
-        throw ScenarioError("topology.tiers: fat-tree has 2 (leaf-spine) or 3 tiers (got 1)");
-    }
-    if (r.topologyKind == "fat-tree" && r.tiers == 3 && r.oversubscription != 1.0)
-    {
-        throw ScenarioError("topology.oversubscription: the 3-tier (k-ary) fat-tree is 1:1; "
-                            "must be 1 with topology.tiers 3");
-    }
-    if (r.topologyKind != "rail-fat-tree")
-    {
-        const char* key = r.tiers != 0 && r.topologyKind != "fat-tree" ? "topology.tiers"
-                          : r.planes != 1                              ? "topology.planes"
-                          : r.spineOversubscription != 1.0 ? "topology.spine_oversubscription"
-                                                           : nullptr;
-        if (key)
-        {
-            throw ScenarioError(std::string(key) + ": only with topology.kind rail-fat-tree (got " +
-                                r.topologyKind + ")");
-        }
-    }
+    CheckTopology(r);
     if (r.planes > 1 && r.fabric == "tcp")
     {
         throw ScenarioError("topology.planes: " + std::to_string(r.planes) +
@@ -71,20 +53,7 @@ CheckFabricFields(const RunConfig& r)
                                 "InfiniBand has credits, not PAUSE frames)");
         }
     }
-    if (r.fabric != "infiniband" && r.congestionControl == "ib-cc")
-    {
-        throw ScenarioError("congestion_control: 'ib-cc' needs fabric infiniband (allowed on " +
-                            r.fabric +
-                            ": auto, dcqcn, dcqcn-nvidia, dcqcn-production, hpcc, none, swift, "
-                            "timely)");
-    }
-    if (r.fabric == "infiniband" && r.congestionControl == "hpcc")
-    {
-        throw ScenarioError("congestion_control: 'hpcc' needs fabric rocev2 (its in-band "
-                            "telemetry is an Ethernet switch feature; allowed on infiniband: "
-                            "auto, dcqcn, dcqcn-nvidia, dcqcn-production, ib-cc, none, swift, "
-                            "timely)");
-    }
+    CheckCongestionControl(r);
     if (r.fabric == "infiniband")
     {
         // A full IB packet (4096 + LRH/BTH/RETH/ICRC/VCRC = 4138 B) must fit the buffer.

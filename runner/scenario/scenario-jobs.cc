@@ -2,6 +2,7 @@
 #include "scenario-jobs.h"
 
 #include "json-input.h"
+#include "scenario-plugins.h"
 
 #include <algorithm>
 #include <numeric>
@@ -105,17 +106,7 @@ Place(const std::string& placement,
 uint32_t
 ServersPerLeafGroup(const RunConfig& c)
 {
-    if (c.topologyKind == "star")
-    {
-        return c.servers;
-    }
-    const double r = c.oversubscription;
-    const uint32_t down = std::max<uint32_t>(1, uint32_t(c.leafRadix * r / (r + 1)));
-    if (c.topologyKind == "rail-fat-tree")
-    {
-        return down;
-    }
-    return std::max<uint32_t>(1, down / c.gpusPerServer);
+    return TopologyOf(c).serversPerLeafGroup(TopologyParamsOf(c));
 }
 
 void

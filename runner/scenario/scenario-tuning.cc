@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "scenario-tuning.h"
 
+#include "scenario-plugins.h"
+
 #include "ns3/ai-fabric-module.h"
 #include "ns3/core-module.h"
 
@@ -49,19 +51,6 @@ PresetNvlsEfficiency(const std::string& gpuModel)
     return gpuModel == "b200" || gpuModel == "gb200-nvl72" ? "0.74" : "0.85";
 }
 
-ns3::RailOptimizedFatTreeHelper::Shape
-RailShape(const RunConfig& r)
-{
-    ns3::Ptr<ns3::RailOptimizedFatTreeHelper> h =
-        ns3::CreateObject<ns3::RailOptimizedFatTreeHelper>();
-    h->SetAttribute("LeafRadix", ns3::UintegerValue(r.leafRadix));
-    h->SetAttribute("Oversubscription", ns3::DoubleValue(r.oversubscription));
-    SetRailTierAttributes(*h, r);
-    h->SetAttribute("Servers", ns3::UintegerValue(r.servers));
-    h->SetAttribute("GpusPerServer", ns3::UintegerValue(r.gpusPerServer));
-    return h->GetShape();
-}
-
 uint32_t
 AggregationLevels(const RunConfig& r)
 {
@@ -69,13 +58,10 @@ AggregationLevels(const RunConfig& r)
     {
         return 0;
     }
-    if (r.topologyKind != "rail-fat-tree")
-    {
-        return 1; // one switch
-    }
-    // A rail spread over several leaves reduces at a spine too (a rail over the pods of three
-    // tiers has no common spine: refused when the scenario is checked).
-    return RailShape(r).leavesPerRail > 1 ? 2 : 1;
+    // A rail over the pods of three tiers has no common spine: refused when the scenario is
+    // checked.
+    const ns3::FabricTopologyInfo& t = TopologyOf(r);
+    return t.aggregationLevels ? t.aggregationLevels(TopologyParamsOf(r)) : 1;
 }
 
 ns3::Ptr<ns3::CollectiveTuner>

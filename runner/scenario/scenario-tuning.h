@@ -47,12 +47,9 @@ ns3::Ptr<ns3::CollectiveTuner> MakeTuner(const RunConfig& r);
  */
 std::pair<std::string, std::string> TunedAlgorithmAndProtocol(const RunConfig& r);
 
-/// The shape of the run's rail-optimized fat-tree (topology.kind rail-fat-tree): tiers, leaves,
-/// uplinks, spines, cores, pods and planes as RailOptimizedFatTreeHelper will build them.
-ns3::RailOptimizedFatTreeHelper::Shape RailShape(const RunConfig& r);
-
 /// Levels of the run's SHARP trees (CollectiveTuner's AggregationLevels): 0 without
-/// infiniband.sharp, 2 when a rail's servers span several leaves, else 1.
+/// infiniband.sharp, else as the topology registered them (a rail-optimized fat-tree: 2 when a
+/// rail's servers span several leaves, else 1; a star: 1).
 uint32_t AggregationLevels(const RunConfig& r);
 
 } // namespace aifabric

@@ -7,6 +7,7 @@
 #include "scenario-fabric-checks.h"
 #include "scenario-flows.h"
 #include "scenario-jobs.h"
+#include "scenario-plugins.h"
 #include "scenario-rdma.h"
 #include "scenario-schema.h"
 #include "scenario-tcp.h"
@@ -32,16 +33,6 @@ using nlohmann::json;
 
 namespace
 {
-
-/// Whether `collective` has one schedule whatever the algorithm (All-to-All, Broadcast,
-/// SendRecv: CollectiveAlgorithm::IsBuiltByBase).
-bool
-IsBuiltForEveryAlgorithm(const std::string& collective)
-{
-    ns3::CollectiveSpec::Op op;
-    return ns3::CollectiveSpec::OpByName(collective, op) &&
-           ns3::CollectiveAlgorithm::IsBuiltByBase(op);
-}
 
 /**
  * The TCP algorithm an attribute selects, as the scenario's attributes or ns-3's default set it,
@@ -81,19 +72,6 @@ TopologyKey(const std::string& attribute)
     }
     return "topology";
 }
-
-} // namespace
-
-void
-SetRailTierAttributes(ns3::ObjectBase& railHelper, const RunConfig& r)
-{
-    railHelper.SetAttribute("Tiers", ns3::UintegerValue(r.tiers));
-    railHelper.SetAttribute("SpineOversubscription", ns3::DoubleValue(r.spineOversubscription));
-    railHelper.SetAttribute("Planes", ns3::UintegerValue(r.planes));
-}
-
-namespace
-{
 
 /**
  * When not even one server fits the leaf radix, the radix is what is wrong: throw naming
@@ -142,6 +120,7 @@ ToRun(const json& j, size_t index)
     r.seed = j["seed"].get<uint32_t>();
     const json& t = j["topology"];
     r.topologyKind = t["kind"];
+    ResolveTopology(j, r);
     r.servers = t["servers"];
     r.gpusPerServer = t["gpus_per_server"];
     r.linkGbps = t["link_gbps"];
@@ -162,15 +141,7 @@ ToRun(const json& j, size_t index)
                                   it.value().is_string() ? it.value().get<std::string>()
                                                          : it.value().dump());
     }
-    r.congestionControl = j["congestion_control"];
-    if (r.congestionControl == "auto")
-    {
-        // RoCEv2: what NVIDIA's ConnectX NICs ship (their firmware's DCQCN, CNPs every 4 us).
-        r.congestionControl = r.fabric == "infiniband" ? "ib-cc"
-                              : r.fabric == "rocev2"   ? "dcqcn-nvidia"
-                                                       : "dcqcn";
-        r.resolved["congestion_control"] = r.congestionControl;
-    }
+    ResolveCongestionControl(j, r);
     ResolveRdma(j, r);
     ResolveTcp(j, r);
     r.dropRate = j["faults"]["drop_rate"];
@@ -263,21 +234,13 @@ ToRun(const json& j, size_t index)
                             "fabric infiniband (got " +
                             r.fabric + ")");
     }
-    if (r.sharp && r.topologyKind == "fat-tree")
+    CheckSharpTopology(r);
+    if (r.algorithm != "auto")
     {
-        throw ScenarioError("infiniband.sharp: needs topology.kind rail-fat-tree or star (the "
-                            "fat-tree's rails share leaves with no common aggregation root)");
-    }
-    if (r.algorithm == "collnet" && !r.sharp)
-    {
-        throw ScenarioError("workload.algorithm: 'collnet' reduces in the switches: needs "
-                            "infiniband.sharp true (on fabric infiniband)");
-    }
-    if (r.algorithm == "collnet" && r.servers < 2 && !IsBuiltForEveryAlgorithm(r.collective))
-    {
-        throw ScenarioError("workload.algorithm: 'collnet' reduces across servers: "
-                            "topology.servers must be >= 2 (got " +
-                            std::to_string(r.servers) + ")");
+        // The named algorithm's own check, as registered beside its class (collnet needs
+        // SHARP, nvls a server's NVLink SHARP, pat implements allgather and reducescatter).
+        ResolveAlgorithmKeys(j, r);
+        CheckAlgorithm(r);
     }
     // Every duration and rate ns-3 will hold (before the tuner computes with them).
     CheckTimesAndRates(r);
@@ -288,6 +251,10 @@ ToRun(const json& j, size_t index)
         std::tie(r.algorithm, r.protocol) = TunedAlgorithmAndProtocol(r);
         r.resolved["workload"]["algorithm"] = r.algorithm;
         r.resolved["workload"]["protocol"] = r.protocol;
+    }
+    if (r.algorithmAuto)
+    {
+        ResolveAlgorithmKeys(j, r);
     }
     if (r.channels == 0)
     {
@@ -300,57 +267,11 @@ ToRun(const json& j, size_t index)
     // Cross-field checks.
     CheckFabricFields(r);
     ResolveUec(j, r);
-    if ((r.algorithm == "tree" || r.algorithm == "hierarchical" || r.algorithm == "nvls-tree" ||
-         r.algorithm == "collnet") &&
-        r.collective != "allreduce" && !IsBuiltForEveryAlgorithm(r.collective))
-    {
-        throw ScenarioError("workload.algorithm: '" + r.algorithm +
-                            "' implements allreduce only (use ring for " + r.collective + ")");
-    }
     if (r.gpuModel == "gb200-nvl72" && r.gpusPerServer != 72)
     {
         throw ScenarioError("gpu.model: gb200-nvl72 is 72 GPUs in one NVLink domain: "
                             "topology.gpus_per_server must be 72 (got " +
                             std::to_string(r.gpusPerServer) + ")");
-    }
-    if (r.algorithm == "pat" && r.collective != "allgather" && r.collective != "reducescatter" &&
-        !IsBuiltForEveryAlgorithm(r.collective))
-    {
-        throw ScenarioError("workload.algorithm: 'pat' implements allgather and reducescatter "
-                            "only (use ring or tree for " +
-                            r.collective + ")");
-    }
-    ns3::CollectiveProtocol::Kind protocol;
-    if (ns3::CollectiveProtocol::ByName(r.protocol, protocol) &&
-        !ns3::CollectiveProtocol::Supports(r.algorithm, protocol) &&
-        !IsBuiltForEveryAlgorithm(r.collective))
-    {
-        throw ScenarioError("workload.protocol: '" + r.algorithm +
-                            "' runs the simple protocol only, as NCCL's does (got " + r.protocol +
-                            ")");
-    }
-    if ((r.algorithm == "nvls" || r.algorithm == "nvls-tree") && !r.nvls)
-    {
-        throw ScenarioError("workload.algorithm: '" + r.algorithm + "' needs gpu.nvls (" +
-                            r.gpuModel + " has no NVLink SHARP; use ring or tree)");
-    }
-    if ((r.algorithm == "nvls" || r.algorithm == "nvls-tree") && r.gpusPerServer < 2)
-    {
-        throw ScenarioError("workload.algorithm: '" + r.algorithm +
-                            "' needs topology.gpus_per_server >= 2 (got " +
-                            std::to_string(r.gpusPerServer) + ")");
-    }
-    if (r.algorithm == "nvls" && r.servers > 1 && !IsBuiltForEveryAlgorithm(r.collective))
-    {
-        throw ScenarioError("workload.algorithm: 'nvls' reduces inside one server's NVLink "
-                            "domain: topology.servers must be 1 (got " +
-                            std::to_string(r.servers) + "; use nvls-tree across servers)");
-    }
-    if (r.algorithm == "halving-doubling" && (r.Gpus() & (r.Gpus() - 1)) != 0)
-    {
-        throw ScenarioError(
-            "workload.algorithm: halving-doubling needs a power-of-two number of GPUs (got " +
-            std::to_string(r.Gpus()) + ")");
     }
     if (uint64_t(r.servers) * r.gpusPerServer > 65536)
     {
@@ -358,28 +279,7 @@ ToRun(const json& j, size_t index)
                             std::to_string(uint64_t(r.servers) * r.gpusPerServer) + ")");
     }
     // Topology parameters, through the helper's own validation (nothing is built).
-    ns3::Ptr<ns3::FabricTopologyHelper> h;
-    if (r.topologyKind == "rail-fat-tree")
-    {
-        h = ns3::CreateObject<ns3::RailOptimizedFatTreeHelper>();
-        h->SetAttribute("LeafRadix", ns3::UintegerValue(r.leafRadix));
-        h->SetAttribute("Oversubscription", ns3::DoubleValue(r.oversubscription));
-        SetRailTierAttributes(*h, r);
-    }
-    else if (r.topologyKind == "fat-tree")
-    {
-        h = ns3::CreateObject<ns3::FatTreeHelper>();
-        h->SetAttribute("LeafRadix", ns3::UintegerValue(r.leafRadix));
-        h->SetAttribute("Oversubscription", ns3::DoubleValue(r.oversubscription));
-        if (r.tiers != 0)
-        {
-            h->SetAttribute("Tiers", ns3::UintegerValue(r.tiers));
-        }
-    }
-    else
-    {
-        h = ns3::CreateObject<ns3::StarTopologyHelper>();
-    }
+    ns3::Ptr<ns3::FabricTopologyHelper> h = TopologyOf(r).create(TopologyParamsOf(r));
     if (r.fabric == "infiniband")
     {
         h->SetAttribute("LinkLayer", ns3::EnumValue(ns3::FabricNetDevice::INFINIBAND));
@@ -393,27 +293,13 @@ ToRun(const json& j, size_t index)
     }
     catch (const ns3::FabricConfigError& e)
     {
-        if (e.GetParameter() == "Servers" && r.topologyKind != "star")
+        ns3::TypeId::AttributeInformation radix;
+        if (e.GetParameter() == "Servers" &&
+            h->GetInstanceTypeId().LookupAttributeByName("LeafRadix", &radix))
         {
             BlameRadixWhenNoServerFits(h, r);
         }
         throw ScenarioError(TopologyKey(e.GetParameter()) + ": " + e.what());
-    }
-    if (r.sharp && r.topologyKind == "rail-fat-tree")
-    {
-        // Aggregation trees have two levels (leaf, spine): a rail over several pods has none.
-        const ns3::RailOptimizedFatTreeHelper::Shape shape = RailShape(r);
-        if (shape.tiers == 3 && shape.leavesPerRail > shape.blocksPerPod)
-        {
-            throw ScenarioError(
-                "infiniband.sharp: aggregation trees have two levels (leaf, spine), and a rail "
-                "of this 3-tier fabric spans " +
-                std::to_string((shape.leavesPerRail + shape.blocksPerPod - 1) /
-                               shape.blocksPerPod) +
-                " pods with no spine in common; use at most " +
-                std::to_string(uint64_t(shape.blocksPerPod) * shape.leafDown) +
-                " topology.servers (one pod) or no SHARP");
-        }
     }
     for (const auto& [on, f, key] :
          {std::make_tuple(r.IsFlowWorkload(), r.flows, "workload.flows"),

@@ -7,6 +7,7 @@
 #include "ns3/connection-matrix.h"
 #include "ns3/flow-size-distribution.h"
 #include "ns3/nstime.h"
+#include "ns3/plugin-registry.h"
 #include "ns3/transformer-workload.h"
 #include "ns3/workload-graph.h"
 
@@ -61,7 +62,8 @@ struct RunConfig
 {
     std::string name;
     uint32_t seed{1};
-    std::string topologyKind{"rail-fat-tree"};
+    std::string topologyKind; //!< a name in FabricTopologyRegistry (default: DefaultScenario)
+    ns3::PluginKeyValues topologyKeys; //!< its own keys (topology.<kind>.*)
     uint32_t servers{16};
     uint32_t gpusPerServer{8};
     double linkGbps{400};
@@ -75,8 +77,9 @@ struct RunConfig
     std::string fabric{"rocev2"};
     UecConfig uec; //!< uec.* (fabric uec)
     bool pfc{true};
-    //! resolved: dcqcn, dcqcn-nvidia, dcqcn-production, hpcc, ib-cc, none, swift, timely
-    std::string congestionControl{"dcqcn"};
+    //! resolved: a name in RdmaCongestionRegistry (fabric tcp, uec: what their stack runs)
+    std::string congestionControl;
+    ns3::PluginKeyValues congestionControlKeys; //!< its own keys (rdma.<name>.*)
     std::string lossRecovery{"go-back-n"};
     double dropRate{0};
     nlohmann::json faultEvents = nlohmann::json::array(); //!< faults.events, validated
@@ -100,7 +103,8 @@ struct RunConfig
     uint32_t steps{3};
     double computeMs{82};
     std::string collective{"allreduce"};
-    std::string algorithm{"hierarchical"};
+    std::string algorithm;              //!< a name in CollectiveAlgorithmRegistry, resolved
+    ns3::PluginKeyValues algorithmKeys; //!< its own keys (workload.<algorithm>.*)
     uint64_t bytes{64ULL << 20};
     uint32_t chunks{1};
     uint32_t buckets{1};
@@ -201,9 +205,6 @@ nlohmann::json LoadScenarioFile(const std::string& path);
 
 /// Parse a scenario's JSON text as LoadScenarioFile does; `origin` names it in errors.
 nlohmann::json ParseScenarioText(const std::string& text, const std::string& origin);
-
-/// topology.tiers, spine_oversubscription and planes on a RailOptimizedFatTreeHelper.
-void SetRailTierAttributes(ns3::ObjectBase& railHelper, const RunConfig& r);
 
 /// The documented schema, printed by --help.
 std::string SchemaHelp();

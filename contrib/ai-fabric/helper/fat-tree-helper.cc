@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "fat-tree-helper.h"
 
+#include "fabric-topology-registry.h"
+
 #include "ns3/double.h"
 #include "ns3/uinteger.h"
 
@@ -229,5 +231,53 @@ FatTreeHelper::BuildThreeTier(Ptr<FabricTopology> topo)
     const double hostBw = double(hosts) * double(m_linkRate.GetBitRate());
     topo->SetBisectionBandwidth(hostBw / 2.0);
 }
+
+namespace
+{
+
+const bool g_fatTreeRegistered = FabricTopologyRegistry::Add([] {
+    FabricTopologyInfo e;
+    e.name = "fat-tree";
+    e.help = "leaf-spine (2 tiers) or k-ary fat-tree (3 tiers), GPUs of a server on one leaf";
+    e.sharedKeys = {"tiers"};
+    e.create = [](const TopologyParams& p) -> Ptr<FabricTopologyHelper> {
+        Ptr<FatTreeHelper> h = CreateObject<FatTreeHelper>();
+        h->SetAttribute("LeafRadix", UintegerValue(p.leafRadix));
+        h->SetAttribute("Oversubscription", DoubleValue(p.oversubscription));
+        if (p.tiers != 0)
+        {
+            h->SetAttribute("Tiers", UintegerValue(p.tiers));
+        }
+        h->SetAttribute("Servers", UintegerValue(p.servers));
+        h->SetAttribute("GpusPerServer", UintegerValue(p.gpusPerServer));
+        return h;
+    };
+    e.check = [](const TopologyParams& p) -> std::string {
+        if (p.tiers == 1)
+        {
+            return "topology.tiers: fat-tree has 2 (leaf-spine) or 3 tiers (got 1)";
+        }
+        if (p.tiers == 3 && p.oversubscription != 1.0)
+        {
+            return "topology.oversubscription: the 3-tier (k-ary) fat-tree is 1:1; must be 1 "
+                   "with topology.tiers 3";
+        }
+        return "";
+    };
+    e.serversPerLeafGroup = [](const TopologyParams& p) -> uint32_t {
+        const double r = p.oversubscription;
+        const uint32_t down = std::max<uint32_t>(1, uint32_t(p.leafRadix * r / (r + 1)));
+        return std::max<uint32_t>(1, down / p.gpusPerServer);
+    };
+    e.noSharp = "the fat-tree's rails share leaves with no common aggregation root";
+    e.size = [](const TopologyParams& p) {
+        return LeafSpineSize(uint64_t(p.servers) * p.gpusPerServer,
+                             p.oversubscription <= 0 ? 0 : p.oversubscription,
+                             p.leafRadix);
+    };
+    return e;
+}());
+
+} // namespace
 
 } // namespace ns3

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "rail-optimized-fat-tree-helper.h"
 
+#include "fabric-topology-registry.h"
+
 #include "ns3/double.h"
 #include "ns3/uinteger.h"
 
@@ -425,5 +427,93 @@ RailOptimizedFatTreeHelper::DoBuild(Ptr<FabricTopology> topo)
     // One leaf in all: everything turns at the leaf.
     topo->SetBisectionBandwidth(bisection / 2.0);
 }
+
+namespace
+{
+
+Ptr<RailOptimizedFatTreeHelper>
+CreateRailFatTree(const TopologyParams& p)
+{
+    Ptr<RailOptimizedFatTreeHelper> h = CreateObject<RailOptimizedFatTreeHelper>();
+    h->SetAttribute("LeafRadix", UintegerValue(p.leafRadix));
+    h->SetAttribute("Oversubscription", DoubleValue(p.oversubscription));
+    h->SetAttribute("Tiers", UintegerValue(p.tiers));
+    h->SetAttribute("SpineOversubscription", DoubleValue(p.spineOversubscription));
+    h->SetAttribute("Planes", UintegerValue(p.planes));
+    h->SetAttribute("Servers", UintegerValue(p.servers));
+    h->SetAttribute("GpusPerServer", UintegerValue(p.gpusPerServer));
+    return h;
+}
+
+/// Host ports under one leaf of a rail.
+uint32_t
+RailLeafDown(const TopologyParams& p)
+{
+    const double r = p.oversubscription;
+    return std::max<uint32_t>(1, uint32_t(p.leafRadix * r / (r + 1)));
+}
+
+const bool g_railFatTreeRegistered = FabricTopologyRegistry::Add([] {
+    FabricTopologyInfo e;
+    e.name = "rail-fat-tree";
+    e.help = "rail-optimized fat-tree: GPU i of every server on rail i's leaves, 2 or 3 tiers, "
+             "planes";
+    e.sharedKeys = {"tiers", "planes", "spine_oversubscription"};
+    e.create = [](const TopologyParams& p) -> Ptr<FabricTopologyHelper> {
+        return CreateRailFatTree(p);
+    };
+    e.check = [](const TopologyParams& p) -> std::string {
+        Ptr<RailOptimizedFatTreeHelper> h = CreateRailFatTree(p);
+        h->SetAttribute("LinkRate", DataRateValue(DataRate(uint64_t(p.linkGbps * 1e9))));
+        try
+        {
+            h->Validate();
+        }
+        catch (const FabricConfigError&)
+        {
+            return ""; // the helper's own message names the parameter
+        }
+        // SHARP's aggregation trees have two levels (leaf, spine): a rail over pods has none.
+        const RailOptimizedFatTreeHelper::Shape shape = h->GetShape();
+        if (p.sharp && shape.tiers == 3 && shape.leavesPerRail > shape.blocksPerPod)
+        {
+            return "infiniband.sharp: aggregation trees have two levels (leaf, spine), and a "
+                   "rail of this 3-tier fabric spans " +
+                   std::to_string((shape.leavesPerRail + shape.blocksPerPod - 1) /
+                                  shape.blocksPerPod) +
+                   " pods with no spine in common; use at most " +
+                   std::to_string(uint64_t(shape.blocksPerPod) * shape.leafDown) +
+                   " topology.servers (one pod) or no SHARP";
+        }
+        return "";
+    };
+    e.serversPerLeafGroup = RailLeafDown;
+    e.aggregationLevels = [](const TopologyParams& p) -> uint32_t {
+        // A rail spread over several leaves reduces at a spine too.
+        return CreateRailFatTree(p)->GetShape().leavesPerRail > 1 ? 2 : 1;
+    };
+    e.size = [](const TopologyParams& p) {
+        // Every link's two ends: a host port's on a leaf (a port per plane), each leaf uplink's
+        // on a leaf and a spine, each spine uplink's (3 tiers) on a spine and a core.
+        // Forwarding entries as FabricTopology's routes keep them: the hosts below a switch plus
+        // one default route up (a leaf: its hosts; a spine: every host, or its pod's with 3
+        // tiers; a core: every host). Every plane has every host.
+        const RailOptimizedFatTreeHelper::Shape s = CreateRailFatTree(p)->GetShape();
+        const double hosts = double(uint64_t(p.servers) * p.gpusPerServer);
+        const double hostPorts = hosts * std::max<uint32_t>(1, p.planes);
+        const double leafUp = double(s.leaves) * s.leafUplinks;
+        const double spineUp = s.tiers == 3 ? double(s.spines) * s.spineUplinks : 0.0;
+        TopologySize size;
+        size.switchPorts = static_cast<uint64_t>(hostPorts + 2 * leafUp + 2 * spineUp);
+        const double belowSpine =
+            s.tiers == 3 ? hosts / std::max<uint32_t>(1, s.podsPerPlane) : hosts;
+        size.routes = static_cast<uint64_t>(hostPorts + s.leaves + s.spines * (belowSpine + 1.0) +
+                                            s.cores * hosts);
+        return size;
+    };
+    return e;
+}());
+
+} // namespace
 
 } // namespace ns3

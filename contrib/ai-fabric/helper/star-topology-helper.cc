@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "star-topology-helper.h"
 
+#include "fabric-topology-registry.h"
+
 #include "ns3/uinteger.h"
 
 #include <sstream>
@@ -60,5 +62,28 @@ StarTopologyHelper::DoBuild(Ptr<FabricTopology> topo)
     }
     topo->SetBisectionBandwidth(double(GetNHosts()) * double(m_linkRate.GetBitRate()) / 2.0);
 }
+
+namespace
+{
+
+const bool g_starRegistered = FabricTopologyRegistry::Add([] {
+    FabricTopologyInfo e;
+    e.name = "star";
+    e.help = "one switch with a port per GPU";
+    e.create = [](const TopologyParams& p) -> Ptr<FabricTopologyHelper> {
+        Ptr<StarTopologyHelper> h = CreateObject<StarTopologyHelper>();
+        h->SetAttribute("Servers", UintegerValue(p.servers));
+        h->SetAttribute("GpusPerServer", UintegerValue(p.gpusPerServer));
+        return h;
+    };
+    e.serversPerLeafGroup = [](const TopologyParams& p) { return p.servers; };
+    e.aggregationLevels = [](const TopologyParams&) -> uint32_t { return 1; }; // one switch
+    e.size = [](const TopologyParams& p) {
+        return LeafSpineSize(uint64_t(p.servers) * p.gpusPerServer, 0, p.leafRadix);
+    };
+    return e;
+}());
+
+} // namespace
 
 } // namespace ns3

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "collective-algorithm.h"
 
+#include "collective-algorithm-registry.h"
+
 #include "ns3/abort.h"
 
 #include <algorithm>
@@ -296,50 +298,17 @@ CollectiveAlgorithm::EffectiveChannels(const CollectiveSpec& spec)
     return static_cast<uint32_t>(std::min<uint64_t>(spec.channels, fit));
 }
 
-namespace
-{
-
-/// workload.algorithm's names and the TypeIds that implement them.
-const std::vector<std::pair<std::string, std::string>>&
-AlgorithmNames()
-{
-    static const std::vector<std::pair<std::string, std::string>> names = {
-        {"ring", "ns3::RingCollective"},
-        {"tree", "ns3::DoubleBinaryTreeCollective"},
-        {"nvls", "ns3::NvlsCollective"},
-        {"nvls-tree", "ns3::NvlsTreeCollective"},
-        {"pat", "ns3::PatCollective"},
-        {"collnet", "ns3::CollNetCollective"},
-        {"halving-doubling", "ns3::HalvingDoublingCollective"},
-        {"hierarchical", "ns3::HierarchicalCollective"},
-    };
-    return names;
-}
-
-} // namespace
-
 std::string
 CollectiveAlgorithm::TypeIdName(const std::string& name)
 {
-    for (const auto& [n, tid] : AlgorithmNames())
-    {
-        if (n == name)
-        {
-            return tid;
-        }
-    }
-    return "";
+    const CollectiveAlgorithmInfo* e = CollectiveAlgorithmRegistry::Find(name);
+    return e ? e->typeId : "";
 }
 
 std::vector<std::string>
 CollectiveAlgorithm::Names()
 {
-    std::vector<std::string> v;
-    for (const auto& entry : AlgorithmNames())
-    {
-        v.push_back(entry.first);
-    }
-    return v;
+    return CollectiveAlgorithmRegistry::Names();
 }
 
 bool

@@ -215,11 +215,11 @@ class CollectiveAlgorithm : public Object
     /// SendRecv): a subclass's Check must not refuse them.
     static bool IsBuiltByBase(CollectiveSpec::Op op);
     /**
-     * The TypeId name of the algorithm a scenario calls `name` (workload.algorithm: "ring",
-     * "tree", "nvls", "nvls-tree", "pat", "halving-doubling", "hierarchical"), or empty if none.
+     * The TypeId name of the algorithm a scenario calls `name` (workload.algorithm), as
+     * registered in CollectiveAlgorithmRegistry beside its class, or empty if none.
      */
     static std::string TypeIdName(const std::string& name);
-    /// The names TypeIdName knows, in the order above.
+    /// The names TypeIdName knows, sorted.
     static std::vector<std::string> Names();
     /// Build the schedule (call Check first).
     CollectiveSchedule Build(const CollectiveSpec& spec) const;

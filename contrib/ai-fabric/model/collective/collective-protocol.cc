@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "collective-protocol.h"
 
+#include "collective-algorithm-registry.h"
+
 #include <algorithm>
 
 namespace ns3
@@ -68,8 +70,12 @@ CollectiveProtocol::ByName(const std::string& name, Kind& k)
 bool
 CollectiveProtocol::Supports(const std::string& algorithm, Kind k)
 {
-    return k == SIMPLE || (algorithm != "nvls" && algorithm != "nvls-tree" && algorithm != "pat" &&
-                           algorithm != "collnet");
+    if (k == SIMPLE)
+    {
+        return true;
+    }
+    const CollectiveAlgorithmInfo* e = CollectiveAlgorithmRegistry::Find(algorithm);
+    return !e || !e->simpleOnly;
 }
 
 uint64_t

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "collective-tuner.h"
 
+#include "collective-algorithm-registry.h"
 #include "collnet-collective.h"
 #include "double-binary-tree-collective.h"
 #include "nvls-collective.h"
@@ -298,7 +299,9 @@ CollectiveTuner::PhysicalSeconds(const std::string& algorithm, const CollectiveS
     }
     if (algorithm == "pat")
     {
-        if (spec.op != CollectiveSpec::ALLGATHER && spec.op != CollectiveSpec::REDUCESCATTER)
+        // The collectives PAT implements, as pat-collective.cc registers them.
+        if (!CollectiveAlgorithmRegistry::Find(algorithm)->Implements(
+                CollectiveSpec::OpName(spec.op)))
         {
             return -1;
         }

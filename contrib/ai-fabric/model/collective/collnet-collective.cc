@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "collnet-collective.h"
 
+#include "collective-algorithm-registry.h"
+
 #include <algorithm>
 #include <map>
 
@@ -201,5 +203,44 @@ CollNetCollective::DoBuild(const CollectiveSpec& spec, CollectiveSchedule& s) co
     s.channel = 0;
     s.follower = false;
 }
+
+namespace
+{
+
+const bool g_collnetRegistered = CollectiveAlgorithmRegistry::Add([] {
+    CollectiveAlgorithmInfo e;
+    e.name = "collnet";
+    e.typeId = "ns3::CollNetCollective";
+    e.help = "SHARP: the switches reduce (infiniband.sharp)";
+    e.collectives = {"allreduce"};
+    e.otherwise = "ring";
+    e.simpleOnly = true;
+    e.pipelinedTransfers = [](const CollectiveFootprintInput& in) {
+        // Per head and chunk: G-1 scatters, its send up, the total down, G-1 gathers.
+        const double k = CollNetCollective::Chunks(uint64_t(in.perChannelBytes / in.g), in.chunks);
+        return in.n * k * 2 * in.g;
+    };
+    e.connections = [](const CollectiveFootprintInput& in) {
+        return 2 * in.n + 4 * in.g; // each head up and down; leaves to their roots
+    };
+    e.check = [](const CollectiveScenario& s) -> std::string {
+        if (!s.sharp)
+        {
+            return "workload.algorithm: 'collnet' reduces in the switches: needs infiniband.sharp "
+                   "true (on fabric "
+                   "infiniband)";
+        }
+        if (s.servers < 2 && !s.builtByBase)
+        {
+            return "workload.algorithm: 'collnet' reduces across servers: topology.servers must be "
+                   ">= 2 (got " +
+                   std::to_string(s.servers) + ")";
+        }
+        return "";
+    };
+    return e;
+}());
+
+} // namespace
 
 } // namespace ns3

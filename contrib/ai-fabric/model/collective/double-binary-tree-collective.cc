@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "double-binary-tree-collective.h"
 
+#include "collective-algorithm-registry.h"
+
 #include <algorithm>
 
 namespace ns3
@@ -242,5 +244,28 @@ DoubleBinaryTreeCollective::DoBuild(const CollectiveSpec& spec, CollectiveSchedu
         }
     }
 }
+
+namespace
+{
+
+const bool g_treeRegistered = CollectiveAlgorithmRegistry::Add([] {
+    CollectiveAlgorithmInfo e;
+    e.name = "tree";
+    e.typeId = "ns3::DoubleBinaryTreeCollective";
+    e.help = "NCCL's double binary tree across servers, a chain inside";
+    e.collectives = {"allreduce"};
+    e.otherwise = "ring";
+    e.pipelinedTransfers = [](const CollectiveFootprintInput& in) {
+        // 2 halves x K chunks x 2(N-1) edges.
+        const double k = DoubleBinaryTreeCollective::Chunks(in.perChannelBytes, in.chunks);
+        return 2 * k * 2 * (in.n - 1);
+    };
+    e.connections = [](const CollectiveFootprintInput& in) {
+        return in.channels * 4 * (in.m - 1); // two trees, an edge each way
+    };
+    return e;
+}());
+
+} // namespace
 
 } // namespace ns3

@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "halving-doubling-collective.h"
 
+#include "collective-algorithm-registry.h"
+
+#include <cmath>
+
 namespace ns3
 {
 
@@ -81,5 +85,34 @@ HalvingDoublingCollective::DoBuild(const CollectiveSpec& spec, CollectiveSchedul
         }
     }
 }
+
+namespace
+{
+
+const bool g_halvingDoublingRegistered = CollectiveAlgorithmRegistry::Add([] {
+    CollectiveAlgorithmInfo e;
+    e.name = "halving-doubling";
+    e.typeId = "ns3::HalvingDoublingCollective";
+    e.help = "recursive halving and doubling over all GPUs (a power of two)";
+    e.transfersPerChannel = [](const CollectiveFootprintInput& in) {
+        return 2 * std::log2(in.n) * in.n;
+    };
+    e.connections = [](const CollectiveFootprintInput& in) {
+        return in.n * std::ceil(std::log2(in.n));
+    };
+    e.check = [](const CollectiveScenario& s) -> std::string {
+        const uint64_t n = uint64_t(s.servers) * s.gpusPerServer;
+        if ((n & (n - 1)) != 0)
+        {
+            return "workload.algorithm: halving-doubling needs a power-of-two number of GPUs "
+                   "(got " +
+                   std::to_string(n) + ")";
+        }
+        return "";
+    };
+    return e;
+}());
+
+} // namespace
 
 } // namespace ns3

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "hierarchical-collective.h"
 
+#include "collective-algorithm-registry.h"
+
 namespace ns3
 {
 
@@ -99,5 +101,42 @@ HierarchicalCollective::DoBuild(const CollectiveSpec& spec, CollectiveSchedule& 
         AppendRing(s, order, g - 1, spec.bytes, c, first, last);
     }
 }
+
+namespace
+{
+
+const bool g_hierarchicalRegistered = CollectiveAlgorithmRegistry::Add([] {
+    CollectiveAlgorithmInfo e;
+    e.name = "hierarchical";
+    e.typeId = "ns3::HierarchicalCollective";
+    e.help = "reduce-scatter inside servers, rail rings across, all-gather inside";
+    e.collectives = {"allreduce"};
+    e.otherwise = "ring";
+    e.transfersPerChannel = [](const CollectiveFootprintInput& in) {
+        if (in.g > 1)
+        {
+            // The intra-server phases as transfers; the rail rings run lazily, leaving a
+            // RING_DONE mark per rank (their state is in lazyState).
+            const double m = in.n / in.g;
+            return 2 * m * in.g * (in.g - 1) + (m > 1 ? in.n : 0);
+        }
+        const double steps = in.collective == "allreduce" ? 2 * (in.n - 1) : in.n - 1;
+        return steps * in.n;
+    };
+    e.connections = [](const CollectiveFootprintInput& in) { return in.g * in.m; };
+    e.lazyState = [](const CollectiveFootprintInput& in) {
+        // The rail rings' order, tokens, what their first step waits for (4 B) and its entry
+        // in the executor's sorted list (16 B) per chunk.
+        CollectiveLazyState s;
+        if (in.collective == "allreduce" && in.g > 1 && in.n > in.g)
+        {
+            s.bytesPerRank = 8.0 + 28.0 * in.chunks;
+        }
+        return s;
+    };
+    return e;
+}());
+
+} // namespace
 
 } // namespace ns3

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "nvls-collective.h"
 
+#include "collective-algorithm-registry.h"
+
 #include <algorithm>
 
 namespace ns3
@@ -78,5 +80,44 @@ NvlsCollective::DoBuild(const CollectiveSpec& spec, CollectiveSchedule& s) const
     }
     s.follower = false;
 }
+
+namespace
+{
+
+const bool g_nvlsRegistered = CollectiveAlgorithmRegistry::Add([] {
+    CollectiveAlgorithmInfo e;
+    e.name = "nvls";
+    e.typeId = "ns3::NvlsCollective";
+    e.help = "NVLink SHARP inside one server (gpu.nvls)";
+    e.simpleOnly = true;
+    e.pipelinedTransfers = [](const CollectiveFootprintInput& in) {
+        // K x G reductions and stores.
+        const double k = NvlsCollective::Chunks(uint64_t(in.perChannelBytes / in.g), in.chunks);
+        return k * in.g * (in.collective == "allreduce" ? 2 : 1);
+    };
+    e.check = [](const CollectiveScenario& s) -> std::string {
+        if (!s.nvls)
+        {
+            return "workload.algorithm: 'nvls' needs gpu.nvls (" + s.gpuModel +
+                   " has no NVLink SHARP; use ring or tree)";
+        }
+        if (s.gpusPerServer < 2)
+        {
+            return "workload.algorithm: 'nvls' needs topology.gpus_per_server >= 2 (got " +
+                   std::to_string(s.gpusPerServer) + ")";
+        }
+        if (s.servers > 1 && !s.builtByBase)
+        {
+            return "workload.algorithm: 'nvls' reduces inside one server's NVLink domain: "
+                   "topology.servers must be "
+                   "1 (got " +
+                   std::to_string(s.servers) + "; use nvls-tree across servers)";
+        }
+        return "";
+    };
+    return e;
+}());
+
+} // namespace
 
 } // namespace ns3

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "nvls-tree-collective.h"
 
+#include "collective-algorithm-registry.h"
 #include "double-binary-tree-collective.h"
 #include "nvls-collective.h"
 
@@ -112,5 +113,41 @@ NvlsTreeCollective::DoBuild(const CollectiveSpec& spec, CollectiveSchedule& s) c
     }
     s.follower = false;
 }
+
+namespace
+{
+
+const bool g_nvlsTreeRegistered = CollectiveAlgorithmRegistry::Add([] {
+    CollectiveAlgorithmInfo e;
+    e.name = "nvls-tree";
+    e.typeId = "ns3::NvlsTreeCollective";
+    e.help = "NVLink SHARP inside servers, a tree across them (gpu.nvls)";
+    e.collectives = {"allreduce"};
+    e.otherwise = "ring";
+    e.simpleOnly = true;
+    e.pipelinedTransfers = [](const CollectiveFootprintInput& in) {
+        // Per rail, half and chunk M reductions, 2(M-1) tree edges, M stores.
+        const double m = in.n / in.g;
+        const double k = NvlsCollective::Chunks(uint64_t(in.perChannelBytes / in.g / 2), in.chunks);
+        return in.g * 2 * k * (4 * m - 2);
+    };
+    e.connections = [](const CollectiveFootprintInput& in) { return in.g * 4 * (in.m - 1); };
+    e.check = [](const CollectiveScenario& s) -> std::string {
+        if (!s.nvls)
+        {
+            return "workload.algorithm: 'nvls-tree' needs gpu.nvls (" + s.gpuModel +
+                   " has no NVLink SHARP; use ring or tree)";
+        }
+        if (s.gpusPerServer < 2)
+        {
+            return "workload.algorithm: 'nvls-tree' needs topology.gpus_per_server >= 2 (got " +
+                   std::to_string(s.gpusPerServer) + ")";
+        }
+        return "";
+    };
+    return e;
+}());
+
+} // namespace
 
 } // namespace ns3

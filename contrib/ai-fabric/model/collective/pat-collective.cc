@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "pat-collective.h"
 
+#include "collective-algorithm-registry.h"
+
 #include <algorithm>
+#include <cmath>
 
 namespace ns3
 {
@@ -28,8 +31,9 @@ std::string
 PatCollective::Check(const CollectiveSpec& spec) const
 {
     std::string e = CollectiveAlgorithm::Check(spec);
-    if (e.empty() && spec.op != CollectiveSpec::ALLGATHER &&
-        spec.op != CollectiveSpec::REDUCESCATTER && !IsBuiltByBase(spec.op))
+    // The collectives it implements, as registered below.
+    if (e.empty() && !IsBuiltByBase(spec.op) &&
+        !CollectiveAlgorithmRegistry::Find(GetName())->Implements(CollectiveSpec::OpName(spec.op)))
     {
         e = "pat implements allgather and reducescatter only (as NCCL's; use ring or tree for " +
             std::string(CollectiveSpec::OpName(spec.op)) + ")";
@@ -76,5 +80,27 @@ PatCollective::DoBuild(const CollectiveSpec& spec, CollectiveSchedule& s) const
         std::swap(arrived, next);
     }
 }
+
+namespace
+{
+
+const bool g_patRegistered = CollectiveAlgorithmRegistry::Add([] {
+    CollectiveAlgorithmInfo e;
+    e.name = "pat";
+    e.typeId = "ns3::PatCollective";
+    e.help = "NCCL's parallel aggregated trees (one GPU per server at scale)";
+    e.collectives = {"allgather", "reducescatter"};
+    e.otherwise = "ring or tree";
+    e.simpleOnly = true;
+    e.transfersPerChannel = [](const CollectiveFootprintInput& in) {
+        return std::ceil(std::log2(in.n)) * in.n;
+    };
+    e.connections = [](const CollectiveFootprintInput& in) {
+        return in.n * std::ceil(std::log2(in.n));
+    };
+    return e;
+}());
+
+} // namespace
 
 } // namespace ns3

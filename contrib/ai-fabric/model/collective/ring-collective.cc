@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "ring-collective.h"
 
+#include "collective-algorithm-registry.h"
+
 #include "ns3/boolean.h"
 
 namespace ns3
@@ -91,5 +93,29 @@ RingCollective::DoBuild(const CollectiveSpec& spec, CollectiveSchedule& s) const
     r.nic = std::move(nic);
     s.rings.push_back(std::move(r));
 }
+
+namespace
+{
+
+const bool g_ringRegistered = CollectiveAlgorithmRegistry::Add([] {
+    CollectiveAlgorithmInfo e;
+    e.name = "ring";
+    e.typeId = "ns3::RingCollective";
+    e.help = "NCCL's ring, one per channel, rail-local between servers";
+    e.lazyState = [](const CollectiveFootprintInput& in) {
+        // Laid lazily: per channel and rank its order, NIC and first-step tokens.
+        CollectiveLazyState s;
+        if (in.collective == "allreduce" || in.collective == "reducescatter" ||
+            in.collective == "allgather")
+        {
+            s.bytesPerRank = 8.0 + 8.0 * in.chunks;
+            s.replacesTransfers = true;
+        }
+        return s;
+    };
+    return e;
+}());
+
+} // namespace
 
 } // namespace ns3

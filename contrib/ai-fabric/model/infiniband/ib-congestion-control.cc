@@ -2,6 +2,7 @@
 #include "ib-congestion-control.h"
 
 #include "ns3/abort.h"
+#include "ns3/rdma-congestion-registry.h"
 #include "ns3/rdma-nic.h"
 #include "ns3/rdma-queue-pair.h"
 #include "ns3/simulator.h"
@@ -179,5 +180,22 @@ IbCongestionControl::GetBecns() const
 {
     return m_becns;
 }
+
+namespace
+{
+
+const bool g_ibCcRegistered = RdmaCongestionRegistry::Add([] {
+    RdmaCongestionControlInfo e;
+    e.name = "ib-cc";
+    e.typeId = "ns3::IbCongestionControl";
+    e.help = "InfiniBand's FECN/BECN congestion control";
+    e.autoOn = {"infiniband"};
+    e.check = [](const RdmaCcContext& c) -> std::string {
+        return c.fabric != "infiniband" ? "needs fabric infiniband" : "";
+    };
+    return e;
+}());
+
+} // namespace
 
 } // namespace ns3

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "rdma-dcqcn.h"
 
+#include "rdma-congestion-registry.h"
 #include "rdma-queue-pair.h"
 
 #include "ns3/abort.h"
@@ -435,5 +436,72 @@ RdmaDcqcn::Increase()
     m_qp->SetRate(DataRate(static_cast<uint64_t>(std::min(line, (rt + rc) / 2.0 + 0.5))));
     m_qp->RetimePacing(old);
 }
+
+namespace
+{
+
+/// DCQCN is worth its name only if ECN marks before PFC pauses (PFC: the rocev2 fabric).
+AttributeList
+DcqcnSwitchDefaults(const RdmaCcContext& c)
+{
+    AttributeList a;
+    if (c.fabric == "rocev2")
+    {
+        a.emplace_back("ns3::SwitchBufferManager::EcnBelowXoff", "true");
+    }
+    return a;
+}
+
+const bool g_dcqcnRegistered = RdmaCongestionRegistry::Add([] {
+    RdmaCongestionControlInfo e;
+    e.name = "dcqcn";
+    e.typeId = "ns3::RdmaDcqcn";
+    e.help = "the SIGCOMM'15 paper's DCQCN; on rocev2 every dcqcn keeps ECN Kmax below the "
+             "switches' first XOFF";
+    e.switchDefaults = DcqcnSwitchDefaults;
+    e.autoOn = {"*"};
+    return e;
+}());
+
+// ConnectX firmware's DCQCN: one CNP per 4 us per queue pair at most, as ConnectX paces them.
+const bool g_dcqcnNvidiaRegistered = RdmaCongestionRegistry::Add([] {
+    RdmaCongestionControlInfo e;
+    e.name = "dcqcn-nvidia";
+    e.typeId = "ns3::RdmaDcqcn";
+    e.help = "NVIDIA ConnectX firmware's DCQCN (a CNP every 4 us at most)";
+    e.attributes = {{"Preset", "nvidia"}};
+    e.nicAttributes = {{"CnpInterval", "4us"}};
+    e.switchDefaults = DcqcnSwitchDefaults;
+    e.autoOn = {"rocev2"};
+    return e;
+}());
+
+// The HPCC simulator's receiver flags congestion on every ACK of a marked packet and its sender
+// cuts at most every 4 us: one CNP per 4 us per queue pair, as ConnectX paces them. At 50 us,
+// alpha (updated every 1 us) decayed to ~0.02 between CNPs and the cuts shrank to ~1%: the
+// preset reacted and changed nothing.
+const bool g_dcqcnProductionRegistered = RdmaCongestionRegistry::Add([] {
+    RdmaCongestionControlInfo e;
+    e.name = "dcqcn-production";
+    e.typeId = "ns3::RdmaDcqcn";
+    e.help = "the HPCC simulator's DCQCN; also sets the switches' ECN to 100/400 KB x "
+             "link/25G, Pmax 0.2";
+    e.attributes = {{"Preset", "production"}};
+    e.nicAttributes = {{"CnpInterval", "4us"}};
+    e.switchDefaults = [](const RdmaCcContext& c) {
+        // The HPCC simulator's production marking: 100 / 400 KB x link / 25G, Pmax 0.2.
+        AttributeList a = DcqcnSwitchDefaults(c);
+        const double scale = c.linkGbps / 25.0;
+        a.emplace_back("ns3::SwitchBufferManager::EcnKmin",
+                       std::to_string(uint64_t(100e3 * scale)));
+        a.emplace_back("ns3::SwitchBufferManager::EcnKmax",
+                       std::to_string(uint64_t(400e3 * scale)));
+        a.emplace_back("ns3::SwitchBufferManager::EcnPmax", "0.2");
+        return a;
+    };
+    return e;
+}());
+
+} // namespace
 
 } // namespace ns3

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "rdma-hpcc.h"
 
+#include "rdma-congestion-registry.h"
 #include "rdma-queue-pair.h"
 
 #include "ns3/double.h"
@@ -224,5 +225,25 @@ RdmaHpcc::Apply(Ptr<RdmaQueuePair> qp, double w)
     qp->SetWindow(static_cast<uint64_t>(w));
     qp->SetRate(DataRate(static_cast<uint64_t>(w * 8 / t)));
 }
+
+namespace
+{
+
+// HPCC reacts per ACK: every packet is acknowledged, as in the HPCC simulator.
+const bool g_hpccRegistered = RdmaCongestionRegistry::Add([] {
+    RdmaCongestionControlInfo e;
+    e.name = "hpcc";
+    e.typeId = "ns3::RdmaHpcc";
+    e.help = "in-band telemetry, rocev2, every packet acknowledged";
+    e.nicAttributes = {{"AckInterval", "0s"}};
+    e.check = [](const RdmaCcContext& c) -> std::string {
+        return c.fabric == "infiniband"
+                   ? "needs fabric rocev2 (its in-band telemetry is an Ethernet switch feature)"
+                   : "";
+    };
+    return e;
+}());
+
+} // namespace
 
 } // namespace ns3

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "rdma-no-cc.h"
 
+#include "rdma-congestion-registry.h"
+
 namespace ns3
 {
 
@@ -21,5 +23,18 @@ RdmaNoCc::GetName() const
 {
     return "none";
 }
+
+namespace
+{
+
+const bool g_noCcRegistered = RdmaCongestionRegistry::Add([] {
+    RdmaCongestionControlInfo e;
+    e.name = "none";
+    e.typeId = "ns3::RdmaNoCc";
+    e.help = "no congestion control, every queue pair at line rate";
+    return e;
+}());
+
+} // namespace
 
 } // namespace ns3

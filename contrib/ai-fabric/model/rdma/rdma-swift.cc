@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "rdma-swift.h"
 
+#include "rdma-congestion-registry.h"
 #include "rdma-nic.h"
 #include "rdma-queue-pair.h"
 
@@ -276,5 +277,20 @@ RdmaSwift::Apply(Ptr<RdmaQueuePair> qp, double prevCwnd, double cwnd)
     }
     NS_LOG_DEBUG("cwnd " << w << " paced at " << qp->GetRate());
 }
+
+namespace
+{
+
+// RTT-based, as TIMELY: every packet acknowledged (no ACK-coalescing wait in the samples).
+const bool g_swiftRegistered = RdmaCongestionRegistry::Add([] {
+    RdmaCongestionControlInfo e;
+    e.name = "swift";
+    e.typeId = "ns3::RdmaSwift";
+    e.help = "RTT-based (Swift), no switch support, every packet acknowledged";
+    e.nicAttributes = {{"AckInterval", "0s"}};
+    return e;
+}());
+
+} // namespace
 
 } // namespace ns3

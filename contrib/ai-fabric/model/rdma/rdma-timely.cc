@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "rdma-timely.h"
 
+#include "rdma-congestion-registry.h"
 #include "rdma-queue-pair.h"
 
 #include "ns3/double.h"
@@ -208,5 +209,22 @@ RdmaTimely::Update(Ptr<RdmaQueuePair> qp, Time rttTime)
     m_rateBps = rate;
     qp->SetRate(DataRate(static_cast<uint64_t>(rate + 0.5)));
 }
+
+namespace
+{
+
+// RTT-based: every packet acknowledged, so that no ACK-coalescing wait (2 us by default,
+// comparable to a 400G fabric's whole delay target) enters the RTT samples; the HPCC simulator
+// acks every packet for TIMELY too.
+const bool g_timelyRegistered = RdmaCongestionRegistry::Add([] {
+    RdmaCongestionControlInfo e;
+    e.name = "timely";
+    e.typeId = "ns3::RdmaTimely";
+    e.help = "RTT-based (TIMELY), no switch support, every packet acknowledged";
+    e.nicAttributes = {{"AckInterval", "0s"}};
+    return e;
+}());
+
+} // namespace
 
 } // namespace ns3
