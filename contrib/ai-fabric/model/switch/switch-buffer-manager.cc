@@ -305,12 +305,6 @@ SwitchBufferManager::Configure(uint32_t nPorts,
     m_configured = true;
 }
 
-bool
-SwitchBufferManager::IsConfigured() const
-{
-    return m_configured;
-}
-
 double
 SwitchBufferManager::GetMarkProbability(uint64_t q) const
 {

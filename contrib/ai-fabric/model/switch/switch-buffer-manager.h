@@ -115,7 +115,11 @@ class SwitchBufferManager : public Object
     uint64_t GetCarvedBytes(uint32_t nPorts,
                             const std::vector<uint64_t>& headroom,
                             const std::vector<uint8_t>& losslessMask = {}) const;
-    bool IsConfigured() const;
+
+    bool IsConfigured() const
+    {
+        return m_configured;
+    }
 
     /**
      * Decide on a frame of `bytes` arriving on `inPort` for `outPort`, priority `prio`
