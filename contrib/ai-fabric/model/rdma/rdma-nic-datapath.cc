@@ -203,7 +203,6 @@ RdmaNic::PullFrame(Port& port, uint8_t prio, FabricFrame& out)
             out.telemetry = FabricIntRef::Create();
             out.l3Bytes += FabricIntStack::kWireBytes;
         }
-        out.ComputeFlowHash();
 
         const uint32_t wire = port.dev->WireBytes(out);
         ++qp->m_stats.dataPackets;
@@ -215,7 +214,7 @@ RdmaNic::PullFrame(Port& port, uint8_t prio, FabricFrame& out)
         }
         // Pacing at the congestion-controlled rate, with femtosecond carry (no drift).
         const uint64_t rate = qp->m_rateBps.Get();
-        if (rate < qp->m_lineRate.GetBitRate())
+        if (rate < qp->m_lineRateBps)
         {
             if (qp->m_nextTxStep < now)
             {
@@ -273,8 +272,8 @@ RdmaNic::FillHeaderFields(RdmaQueuePair* qp,
     f.kind = FabricFrame::DATA;
     f.l4Format = FabricFrame::L4_ROCE;
     f.protocol = 17;
-    f.src = qp->m_local.Get();
-    f.dst = qp->m_remote.Get();
+    f.src = qp->m_localBits;
+    f.dst = qp->m_remoteBits;
     f.srcPort = qp->m_udpSport;
     f.dstPort = RoceBthHeader::UDP_PORT;
     f.dscp = dscp;
@@ -284,6 +283,7 @@ RdmaNic::FillHeaderFields(RdmaQueuePair* qp,
     f.txTimeStep = FabricClock::NowStep();
     f.aux[0] = opcode;
     f.aux[1] = qp->m_peerQpn;
+    f.flowHash = qp->m_flowHash; // ComputeFlowHash() of the fields above, done once per QP
 }
 
 // ------------------------------------------------------------------ receive side
@@ -291,7 +291,8 @@ RdmaNic::FillHeaderFields(RdmaQueuePair* qp,
 void
 RdmaNic::Receive(FabricNetDevice* device, const FabricFrame& f)
 {
-    RdmaQueuePair* qp = PeekPointer(GetQueuePair(f.aux[1]));
+    const uint32_t qpn = f.aux[1];
+    RdmaQueuePair* qp = qpn - 1 < m_qps.size() ? PeekPointer(m_qps[qpn - 1]) : nullptr;
     if (!qp)
     {
         ++m_counters.unknownQp;
@@ -462,7 +463,6 @@ RdmaNic::SendAck(RdmaQueuePair* qp, bool nak, uint32_t psn, uint32_t sack)
         f.telemetry = qp->m_rxTelemetry;
         f.l3Bytes += FabricIntStack::kWireBytes;
     }
-    f.ComputeFlowHash();
     if (nak)
     {
         ++qp->m_stats.nacksSent;
@@ -487,7 +487,6 @@ RdmaNic::SendCnp(RdmaQueuePair* qp)
                      m_cnpPriority);
     f.seq = 0;
     f.l3Bytes = NetworkHeaderBytes() + kBth + kCnpPad + kIcrc;
-    f.ComputeFlowHash();
     ++qp->m_stats.cnpsSent;
     ++m_counters.cnpsSent;
     m_ports[qp->m_replyPort]->dev->Enqueue(std::move(f));

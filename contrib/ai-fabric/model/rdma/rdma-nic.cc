@@ -535,7 +535,18 @@ RdmaNic::CreateQueuePair(Ipv4Address remote, uint8_t dscp, uint32_t port)
     const uint64_t line = std::min(m_ports[qp->m_port]->dev->GetDataRate().GetBitRate(),
                                    m_pcieBandwidth.GetBitRate());
     qp->m_lineRate = DataRate(line);
+    qp->m_lineRateBps = line;
     qp->m_rateBps = line;
+    qp->m_localBits = qp->m_local.Get();
+    qp->m_remoteBits = qp->m_remote.Get();
+    FabricFrame tuple;
+    tuple.src = qp->m_localBits;
+    tuple.dst = qp->m_remoteBits;
+    tuple.srcPort = qp->m_udpSport;
+    tuple.dstPort = RoceBthHeader::UDP_PORT;
+    tuple.protocol = 17;
+    tuple.ComputeFlowHash();
+    qp->m_flowHash = tuple.flowHash;
     ObjectFactory rec = m_recoveryFactory;
     if (rec.GetTypeId() == TypeId())
     {

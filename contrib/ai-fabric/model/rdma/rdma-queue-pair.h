@@ -200,6 +200,12 @@ class RdmaQueuePair : public Object
     uint8_t m_dscp{26};
     uint16_t m_udpSport{49152};
     uint32_t m_flowId{0}; //!< node id << 16 | QPN: the flowId of this QP's frames
+    // What every frame of this queue pair carries, fixed at creation (FillHeaderFields): the
+    // addresses as host-order words and the flow hash of its 5-tuple (data, ACK, NAK and CNP
+    // frames share it: same addresses, UDP ports and protocol).
+    uint32_t m_localBits{0};
+    uint32_t m_remoteBits{0};
+    uint32_t m_flowHash{0};
     uint32_t m_weight{1};
     bool m_error{false};
     bool m_active{false}; //!< on the NIC's active list
@@ -222,6 +228,7 @@ class RdmaQueuePair : public Object
     bool m_telemetry{false}; //!< congestion control asked for in-band telemetry
     Time m_baseRtt;
     DataRate m_lineRate;
+    uint64_t m_lineRateBps{0}; //!< m_lineRate in bit/s (read per packet by the pacer)
     Ptr<RdmaCongestionOps> m_cc;
     Ptr<RdmaLossRecovery> m_recovery;
     Callback<void, const RdmaCompletion&> m_completionCb;

@@ -138,28 +138,4 @@ RoceBthHeader::GetPartitionKey() const
     return m_pkey;
 }
 
-bool
-RoceBthHeader::HasReth(uint8_t op)
-{
-    return op == WRITE_FIRST || op == WRITE_ONLY;
-}
-
-bool
-RoceBthHeader::IsLast(uint8_t op)
-{
-    return op == SEND_LAST || op == SEND_ONLY || op == WRITE_LAST || op == WRITE_ONLY;
-}
-
-bool
-RoceBthHeader::IsFirst(uint8_t op)
-{
-    return op == SEND_FIRST || op == SEND_ONLY || op == WRITE_FIRST || op == WRITE_ONLY;
-}
-
-bool
-RoceBthHeader::IsData(uint8_t op)
-{
-    return op <= WRITE_ONLY;
-}
-
 } // namespace ns3

@@ -55,14 +55,30 @@ class RoceBthHeader : public Header
     void SetPartitionKey(uint16_t pkey);
     uint16_t GetPartitionKey() const;
 
+    // Inline: the NIC asks these once or twice per packet.
     /// \return true for opcodes that carry a RETH (RDMA WRITE first/only)
-    static bool HasReth(uint8_t op);
+    static bool HasReth(uint8_t op)
+    {
+        return op == WRITE_FIRST || op == WRITE_ONLY;
+    }
+
     /// \return true for the last packet of a message (LAST or ONLY opcodes)
-    static bool IsLast(uint8_t op);
+    static bool IsLast(uint8_t op)
+    {
+        return op == SEND_LAST || op == SEND_ONLY || op == WRITE_LAST || op == WRITE_ONLY;
+    }
+
     /// \return true for the first packet of a message (FIRST or ONLY opcodes)
-    static bool IsFirst(uint8_t op);
+    static bool IsFirst(uint8_t op)
+    {
+        return op == SEND_FIRST || op == SEND_ONLY || op == WRITE_FIRST || op == WRITE_ONLY;
+    }
+
     /// \return true for data-carrying opcodes (SEND or WRITE)
-    static bool IsData(uint8_t op);
+    static bool IsData(uint8_t op)
+    {
+        return op <= WRITE_ONLY;
+    }
 
   private:
     uint8_t m_opcode{0};

@@ -444,7 +444,7 @@ FabricSwitch::ReceiveFrame(FabricNetDevice* device, FabricFrame& frame)
         DropOnIngress(device, frame, FabricDropReason::NO_ROUTE);
         return;
     }
-    const uint16_t out = Choose(frame, ports, n);
+    const uint16_t out = n == 1 ? ports[0] : Choose(frame, ports, n); // one way down: no call
     FabricNetDevice* outDev = m_port[out].dev;
     if (!outDev->IsUp())
     {

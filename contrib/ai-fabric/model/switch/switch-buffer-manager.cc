@@ -147,7 +147,7 @@ SwitchBufferManager::GetTypeId()
                           MakeDoubleChecker<double>(0.0, 1.0))
             .AddTraceSource("Occupancy",
                             "Bytes held in the buffer.",
-                            MakeTraceSourceAccessor(&SwitchBufferManager::m_used),
+                            MakeTraceSourceAccessor(&SwitchBufferManager::m_usedTrace),
                             "ns3::TracedValueCallback::Uint64");
     return tid;
 }
@@ -155,6 +155,7 @@ SwitchBufferManager::GetTypeId()
 SwitchBufferManager::SwitchBufferManager()
 {
     m_rng = CreateObject<UniformRandomVariable>();
+    m_usedTrace.Bind(&m_traceMask, 1);
 }
 
 SwitchBufferManager::~SwitchBufferManager() = default;
@@ -306,22 +307,6 @@ SwitchBufferManager::Configure(uint32_t nPorts,
     m_configured = true;
 }
 
-bool
-SwitchBufferManager::IsConfigured() const
-{
-    return m_configured;
-}
-
-uint64_t
-SwitchBufferManager::GetXoffThreshold() const
-{
-    if (!m_dynamicXoff)
-    {
-        return m_staticXoff;
-    }
-    return static_cast<uint64_t>(m_pfcAlpha * double(m_sharedSize - m_sharedUsed));
-}
-
 double
 SwitchBufferManager::GetMarkProbability(uint64_t q) const
 {
@@ -411,131 +396,14 @@ SwitchBufferManager::MarkQueueOnDequeue(uint64_t q)
     return false;
 }
 
-SwitchBufferManager::Admission
-SwitchBufferManager::Admit(uint32_t inPort,
-                           uint32_t outPort,
-                           uint8_t prio,
-                           uint32_t bytes,
-                           bool lossless,
-                           bool ecnCapable)
-{
-    Admission a;
-    IngressState& in = m_ingress[size_t(inPort) * 8 + prio];
-    EgressState& eg = m_egress[size_t(outPort) * 8 + prio];
-    const uint32_t resFree = m_reserved > in.reservedUsed ? m_reserved - in.reservedUsed : 0;
-    const uint32_t r = std::min(bytes, resFree);
-    const uint32_t rest = bytes - r;
-    const uint64_t poolFree = m_sharedSize - m_sharedUsed;
-    uint32_t s = 0;
-    uint32_t h = 0;
-    if (lossless)
-    {
-        if (!in.paused)
-        {
-            s = static_cast<uint32_t>(std::min<uint64_t>(rest, poolFree));
-        }
-        h = rest - s;
-        if (in.headroomUsed + h > in.headroom)
-        {
-            a.reason = FabricDropReason::HEADROOM_FULL;
-            return a;
-        }
-    }
-    else
-    {
-        s = rest;
-        if (s > 0 && (s > poolFree || double(eg.sharedUsed) + s > EgressLimit(outPort, poolFree)))
-        {
-            a.reason = FabricDropReason::BUFFER_FULL;
-            return a;
-        }
-    }
-    // ECN decision on the egress queue as this frame finds it.
-    if (m_ecnAtEnqueue && ecnCapable)
-    {
-        const uint64_t q = m_portScaled ? ScaledQueue(eg.bytes, outPort) : eg.bytes;
-        if (q > m_kmin)
-        {
-            double p = GetMarkProbability(q);
-            if (p >= 1.0 || m_rng->GetValue() < p)
-            {
-                a.ecnMark = true;
-                ++m_ecnMarks;
-            }
-        }
-    }
-    a.admitted = true;
-    a.shared = s;
-    a.headroom = h;
-    in.bytes += bytes;
-    in.reservedUsed += r;
-    in.sharedUsed += s;
-    in.headroomUsed += h;
-    in.peak = std::max(in.peak, in.bytes);
-    eg.bytes += bytes;
-    m_windowPeakEgress = std::max(m_windowPeakEgress, eg.bytes);
-    if (!lossless)
-    {
-        eg.sharedUsed += s;
-    }
-    m_sharedUsed += s;
-    m_used = m_used.Get() + bytes;
-    m_peakUsed = std::max<uint64_t>(m_peakUsed, m_used.Get());
-    m_windowPeakUsed = std::max<uint64_t>(m_windowPeakUsed, m_used.Get());
-    if (lossless && !in.paused && (h > 0 || in.sharedUsed >= GetXoffThreshold()))
-    {
-        in.paused = true;
-        a.pause = true;
-    }
-    return a;
-}
-
 bool
-SwitchBufferManager::Release(uint32_t inPort,
-                             uint32_t outPort,
-                             uint8_t prio,
-                             uint32_t bytes,
-                             uint32_t shared,
-                             uint32_t headroom,
-                             bool lossless)
+SwitchBufferManager::DrawEnqueueMark(uint64_t queueBytes)
 {
-    IngressState& in = m_ingress[size_t(inPort) * 8 + prio];
-    EgressState& eg = m_egress[size_t(outPort) * 8 + prio];
-    in.bytes -= bytes;
-    eg.bytes -= bytes;
-    if (lossless)
+    const double p = GetMarkProbability(queueBytes);
+    if (p >= 1.0 || m_rng->GetValue() < p)
     {
-        // A lossless ingress priority drains its buckets headroom first, then shared, then
-        // reserved, whatever bucket each frame was charged to: headroom is a safety margin
-        // that must empty before the port is allowed to resume (as in shared-buffer ASICs).
-        uint32_t b = bytes;
-        const uint32_t h = static_cast<uint32_t>(std::min<uint64_t>(b, in.headroomUsed));
-        b -= h;
-        in.headroomUsed -= h;
-        const uint32_t s = static_cast<uint32_t>(std::min<uint64_t>(b, in.sharedUsed));
-        b -= s;
-        in.sharedUsed -= s;
-        m_sharedUsed -= s;
-        in.reservedUsed -= b;
-    }
-    else
-    {
-        in.reservedUsed -= bytes - shared - headroom;
-        in.sharedUsed -= shared;
-        in.headroomUsed -= headroom;
-        eg.sharedUsed -= shared;
-        m_sharedUsed -= shared;
-    }
-    m_used = m_used.Get() - bytes;
-    if (in.paused)
-    {
-        const uint64_t xoff = GetXoffThreshold();
-        const uint64_t xon = xoff > m_xonDelta ? xoff - m_xonDelta : 0;
-        if (in.sharedUsed <= xon && in.headroomUsed == 0)
-        {
-            in.paused = false;
-            return true;
-        }
+        ++m_ecnMarks;
+        return true;
     }
     return false;
 }
@@ -561,7 +429,7 @@ SwitchBufferManager::GetSharedPoolSize() const
 uint64_t
 SwitchBufferManager::GetUsedBytes() const
 {
-    return m_used.Get();
+    return m_used;
 }
 
 uint64_t
@@ -581,7 +449,7 @@ SwitchBufferManager::TakeWindowPeaks(uint64_t& usedBytes, uint64_t& egressQueueB
 {
     usedBytes = m_windowPeakUsed;
     egressQueueBytes = m_windowPeakEgress;
-    m_windowPeakUsed = m_used.Get();
+    m_windowPeakUsed = m_used;
     m_windowPeakEgress = 0;
 }
 

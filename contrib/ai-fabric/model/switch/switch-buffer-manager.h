@@ -2,11 +2,12 @@
 #ifndef SWITCH_BUFFER_MANAGER_H
 #define SWITCH_BUFFER_MANAGER_H
 
+#include "ns3/fabric-flagged-trace.h"
 #include "ns3/fabric-frame.h"
 #include "ns3/object.h"
 #include "ns3/traced-callback.h"
-#include "ns3/traced-value.h"
 
+#include <algorithm>
 #include <array>
 #include <string>
 #include <vector>
@@ -114,10 +115,15 @@ class SwitchBufferManager : public Object
     uint64_t GetCarvedBytes(uint32_t nPorts,
                             const std::vector<uint64_t>& headroom,
                             const std::vector<uint8_t>& losslessMask = {}) const;
-    bool IsConfigured() const;
+
+    bool IsConfigured() const
+    {
+        return m_configured;
+    }
 
     /**
-     * Decide on a frame of `bytes` arriving on `inPort` for `outPort`, priority `prio`.
+     * Decide on a frame of `bytes` arriving on `inPort` for `outPort`, priority `prio`
+     * (inline, below: it runs at every switch hop of every frame).
      * \param lossless PFC is enabled for `prio` on `inPort`
      * \param ecnCapable the frame is ECT and may be marked
      */
@@ -289,12 +295,163 @@ class SwitchBufferManager : public Object
     uint64_t m_windowPeakUsed{0};   //!< since the last TakeWindowPeaks
     uint64_t m_windowPeakEgress{0}; //!< largest egress queue since the last TakeWindowPeaks
     uint64_t m_ecnMarks{0};
-    TracedValue<uint64_t> m_used;
+    uint64_t m_used{0}; //!< bytes held; the Occupancy trace source follows it
+    /// Occupancy (old, new) as a TracedValue<uint64_t> would call it; bit 1 of m_traceMask set
+    /// while it has a sink, so the per-frame path reads one byte instead of a sink list.
+    FabricFlaggedTrace<uint64_t, uint64_t> m_usedTrace;
+    uint8_t m_traceMask{0};
     std::vector<IngressState> m_ingress;
     std::vector<EgressState> m_egress;
     std::vector<uint64_t> m_headroom;
     Ptr<UniformRandomVariable> m_rng;
+
+    /// Set m_used, firing Occupancy (before the change, as TracedValue does) if it changes.
+    void SetUsed(uint64_t v)
+    {
+        if ((m_traceMask & 1U) && v != m_used)
+        {
+            m_usedTrace(m_used, v);
+        }
+        m_used = v;
+    }
+
+    /// The RED draw of Admit on an egress queue of `queueBytes` > EcnKmin (counts the mark).
+    bool DrawEnqueueMark(uint64_t queueBytes);
 };
+
+inline uint64_t
+SwitchBufferManager::GetXoffThreshold() const
+{
+    if (!m_dynamicXoff)
+    {
+        return m_staticXoff;
+    }
+    return static_cast<uint64_t>(m_pfcAlpha * double(m_sharedSize - m_sharedUsed));
+}
+
+inline SwitchBufferManager::Admission
+SwitchBufferManager::Admit(uint32_t inPort,
+                           uint32_t outPort,
+                           uint8_t prio,
+                           uint32_t bytes,
+                           bool lossless,
+                           bool ecnCapable)
+{
+    Admission a;
+    IngressState& in = m_ingress[size_t(inPort) * 8 + prio];
+    EgressState& eg = m_egress[size_t(outPort) * 8 + prio];
+    const uint32_t resFree = m_reserved > in.reservedUsed ? m_reserved - in.reservedUsed : 0;
+    const uint32_t r = std::min(bytes, resFree);
+    const uint32_t rest = bytes - r;
+    const uint64_t poolFree = m_sharedSize - m_sharedUsed;
+    uint32_t s = 0;
+    uint32_t h = 0;
+    if (lossless)
+    {
+        if (!in.paused)
+        {
+            s = static_cast<uint32_t>(std::min<uint64_t>(rest, poolFree));
+        }
+        h = rest - s;
+        if (in.headroomUsed + h > in.headroom)
+        {
+            a.reason = FabricDropReason::HEADROOM_FULL;
+            return a;
+        }
+    }
+    else
+    {
+        s = rest;
+        if (s > 0 && (s > poolFree || double(eg.sharedUsed) + s > EgressLimit(outPort, poolFree)))
+        {
+            a.reason = FabricDropReason::BUFFER_FULL;
+            return a;
+        }
+    }
+    // ECN decision on the egress queue as this frame finds it.
+    if (m_ecnAtEnqueue && ecnCapable)
+    {
+        const uint64_t q = m_portScaled ? ScaledQueue(eg.bytes, outPort) : eg.bytes;
+        if (q > m_kmin)
+        {
+            a.ecnMark = DrawEnqueueMark(q);
+        }
+    }
+    a.admitted = true;
+    a.shared = s;
+    a.headroom = h;
+    in.bytes += bytes;
+    in.reservedUsed += r;
+    in.sharedUsed += s;
+    in.headroomUsed += h;
+    in.peak = std::max(in.peak, in.bytes);
+    eg.bytes += bytes;
+    m_windowPeakEgress = std::max(m_windowPeakEgress, eg.bytes);
+    if (!lossless)
+    {
+        eg.sharedUsed += s;
+    }
+    m_sharedUsed += s;
+    SetUsed(m_used + bytes);
+    m_peakUsed = std::max<uint64_t>(m_peakUsed, m_used);
+    m_windowPeakUsed = std::max<uint64_t>(m_windowPeakUsed, m_used);
+    if (lossless && !in.paused && (h > 0 || in.sharedUsed >= GetXoffThreshold()))
+    {
+        in.paused = true;
+        a.pause = true;
+    }
+    return a;
+}
+
+inline bool
+SwitchBufferManager::Release(uint32_t inPort,
+                             uint32_t outPort,
+                             uint8_t prio,
+                             uint32_t bytes,
+                             uint32_t shared,
+                             uint32_t headroom,
+                             bool lossless)
+{
+    IngressState& in = m_ingress[size_t(inPort) * 8 + prio];
+    EgressState& eg = m_egress[size_t(outPort) * 8 + prio];
+    in.bytes -= bytes;
+    eg.bytes -= bytes;
+    if (lossless)
+    {
+        // A lossless ingress priority drains its buckets headroom first, then shared, then
+        // reserved, whatever bucket each frame was charged to: headroom is a safety margin
+        // that must empty before the port is allowed to resume (as in shared-buffer ASICs).
+        uint32_t b = bytes;
+        const uint32_t h = static_cast<uint32_t>(std::min<uint64_t>(b, in.headroomUsed));
+        b -= h;
+        in.headroomUsed -= h;
+        const uint32_t s = static_cast<uint32_t>(std::min<uint64_t>(b, in.sharedUsed));
+        b -= s;
+        in.sharedUsed -= s;
+        m_sharedUsed -= s;
+        in.reservedUsed -= b;
+    }
+    else
+    {
+        in.reservedUsed -= bytes - shared - headroom;
+        in.sharedUsed -= shared;
+        in.headroomUsed -= headroom;
+        eg.sharedUsed -= shared;
+        m_sharedUsed -= shared;
+    }
+    SetUsed(m_used - bytes);
+    if (in.paused)
+    {
+        const uint64_t xoff = GetXoffThreshold();
+        const uint64_t xon = xoff > m_xonDelta ? xoff - m_xonDelta : 0;
+        if (in.sharedUsed <= xon && in.headroomUsed == 0)
+        {
+            in.paused = false;
+            return true;
+        }
+    }
+    return false;
+}
 
 } // namespace ns3
 

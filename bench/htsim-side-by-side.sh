@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# The side-by-side with htsim's RoCE simulator (htsim_roce, UEC's uet-htsim or csg-htsim): runs
+# one htsim connection matrix alternately in htsim and in bench/connection-matrix-bench (with
+# our default ACK coalescing and with an ACK per packet), and prints each run's user CPU time,
+# the load average, the fastest and median flow completion times, then the medians and ratios.
+#
+# Usage: bench/htsim-side-by-side.sh --htsim PATH --matrix FILE --end US [--rounds N]
+#                                    [--build DIR]
+#   --htsim    the htsim_roce binary (htsim/sim/datacenter, target htsim_roce)
+#   --matrix   the connection matrix (htsim's gen_permutation.py writes one)
+#   --end      htsim's -end in microseconds: just after its slowest flow (htsim's sources keep
+#              waking until then, so a later end costs htsim CPU; its output names the flows'
+#              finish times)
+#   --rounds   alternations (default 3)
+#   --build    the build directory holding bench/connection-matrix-bench (default: build)
+# htsim runs the equivalent of the bench's setup: 3-tier k-ary fat-tree, 400 Gb/s, MTU 4096,
+# lossless queues with PFC, no congestion control, every link 250 ns, per-flow ECMP.
+set -euo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+htsim=""
+matrix=""
+end=""
+rounds=3
+build="$ROOT/build"
+fail() {
+  echo "htsim-side-by-side: $1" >&2
+  exit 2
+}
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --htsim) htsim="${2:-}"; shift ;;
+    --matrix) matrix="${2:-}"; shift ;;
+    --end) end="${2:-}"; shift ;;
+    --rounds) rounds="${2:-}"; shift ;;
+    --build) build="${2:-}"; shift ;;
+    -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) fail "unknown option $1 (allowed: --htsim, --matrix, --end, --rounds, --build)" ;;
+  esac
+  shift
+done
+[ -x "$htsim" ] || fail "--htsim must name the htsim_roce binary (got '$htsim')"
+[ -r "$matrix" ] || fail "--matrix must name a readable connection matrix (got '$matrix')"
+[[ "$end" =~ ^[1-9][0-9]*$ ]] || fail "--end must be an integer >= 1 (microseconds; got '$end')"
+[[ "$rounds" =~ ^[1-9][0-9]*$ ]] || fail "--rounds must be an integer >= 1 (got '$rounds')"
+bench="$build/bench/connection-matrix-bench"
+[ -x "$bench" ] || fail "$bench not found (build it: cmake --build build --target connection-matrix-bench)"
+nodes=$(awk '$1 == "Nodes" { print $2; exit }' "$matrix")
+[[ "$nodes" =~ ^[0-9]+$ ]] || fail "--matrix has no 'Nodes N' line"
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+matrix=$(cd "$(dirname "$matrix")" && pwd)/$(basename "$matrix")
+
+# median of the numbers on stdin
+median() { sort -g | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+
+for i in $(seq 1 "$rounds"); do
+  load=$(cut -d' ' -f1 /proc/loadavg)
+  (cd "$work" && /usr/bin/time -f "%U" -o ht.time "$htsim" -nodes "$nodes" -tm "$matrix" \
+    -strat ecmp_host -paths 1 -linkspeed 400000 -mtu 4096 -hop_latency 0.25 -switch_latency 0 \
+    -end "$end" -o "$work/ht.dat" >ht.out 2>&1) || fail "htsim_roce failed: see its output above"
+  fct=$(awk '/ finished at / { print $6 }' "$work/ht.out" | sort -g |
+    awk '{ a[NR] = $1 } END { printf "fastest %s, median %s us (%d flows)", a[1], a[int(NR / 2) + 1], NR }')
+  user=$(cat "$work/ht.time")
+  echo "$user" >>"$work/htsim"
+  echo "htsim          round $i: user $user s, load $load; FCT $fct"
+  for mode in default ack; do
+    args=()
+    [ "$mode" = ack ] && args=(--ack-per-packet)
+    load=$(cut -d' ' -f1 /proc/loadavg)
+    /usr/bin/time -f "%U" -o "$work/us.time" "$bench" --matrix="$matrix" "${args[@]}" >"$work/us.out"
+    user=$(cat "$work/us.time")
+    echo "$user" >>"$work/$mode"
+    printf 'ai-fabric %-4s round %d: user %s s, load %s; %s\n' "$mode" "$i" "$user" "$load" \
+      "$(grep '^FCT' "$work/us.out")"
+  done
+done
+h=$(median <"$work/htsim")
+d=$(median <"$work/default")
+a=$(median <"$work/ack")
+echo "medians of $rounds: htsim $h s, ai-fabric $d s ($(awk -v x="$d" -v y="$h" 'BEGIN { printf "%.2f", x / y }')x), with an ACK per packet $a s ($(awk -v x="$a" -v y="$h" 'BEGIN { printf "%.2f", x / y }')x)"
