@@ -211,7 +211,9 @@ class SwitchBufferManager : public Object
     uint64_t GetEcnMarks() const;
     /**
      * Scale the egress queue limit (the dynamic threshold EgressAlpha x free shared bytes, for
-     * lossy traffic) and the ECN thresholds (Kmin, Kmax) of `port` by `factor` (> 0): a
+     * lossy traffic) and the ECN thresholds (Kmin, Kmax) of `port` when marked on dequeue
+     * (EcnOnDequeue, as UEC's switches mark; marking on enqueue keeps the switch-wide
+     * thresholds, so RoCE's per-hop admission pays nothing for this) by `factor` (> 0): a
      * port whose link runs at a fraction of its rate keeps queues as long in time as the others,
      * as htsim's failed links do (fat_tree_topology.cpp: queue size and ECN thresholds times
      * failed_link_ratio with the speed). 1 restores the switch-wide values.
@@ -369,13 +371,9 @@ SwitchBufferManager::Admit(uint32_t inPort,
         }
     }
     // ECN decision on the egress queue as this frame finds it.
-    if (m_ecnAtEnqueue && ecnCapable)
+    if (m_ecnAtEnqueue && ecnCapable && eg.bytes > m_kmin)
     {
-        const uint64_t q = m_portScaled ? ScaledQueue(eg.bytes, outPort) : eg.bytes;
-        if (q > m_kmin)
-        {
-            a.ecnMark = DrawEnqueueMark(q);
-        }
+        a.ecnMark = DrawEnqueueMark(eg.bytes);
     }
     a.admitted = true;
     a.shared = s;
