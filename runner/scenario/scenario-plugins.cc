@@ -252,11 +252,14 @@ CheckTopology(const RunConfig& r)
 {
     const ns3::FabricTopologyInfo& t = TopologyOf(r);
     // The shared keys only some kinds read, at a value other than their neutral one.
-    for (const auto& [key, set] :
+    for (const auto& shared :
          {std::make_pair("tiers", r.tiers != 0),
           std::make_pair("planes", r.planes != 1),
           std::make_pair("spine_oversubscription", r.spineOversubscription != 1.0)})
     {
+        // not a structured binding: C++17 lambdas cannot capture one (clang refuses)
+        const char* key = shared.first;
+        const bool set = shared.second;
         const auto reads = [&](const ns3::FabricTopologyInfo& e) {
             return std::find(e.sharedKeys.begin(), e.sharedKeys.end(), key) != e.sharedKeys.end();
         };

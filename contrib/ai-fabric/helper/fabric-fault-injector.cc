@@ -58,6 +58,10 @@ FabricFaultInjector::~FabricFaultInjector() = default;
 void
 FabricFaultInjector::DoDispose()
 {
+    if (m_topo && !m_firstDown.IsNegative())
+    {
+        WatchLinkDownDrops(false); // the ports may outlive this injector
+    }
     m_topo = nullptr;
     m_random.clear();
     Object::DoDispose();
@@ -223,7 +227,7 @@ FabricFaultInjector::SetLinkUp(uint32_t link, bool up)
     if (!up && m_firstDown.IsNegative())
     {
         m_firstDown = Simulator::Now();
-        WatchLinkDownDrops();
+        WatchLinkDownDrops(true);
     }
     m_linkTrace(link, up);
     // Changes at the same instant (a switch's links) converge together: one recomputation.
@@ -359,17 +363,27 @@ FabricFaultInjector::GetLinkDownDrops() const
 }
 
 void
-FabricFaultInjector::WatchLinkDownDrops()
+FabricFaultInjector::WatchLinkDownDrops(bool on)
 {
     auto cb = MakeCallback(&FabricFaultInjector::OnDrop, this);
+    auto hook = [&](Ptr<Object> o) {
+        if (on)
+        {
+            o->TraceConnectWithoutContext("Drop", cb);
+        }
+        else
+        {
+            o->TraceDisconnectWithoutContext("Drop", cb);
+        }
+    };
     for (const auto& l : m_topo->GetLinks())
     {
-        l.devA->TraceConnectWithoutContext("Drop", cb);
-        l.devB->TraceConnectWithoutContext("Drop", cb);
+        hook(l.devA);
+        hook(l.devB);
     }
     for (uint32_t j = 0; j < m_topo->GetNSwitches(); ++j)
     {
-        m_topo->GetSwitch(j)->TraceConnectWithoutContext("Drop", cb);
+        hook(m_topo->GetSwitch(j));
     }
 }
 

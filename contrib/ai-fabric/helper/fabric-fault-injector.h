@@ -180,8 +180,9 @@ class FabricFaultInjector : public Object
     /// link's horizon.
     void ScheduleRandomFailure(uint32_t i);
     /// The first link going down connects every port's and switch's Drop trace here (nothing
-    /// is connected before, so a run without a failure pays nothing per frame).
-    void WatchLinkDownDrops();
+    /// is connected before, so a run without a failure pays nothing per frame); DoDispose
+    /// disconnects them (`on` false).
+    void WatchLinkDownDrops(bool on);
     void OnDrop(const FabricFrame& frame, FabricDropReason reason);
 
     Ptr<FabricTopology> m_topo;
