@@ -169,17 +169,10 @@ FabricFaultInjector::Apply(FabricFaultEvent e)
             SetLinkUp(l, true);
             break;
         case FabricFaultEvent::DEGRADE:
-            if (e.oneWay || e.scaleQueue)
-            {
-                SetPortRate(l,
-                            e.oneWay ? e.stormEnd : UINT32_MAX,
-                            DataRate(uint64_t(e.gbps * 1e9)),
-                            e.scaleQueue);
-            }
-            else
-            {
-                SetLinkRate(l, DataRate(uint64_t(e.gbps * 1e9)));
-            }
+            SetPortRate(l,
+                        e.oneWay ? e.stormEnd : UINT32_MAX,
+                        DataRate(uint64_t(e.gbps * 1e9)),
+                        e.scaleQueue);
             break;
         case FabricFaultEvent::LOSS:
             SetLinkLoss(l, e.rate, e.allFrames);
@@ -242,10 +235,7 @@ FabricFaultInjector::SetLinkUp(uint32_t link, bool up)
 void
 FabricFaultInjector::SetLinkRate(uint32_t link, DataRate rate)
 {
-    const FabricLinkInfo& li = m_topo->GetLinks().at(link);
-    li.devA->SetDataRate(rate);
-    li.devB->SetDataRate(rate);
-    ++m_changes;
+    SetPortRate(link, UINT32_MAX, rate, false);
 }
 
 void
@@ -259,9 +249,10 @@ FabricFaultInjector::SetPortRate(uint32_t link, uint32_t end, DataRate rate, boo
         {
             continue;
         }
-        const double factor = double(rate.GetBitRate()) / double(dev->GetDataRate().GetBitRate());
         if (scaleQueue && vertex >= m_topo->GetNEndpoints())
         {
+            const double factor =
+                double(rate.GetBitRate()) / double(dev->GetDataRate().GetBitRate());
             Ptr<SwitchBufferManager> bm =
                 m_topo->GetSwitch(vertex - m_topo->GetNEndpoints())->GetBufferManager();
             bm->SetPortScale(dev->GetPortIndex(), bm->GetPortScale(dev->GetPortIndex()) * factor);
@@ -422,24 +413,23 @@ FabricFaultInjector::OnDrop(const FabricFrame& frame, FabricDropReason reason)
 std::vector<Time>
 FabricFaultInjector::GetConnectionLossWindows() const
 {
-    std::vector<Time> w;
-    w.reserve(m_connectionLoss.size());
-    for (const auto& [key, l] : m_connectionLoss)
-    {
-        w.push_back(l.last - l.first);
-    }
-    std::sort(w.begin(), w.end());
-    return w;
+    return ConnectionSpans(&ConnectionLoss::last);
 }
 
 std::vector<Time>
 FabricFaultInjector::GetConnectionFirstBursts() const
 {
+    return ConnectionSpans(&ConnectionLoss::firstBurstEnd);
+}
+
+std::vector<Time>
+FabricFaultInjector::ConnectionSpans(Time ConnectionLoss::*end) const
+{
     std::vector<Time> w;
     w.reserve(m_connectionLoss.size());
     for (const auto& [key, l] : m_connectionLoss)
     {
-        w.push_back(l.firstBurstEnd - l.first);
+        w.push_back(l.*end - l.first);
     }
     std::sort(w.begin(), w.end());
     return w;

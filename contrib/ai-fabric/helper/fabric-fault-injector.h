@@ -207,6 +207,9 @@ class FabricFaultInjector : public Object
         bool inFirstBurst{true};
     };
 
+    /// Per connection, from its first loss to `end`, sorted.
+    std::vector<Time> ConnectionSpans(Time ConnectionLoss::*end) const;
+
     std::map<std::tuple<uint32_t, uint32_t, uint32_t>, ConnectionLoss> m_connectionLoss;
     Time m_burstGap; //!< LossBurstGap
     TracedCallback<uint32_t, bool> m_linkTrace;

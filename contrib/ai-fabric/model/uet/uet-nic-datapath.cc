@@ -2,8 +2,9 @@
 // UetNic's data path: the initiator's send path (PDC arbitration, segmentation, entropy, the
 // window and the credit), the target's receive path (PDC set-up by the first packet, SACK
 // state, message completion, ACK coalescing, NACKs), the initiator's ACK/NACK handling and the
-// retransmission timer. One translation unit (about 800 lines) so that the per-packet calls
-// between them stay inlinable; RCCC's credit messages are in uet-nic-credit.cc.
+// retransmission timer. One translation unit (about 830 lines) so that the per-packet calls
+// between them stay inlinable; RCCC's credit messages are in uet-nic-credit.cc, the slow
+// receiver's drain and back-pressure (off by default) in uet-nic.cc.
 #include "uet-header-sizes.h"
 #include "uet-nic.h"
 
@@ -365,39 +366,6 @@ UetNic::CountMessagePacket(RxPdc& rx, const FabricFrame& f)
         ++m_counters.messagesDelivered;
         Simulator::Schedule(wait, &UetNic::DeliverMessage, this, done);
     }
-}
-
-int64_t
-UetNic::Drain(uint32_t bytes)
-{
-    const int64_t now = Simulator::Now().GetTimeStep();
-    m_rxDrainEnd = std::max(m_rxDrainEnd, now) + m_rxRate.CalculateBytesTxTime(bytes).GetTimeStep();
-    const uint64_t backlog = static_cast<uint64_t>(double(m_rxRate.GetBitRate()) / 8 *
-                                                   TimeStep(m_rxDrainEnd - now).GetSeconds());
-    m_counters.peakReceiveBacklog = std::max(m_counters.peakReceiveBacklog, backlog);
-    return m_rxDrainEnd;
-}
-
-uint8_t
-UetNic::ReceiverPressure()
-{
-    const int64_t now = Simulator::Now().GetTimeStep();
-    if (m_rxRate.GetBitRate() == 0 || m_rxDrainEnd <= now)
-    {
-        return 0;
-    }
-    const double backlog =
-        double(m_rxRate.GetBitRate()) / 8 * TimeStep(m_rxDrainEnd - now).GetSeconds();
-    const double bdp = double(m_dev->GetDataRate().GetBitRate()) / 8 * m_networkRtt.GetSeconds();
-    const double high = m_bpHigh > 0 ? double(m_bpHigh) : bdp;
-    const double low = m_bpLow > 0 ? double(m_bpLow) : std::min(bdp / 4, high / 2);
-    if (backlog <= low)
-    {
-        return 0;
-    }
-    // UEC 1.0's scale: 0 (none) .. 127 (full), linear in the backlog between low and high
-    const double p = backlog >= high ? 127.0 : 127.0 * (backlog - low) / (high - low);
-    return static_cast<uint8_t>(std::ceil(p));
 }
 
 void

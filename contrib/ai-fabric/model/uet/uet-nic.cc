@@ -15,6 +15,9 @@
 #include "ns3/trace-source-accessor.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
+#include <cmath>
+
 namespace ns3
 {
 
@@ -378,6 +381,39 @@ UetNic::Post(UetPdc* pdc, uint64_t bytes)
     Activate(pdc);
     MaybeRequestCredit(pdc);
     return id;
+}
+
+uint64_t
+UetNic::Backlog(int64_t now) const
+{
+    return m_rxDrainEnd <= now ? 0
+                               : static_cast<uint64_t>(double(m_rxRate.GetBitRate()) / 8 *
+                                                       TimeStep(m_rxDrainEnd - now).GetSeconds());
+}
+
+int64_t
+UetNic::Drain(uint32_t bytes)
+{
+    const int64_t now = Simulator::Now().GetTimeStep();
+    m_rxDrainEnd = std::max(m_rxDrainEnd, now) + m_rxRate.CalculateBytesTxTime(bytes).GetTimeStep();
+    m_counters.peakReceiveBacklog = std::max(m_counters.peakReceiveBacklog, Backlog(now));
+    return m_rxDrainEnd;
+}
+
+uint8_t
+UetNic::ReceiverPressure()
+{
+    const double backlog = double(Backlog(Simulator::Now().GetTimeStep()));
+    const double bdp = double(m_dev->GetDataRate().GetBitRate()) / 8 * m_networkRtt.GetSeconds();
+    const double high = m_bpHigh > 0 ? double(m_bpHigh) : bdp;
+    const double low = m_bpLow > 0 ? double(m_bpLow) : std::min(bdp / 4, high / 2);
+    if (backlog <= low)
+    {
+        return 0;
+    }
+    // UEC 1.0's scale: 0 (none) .. 127 (full), linear in the backlog between low and high
+    const double p = backlog >= high ? 127.0 : 127.0 * (backlog - low) / (high - low);
+    return static_cast<uint8_t>(std::ceil(p));
 }
 
 } // namespace ns3

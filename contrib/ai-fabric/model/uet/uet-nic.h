@@ -192,6 +192,8 @@ class UetNic : public Object
     int64_t Drain(uint32_t bytes);
     /// The back-pressure an ACK carries now (0..127).
     uint8_t ReceiverPressure();
+    /// ReceiveRate: payload bytes received and not yet in memory at `now` (time steps).
+    uint64_t Backlog(int64_t now) const;
     void HandleAck(UetPdc* pdc, const FabricFrame& f);
     void HandleNack(UetPdc* pdc, const FabricFrame& f);
     RxPdc* FindRx(const FabricFrame& f);
