@@ -2,6 +2,7 @@
 #include "scenario-uec.h"
 
 #include "scenario-schema.h"
+#include "scenario-times.h"
 #include "scenario.h"
 
 #include "ns3/ai-fabric-module.h"
@@ -237,6 +238,13 @@ ResolveUec(const json& j, RunConfig& r)
     c.entropyValues = static_cast<uint32_t>(std::stoul(u["entropy_values"].get<std::string>()));
     c.ackBytes = u["ack_bytes"];
     c.receiveGbps = u["receive_gbps"];
+    if (c.receiveGbps > 0)
+    {
+        CheckRate("uec.receive_gbps",
+                  c.receiveGbps,
+                  c.receiveGbps * 1e9,
+                  "the receiver's rate into memory");
+    }
     c.mtu = static_cast<uint32_t>(std::stoul(u["mtu"].get<std::string>()));
     c.linkRetry = u["link_retry"];
     c.creditFlowControl = u["credit_flow_control"];
