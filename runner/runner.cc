@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "runner.h"
 
+#include "fabric-registry.h"
 #include "interrupt.h"
 #include "run-attributes.h"
 #include "run-jobs.h"
@@ -224,8 +225,8 @@ IncompleteRunMessage(const RunOutput& r)
     std::ostringstream os;
     os << "run '" << r.config.name << "': ";
     const uint64_t qpErrors = s["counters"]["qp_errors"].get<uint64_t>();
-    const uint64_t failedPdcs =
-        s.contains("uec") ? s["uec"]["failed_pdcs"].get<uint64_t>() : uint64_t(0);
+    const FabricInfo& fabric = FabricOf(r.config);
+    const uint64_t failedPdcs = fabric.failedConnections ? fabric.failedConnections(s) : 0;
     if (r.config.IsFlowWorkload() && qpErrors == 0 && failedPdcs == 0 &&
         s["pfc_health"]["deadlocks"].empty())
     {

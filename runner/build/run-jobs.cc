@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "run-jobs.h"
 
+#include "fabric-registry.h"
 #include "run-summary.h"
 #include "text-util.h"
 
@@ -47,10 +48,17 @@ JobsSummary(const RunConfig& c, const Simulation& sim, uint64_t events, double w
                               "mfu_effective",
                               "idle_cost_usd_per_hr",
                               "busbw_gbytes_per_s",
-                              "barrier",
-                              "tcp"})
+                              "barrier"})
         {
             e[k] = s[k];
+        }
+        // The fabric's own block (tcp: its counters).
+        for (const FabricInfo& f : FabricRegistry::All())
+        {
+            if (!f.section.empty() && s.contains(f.section))
+            {
+                e[f.section] = s[f.section];
+            }
         }
         if (s.contains("training"))
         {

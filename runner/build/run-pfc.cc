@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "run-pfc.h"
 
+#include "fabric-registry.h"
+
 #include "ns3/boolean.h"
 #include "ns3/enum.h"
 #include "ns3/fabric-switch.h"
@@ -41,7 +43,7 @@ EgressNames(const FabricTopology& topo)
 void
 AddPfcHealth(const RunConfig& c, Simulation& sim)
 {
-    if (!c.pfc || c.fabric == "infiniband")
+    if (!c.pfc || !FabricOf(c).pauseFrames)
     {
         return;
     }

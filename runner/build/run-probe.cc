@@ -2,7 +2,7 @@
 // The idle small-message probe of a run: one message between two GPUs on an idle fabric.
 #include "run-probe.h"
 
-#include "run-transports.h"
+#include "fabric-registry.h"
 #include "simulation-builder.h"
 
 #include "ns3/simulator.h"
@@ -41,8 +41,7 @@ IdleMessageProbe(const RunConfig& run, uint64_t bytes)
     }
     Ptr<LatencyHistogram> unused = Create<LatencyHistogram>();
     std::vector<Ptr<RdmaNic>> nics;
-    Ptr<CollectiveTransport> t =
-        c.fabric == "tcp" ? InstallTcp(c, topo, unused) : InstallRdma(c, topo, unused, nics);
+    Ptr<CollectiveTransport> t = FabricOf(c).install(c, topo, unused, nics);
     Time last;
     t->TraceConnectWithoutContext(
         "MessageLatency",

@@ -14,58 +14,6 @@ namespace aifabric
 using namespace ns3;
 
 Ptr<CollectiveTransport>
-InstallTcp(const RunConfig& c, Ptr<FabricTopology> topo, Ptr<LatencyHistogram> latency)
-{
-    Ptr<CollectiveTransport> network;
-    if (c.tcpStack == "linux")
-    {
-        // --- the Linux TCP model on every host's NIC, NCCL's socket transport over it
-        LinuxTcpHelper lt;
-        lt.SetHostCosts(c.tcpHostCosts);
-        lt.SetCostModelAttribute("Cores", UintegerValue(c.tcpCores));
-        lt.SetStackAttribute("Tlp", BooleanValue(c.tcpTlp));
-        lt.SetStackAttribute("Rack", BooleanValue(c.tcpRack));
-        lt.Install(topo);
-        Ptr<LinuxTcpCollectiveTransport> t = CreateObject<LinuxTcpCollectiveTransport>();
-        t->SetAttribute("Threads", UintegerValue(c.tcpThreads));
-        t->SetAttribute("SocketsPerThread", UintegerValue(c.tcpSocketsPerPeer / c.tcpThreads));
-        t->SetRanks(topo->GetHosts());
-        network = t;
-    }
-    else
-    {
-        // --- kernel TCP (ns-3's TCP) on every host's NIC
-        FabricInternetHelper::Install(topo);
-        if (c.tcpHostCosts)
-        {
-            ObjectFactory cost("ns3::HostStackCostModel");
-            cost.Set("Cores", UintegerValue(c.tcpCores));
-            FabricInternetHelper::InstallHostCosts(topo, cost);
-        }
-        Ptr<TcpCollectiveTransport> t = CreateObject<TcpCollectiveTransport>();
-        t->SetRanks(topo->GetHosts());
-        network = t;
-    }
-    for (uint32_t h = 0; h < topo->GetNHosts(); ++h)
-    {
-        for (uint32_t p = 0; p < topo->GetNHostPorts(h); ++p)
-        {
-            topo->GetHostDevice(h, p)->TraceConnectWithoutContext(
-                "MacRx",
-                MakeBoundCallback(
-                    +[](Ptr<LatencyHistogram> hist, const FabricFrame& f) {
-                        if (f.protocol == 6 && f.payloadBytes > 0)
-                        {
-                            hist->Add(Simulator::Now().GetTimeStep() - f.txTimeStep);
-                        }
-                    },
-                    latency));
-        }
-    }
-    return network;
-}
-
-Ptr<CollectiveTransport>
 InstallRdma(const RunConfig& c,
             Ptr<FabricTopology> topo,
             Ptr<LatencyHistogram> latency,
@@ -95,8 +43,11 @@ InstallRdma(const RunConfig& c,
             rdma.SetNicAttribute(name, StringValue(value));
         }
     }
-    rdma.SetLossRecovery(c.lossRecovery == "selective-repeat" ? "ns3::RdmaSelectiveRepeat"
-                                                              : "ns3::RdmaGoBackN");
+    // The loss recovery as registered beside its class (loss_recovery, validated).
+    if (const RdmaLossRecoveryInfo* lr = RdmaLossRecoveryRegistry::Find(c.lossRecovery))
+    {
+        rdma.SetLossRecovery(lr->typeId);
+    }
     if (c.reorderThreshold > 0)
     {
         rdma.SetLossRecoveryAttribute("ReorderThreshold", UintegerValue(c.reorderThreshold));

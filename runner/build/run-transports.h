@@ -14,12 +14,6 @@
 namespace aifabric
 {
 
-/// Kernel TCP on every host (the Linux model with NCCL's socket transport, or ns-3's TCP);
-/// data packets' one-way latency into `latency`. \return the transport over it
-ns3::Ptr<ns3::CollectiveTransport> InstallTcp(const RunConfig& c,
-                                              ns3::Ptr<ns3::FabricTopology> topo,
-                                              ns3::Ptr<ns3::LatencyHistogram> latency);
-
 /// RDMA NICs (RoCEv2, or InfiniBand HCAs: the same engine on IB ports) with the scenario's
 /// congestion control, loss recovery and timers on every host and aggregation node, into
 /// `nics`. \return the transport over them

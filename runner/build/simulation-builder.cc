@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "simulation-builder.h"
 
+#include "fabric-registry.h"
 #include "json-input.h"
 #include "run-faults.h"
 #include "run-pfc.h"
@@ -69,19 +70,6 @@ BuildFlows(const FlowsConfig& f, Time duration, Ptr<FabricTopology> topo)
     w->Install(topo);
     w->AssignStreams(500000);
     return w;
-}
-
-size_t
-FirstTcpJob(const RunConfig& c)
-{
-    for (size_t i = 0; i < c.jobs.size(); ++i)
-    {
-        if (c.jobs[i].run.fabric == "tcp")
-        {
-            return i;
-        }
-    }
-    return 0;
 }
 
 /// A parallel transformer job (its step as every rank's dependency graph) on `gpus`, whose
@@ -215,17 +203,14 @@ WatchSteps(Ptr<Object> job, std::shared_ptr<JobsLeft> left, size_t slot, uint32_
     job->TraceConnectWithoutContext("StepDone", MakeBoundCallback(&JobDone, left, slot, steps));
 }
 
-/// A failed connection ends its job: each transport of `sim` once (with TCP alone, network and
-/// tcpNetwork are the same object).
+/// A failed connection ends its job: each transport of `sim` once.
 void
 WatchConnections(const Simulation& sim, std::shared_ptr<JobsLeft> left)
 {
-    sim.network->TraceConnectWithoutContext("ConnectionFailed",
-                                            MakeBoundCallback(&JobConnectionFailed, left));
-    if (sim.tcpNetwork && sim.tcpNetwork != sim.network)
+    for (const auto& n : sim.Transports())
     {
-        sim.tcpNetwork->TraceConnectWithoutContext("ConnectionFailed",
-                                                   MakeBoundCallback(&JobConnectionFailed, left));
+        n->TraceConnectWithoutContext("ConnectionFailed",
+                                      MakeBoundCallback(&JobConnectionFailed, left));
     }
 }
 
@@ -256,7 +241,7 @@ AddJobs(const RunConfig& c, const std::vector<bool>* include, Simulation& sim)
         }
         SimulatedJob sj;
         sj.index = i;
-        sj.network = jc.run.fabric == "tcp" ? sim.tcpNetwork : sim.network;
+        sj.network = sim.networks.at(jc.run.fabric);
         if (jc.run.RunsGraph())
         {
             sj.parallel = MakeParallelJob(jc.run, gpus, ranks, sj.network, sim.nvlink);
@@ -320,26 +305,18 @@ BuildTopology(const RunConfig& c)
 
     // --- topology
     Ptr<FabricTopologyHelper> helper = TopologyOf(c).create(TopologyParamsOf(c));
-    const bool ib = c.fabric == "infiniband";
-    if (ib)
+    // First, the fabric's link layer and flow control (IB's ports with credits and the subnet
+    // manager's LFT, which the load balancing below may override; PFC's priorities; UEC's).
+    if (const FabricInfo& f = FabricOf(c); f.configure)
     {
-        // First: switches the link helper to IB ports with credit flow control.
-        helper->SetAttribute("LinkLayer", EnumValue(FabricNetDevice::INFINIBAND));
-        helper->GetLinkHelper().SetFlowControlAttribute(
-            "RxBufferBytes",
-            UintegerValue(uint32_t(c.ibRxBufferKib * 1024)));
-        helper->GetLinkHelper().SetFlowControlAttribute(
-            "FecnThreshold",
-            UintegerValue(uint32_t(c.ibFecnThresholdKib * 1024)));
+        f.configure(c, *helper);
     }
     helper->SetAttribute("InNetworkAggregation", BooleanValue(c.sharp));
-    if (c.loadBalancing != "ecmp" && c.loadBalancing != "qp-ecmp")
+    // The load balancing as registered beside the switch (routing.load_balancing, validated).
+    if (const int ps = LoadBalancingRegistry::Find(c.loadBalancing)->pathSelection; ps >= 0)
     {
         helper->SetSwitchAttribute("PathSelection",
-                                   EnumValue(c.loadBalancing == "flowlet" ? FabricSwitch::FLOWLET
-                                             : c.loadBalancing == "spray"
-                                                 ? FabricSwitch::SPRAY
-                                                 : FabricSwitch::ADAPTIVE));
+                                   EnumValue(static_cast<FabricSwitch::PathSelection>(ps)));
         helper->SetSwitchAttribute("FlowletGap",
                                    TimeValue(NanoSeconds(int64_t(c.flowletGapUs * 1e3))));
     }
@@ -357,20 +334,6 @@ BuildTopology(const RunConfig& c)
         helper->SetSwitchAttribute("CutThrough", BooleanValue(false));
         helper->SetSwitchAttribute("PortToPortLatency",
                                    TimeValue(NanoSeconds(int64_t(c.switchLatencyUs * 1e3))));
-    }
-    if (c.fabric == "uec")
-    {
-        ConfigureUecLinks(c, helper->GetLinkHelper());
-    }
-    else if (!c.pfc && !ib)
-    {
-        helper->GetLinkHelper().SetFlowControlAttribute("EnabledPriorities", UintegerValue(0));
-    }
-    const bool tcp = c.fabric == "tcp";
-    if (tcp && c.pfc)
-    {
-        // Lossless TCP: PFC on TCP's class (priority 0, DSCP 0) as well as RoCE's.
-        helper->GetLinkHelper().SetFlowControlAttribute("EnabledPriorities", UintegerValue(0x09));
     }
     Ptr<FabricTopology> topo;
     try
@@ -411,37 +374,27 @@ BuildSimulation(const RunConfig& c, const std::vector<bool>* include)
 {
     Ptr<FabricTopology> topo = BuildTopology(c);
     Ptr<FabricFaultInjector> faults = BuildFaults(c, topo);
-    const bool tcp = c.fabric == "tcp";
     Ptr<LatencyHistogram> latency = Create<LatencyHistogram>();
     std::vector<Ptr<RdmaNic>> nics;
+    // The run's fabric's transport; with jobs side by side, each fabric's that a job runs (RDMA
+    // NICs and Linux TCP stacks share the hosts' ports), in registry order, each installed with
+    // the run's keys if it is the run's fabric, else with its first job's.
+    std::map<std::string, Ptr<CollectiveTransport>> networks;
     Ptr<CollectiveTransport> network;
-    Ptr<CollectiveTransport> tcpNetwork;
-    if (!c.jobs.empty())
+    const std::vector<std::string> single{c.fabric};
+    for (const std::string& name : c.jobs.empty() ? single : c.jobFabrics)
     {
-        // Jobs side by side: RDMA NICs and/or Linux TCP stacks on every host (they share the
-        // ports); each job uses its transport on its own GPUs.
-        if (c.fabric == "uec")
+        const RunConfig* keys = &c;
+        for (size_t i = 0; i < c.jobs.size() && name != c.fabric; ++i)
         {
-            network = InstallUec(c, topo, latency); // every job runs uec (scenario-jobs.cc)
+            if (c.jobs[i].run.fabric == name)
+            {
+                keys = &c.jobs[i].run;
+                break;
+            }
         }
-        if (c.jobsHaveRdma)
-        {
-            network = InstallRdma(c, topo, latency, nics);
-        }
-        if (c.jobsHaveTcp)
-        {
-            tcpNetwork = InstallTcp(c.jobs[FirstTcpJob(c)].run, topo, latency);
-        }
-        if (!network)
-        {
-            network = tcpNetwork;
-        }
-    }
-    else
-    {
-        network = tcp                 ? InstallTcp(c, topo, latency)
-                  : c.fabric == "uec" ? InstallUec(c, topo, latency)
-                                      : InstallRdma(c, topo, latency, nics);
+        networks[name] = FabricNamed(name).install(*keys, topo, latency, nics);
+        network = network ? network : networks[name];
     }
     Simulation sim;
     sim.topo = topo;
@@ -449,7 +402,7 @@ BuildSimulation(const RunConfig& c, const std::vector<bool>* include)
     AddPfcHealth(c, sim);
     sim.nics = nics;
     sim.network = network;
-    sim.tcpNetwork = tcpNetwork ? tcpNetwork : (tcp ? network : nullptr);
+    sim.networks = networks;
     sim.latency = latency;
     // Messages over the fabric, GPU memory to GPU memory (NVLink's stay inside a server).
     sim.messageLatency = Create<LatencyHistogram>();
@@ -458,10 +411,9 @@ BuildSimulation(const RunConfig& c, const std::vector<bool>* include)
             h->Add(oneWay.GetTimeStep());
         },
         PeekPointer(sim.messageLatency));
-    network->TraceConnectWithoutContext("MessageLatency", toHistogram);
-    if (tcpNetwork && tcpNetwork != network)
+    for (const auto& n : sim.Transports())
     {
-        tcpNetwork->TraceConnectWithoutContext("MessageLatency", toHistogram);
+        n->TraceConnectWithoutContext("MessageLatency", toHistogram);
     }
     if (c.workloadKind == "flows" || c.background)
     {

@@ -17,6 +17,8 @@
 #include "ns3/rdma-nic.h"
 #include "ns3/training-job.h"
 
+#include <algorithm>
+#include <map>
 #include <vector>
 
 namespace aifabric
@@ -37,15 +39,16 @@ struct Simulation
     ns3::Ptr<ns3::FabricTopology> topo;
     std::vector<ns3::Ptr<ns3::RdmaNic>>
         nics; //!< one per GPU, then per aggregation node; none on TCP
-    ns3::Ptr<ns3::CollectiveTransport> network;    //!< RDMA, or TCP when no RDMA runs
-    ns3::Ptr<ns3::CollectiveTransport> tcpNetwork; //!< kernel TCP's, or null
-    ns3::Ptr<ns3::NvlinkTransport> nvlink;         //!< null with one GPU per server
-    ns3::Ptr<ns3::TrainingJob> job;                //!< workload.kind collective, else null
-    ns3::Ptr<ns3::ParallelTrainingJob> parallel;   //!< workload.kind training, else null
-    ns3::Ptr<ns3::FlowWorkload> flows;         //!< workload.flows or workload.background, or null
-    ns3::Ptr<ns3::LatencyHistogram> flowQueue; //!< with flows: the switch egress queue (bytes)
-                                               //!< each data frame found on arrival
-    ns3::Ptr<ns3::LatencyHistogram> latency;   //!< one-way latency of data packets
+    ns3::Ptr<ns3::CollectiveTransport> network; //!< the run's fabric's (the first job's fabric)
+    /// every fabric's transport by fabric name (one, or one per fabric that jobs run)
+    std::map<std::string, ns3::Ptr<ns3::CollectiveTransport>> networks;
+    ns3::Ptr<ns3::NvlinkTransport> nvlink;       //!< null with one GPU per server
+    ns3::Ptr<ns3::TrainingJob> job;              //!< workload.kind collective, else null
+    ns3::Ptr<ns3::ParallelTrainingJob> parallel; //!< workload.kind training, else null
+    ns3::Ptr<ns3::FlowWorkload> flows;           //!< workload.flows or workload.background, or null
+    ns3::Ptr<ns3::LatencyHistogram> flowQueue;   //!< with flows: the switch egress queue (bytes)
+                                                 //!< each data frame found on arrival
+    ns3::Ptr<ns3::LatencyHistogram> latency;     //!< one-way latency of data packets
     /// one-way latency of whole messages, GPU memory to GPU memory (host path included)
     ns3::Ptr<ns3::LatencyHistogram> messageLatency;
     ns3::Ptr<ns3::FabricFaultInjector> faults;   //!< faults.events / faults.random, or null
@@ -54,6 +57,20 @@ struct Simulation
     std::shared_ptr<TimelineRecorder> timeline;  //!< workload.kind training (one job), or null
     std::vector<SimulatedJob> jobs; //!< with `jobs`: the included ones (the first is also
                                     //!< job / parallel)
+
+    /// Each transport once.
+    std::vector<ns3::Ptr<ns3::CollectiveTransport>> Transports() const
+    {
+        std::vector<ns3::Ptr<ns3::CollectiveTransport>> v;
+        for (const auto& [name, n] : networks)
+        {
+            if (std::find(v.begin(), v.end(), n) == v.end())
+            {
+                v.push_back(n);
+            }
+        }
+        return v;
+    }
 };
 
 /**

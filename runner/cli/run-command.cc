@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "run-command.h"
 
+#include "fabric-registry.h"
 #include "guarded-main.h"
 #include "json-input.h"
 #include "runner.h"
@@ -82,9 +83,10 @@ RunCommand(int argc, char** argv)
             {
                 std::cerr << "[" << i + 1 << "/" << runs.size() << "] " << runs[i].name << ": "
                           << runs[i].Gpus() << " GPUs, " << runs[i].fabric
-                          << (runs[i].fabric == "infiniband" ? " credits"
-                              : runs[i].pfc                  ? " PFC"
-                                                             : " no-PFC")
+                          << (!FabricOf(runs[i]).flowControlLabel.empty()
+                                  ? " " + FabricOf(runs[i]).flowControlLabel
+                              : runs[i].pfc ? " PFC"
+                                            : " no-PFC")
                           << ", " << runs[i].congestionControl << ", drop rate " << runs[i].dropRate
                           << std::endl;
             }

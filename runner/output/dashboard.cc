@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "dashboard.h"
 
+#include "fabric-registry.h"
 #include "text-util.h"
 
 #include <algorithm>
@@ -450,22 +451,22 @@ Dashboard(const std::vector<RunOutput>& runs)
                    Num(s["faults"]["connection_first_burst_us"]["max"].get<double>(), 4) + " us";
         });
     }
-    bool linuxTcp = false;
+    // The fabrics' own rows (kernel TCP's loss repairs, ...).
+    std::vector<const RunConfig*> configs;
     for (const auto& r : runs)
     {
-        linuxTcp = linuxTcp || (r.config.fabric == "tcp" && r.config.tcpStack == "linux");
+        configs.push_back(&r.config);
     }
-    if (linuxTcp)
+    const DashboardRowAdder addRow = [&](const std::string& label,
+                                         std::function<std::string(const json&)> fn) {
+        row(label, fn);
+    };
+    for (const FabricInfo& f : FabricRegistry::All())
     {
-        // What repaired kernel TCP's losses: RACK, loss probes, or the RTO (row above).
-        row("TCP RACK losses / probes", [](const json& s) {
-            if (s["tcp"]["stack"] != "linux")
-            {
-                return std::string("-");
-            }
-            return std::to_string(s["tcp"]["rack_losses"].get<uint64_t>()) + " / " +
-                   std::to_string(s["tcp"]["tlp_probes"].get<uint64_t>());
-        });
+        if (f.dashboardRows)
+        {
+            f.dashboardRows(configs, addRow);
+        }
     }
     if (first.background)
     {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "figures.h"
 
+#include "fabric-registry.h"
 #include "file-util.h"
 #include "process.h"
 #include "text-util.h"
@@ -67,19 +68,8 @@ SvgTwin(const std::string& script)
 std::string
 FabricColour(const std::string& fabric)
 {
-    if (fabric == "tcp")
-    {
-        return "'#e08214'";
-    }
-    if (fabric == "rocev2")
-    {
-        return "'#2b6cb0'";
-    }
-    if (fabric == "infiniband")
-    {
-        return "'#6a3d9a'";
-    }
-    return "'#7f7f7f'";
+    const FabricInfo* f = FabricRegistry::Find(fabric);
+    return f && !f->colour.empty() ? f->colour : "'#7f7f7f'";
 }
 
 bool

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "run-figures.h"
 
+#include "fabric-registry.h"
 #include "figures.h"
 #include "text-util.h"
 
@@ -107,7 +108,7 @@ RunPlotsScript(const RunOutput& r)
     {
         // A CCDF, fraction on a log axis: the body and the tail both show; latency on a linear
         // axis padded around the data (one-way latencies span a few % on an idle fabric).
-        const std::string what = c.fabric == "tcp" ? "TCP segments" : "RDMA data packets";
+        const std::string what = FabricOf(c).packetLabel;
         gp << Terminal("latency", 1000, 600) << "set title "
            << GnuplotString(name + ": one-way network latency of " + what + " (CCDF)") << "\n"
            << "set xlabel 'latency (us)'\nset ylabel 'fraction of packets slower (1 - CDF)'\n"

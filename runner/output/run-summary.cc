@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "run-summary.h"
 
+#include "fabric-registry.h"
 #include "run-pfc.h"
 
 #include "ns3/ai-fabric-module.h"
@@ -305,7 +306,6 @@ Summary(const RunConfig& c, const Simulation& sim, uint64_t events, double wall)
     const auto& network = sim.network;
     const auto& job = sim.job;
     const auto& latency = sim.latency;
-    const bool tcp = c.fabric == "tcp";
     const std::vector<TrainingStepRecord> done = CompletedSteps(sim);
     std::vector<double> stepMs;
     std::vector<double> collMs;
@@ -339,20 +339,10 @@ Summary(const RunConfig& c, const Simulation& sim, uint64_t events, double wall)
         outOfOrder += n->GetCounters().outOfOrderPackets;
         portChanges += n->GetCounters().portChanges;
     }
-    if (tcp)
+    // Packets the fabric's transport counts itself (TCP's segments, UET's packets).
+    if (const FabricInfo& f = FabricOf(c); f.dataPackets)
     {
-        for (uint32_t h = 0; h < topo->GetNHosts(); ++h)
-        {
-            for (uint32_t p = 0; p < topo->GetNHostPorts(h); ++p)
-            {
-                dataPackets += topo->GetHostDevice(h, p)->GetCounters().txDataFrames;
-            }
-        }
-    }
-    const json uec = c.fabric == "uec" ? UecSummary(topo) : json();
-    if (c.fabric == "uec")
-    {
-        dataPackets += uec["data_packets"].get<uint64_t>();
+        dataPackets += f.dataPackets(c, sim);
     }
     uint64_t dropsBuffer = 0;
     uint64_t dropsCorrupt = 0;
@@ -498,65 +488,13 @@ Summary(const RunConfig& c, const Simulation& sim, uint64_t events, double wall)
         s["algbw_gbytes_per_s"] = 0.0; // a step of many operations has no one bandwidth
         s["busbw_gbytes_per_s"] = 0.0;
     }
-    // Same keys in every run: RDMA runs report zero TCP messages.
-    s["tcp_message_breakdown_us"] = json{{"messages", 0},
-                                         {"gpu_to_host", 0.0},
-                                         {"send_cpu", 0.0},
-                                         {"network", 0.0},
-                                         {"recv_cpu", 0.0},
-                                         {"host_to_gpu", 0.0}};
-    // Same keys in every run: RDMA runs report zeros. ns-3's TCP counts no probes or RACK.
-    json tcpCounters = json{{"stack", tcp ? c.tcpStack : ""},
-                            {"segments_sent", 0},
-                            {"retransmitted_segments", 0},
-                            {"timeouts", 0},
-                            {"tlp_probes", 0},
-                            {"tlp_recoveries", 0},
-                            {"rack_losses", 0},
-                            {"lost_retransmits", 0},
-                            {"fast_retransmits", 0},
-                            {"spurious_retransmits", 0},
-                            {"acks_sent", 0},
-                            {"gro_units", 0},
-                            {"interrupts", 0}};
-    const HostStackBreakdown* b = nullptr;
-    uint64_t messages = 0;
-    if (Ptr<TcpCollectiveTransport> t = DynamicCast<TcpCollectiveTransport>(network))
+    // The fabrics' own blocks (tcp, tcp_message_breakdown_us in every run; uec on uec).
+    for (const FabricInfo& f : FabricRegistry::All())
     {
-        b = &t->GetBreakdownTotals();
-        messages = t->GetMessagesArrived();
-        tcpCounters["retransmitted_segments"] = t->GetRetransmissions();
-        tcpCounters["timeouts"] = t->GetTimeouts();
-        tcpCounters["fast_retransmits"] = t->GetFastRecoveries();
-    }
-    else if (Ptr<LinuxTcpCollectiveTransport> l = DynamicCast<LinuxTcpCollectiveTransport>(network))
-    {
-        b = &l->GetBreakdownTotals();
-        messages = l->GetMessagesArrived();
-        const LinuxTcpStackCounters k = l->GetCounters();
-        tcpCounters["segments_sent"] = k.segmentsSent;
-        tcpCounters["retransmitted_segments"] = k.retransmits;
-        tcpCounters["timeouts"] = k.timeouts;
-        tcpCounters["tlp_probes"] = k.tlpProbes;
-        tcpCounters["tlp_recoveries"] = k.tlpRecoveries;
-        tcpCounters["rack_losses"] = k.rackLosses;
-        tcpCounters["lost_retransmits"] = k.lostRetransmits;
-        tcpCounters["fast_retransmits"] = k.fastRetransmits;
-        tcpCounters["spurious_retransmits"] = k.spuriousRetransmits;
-        tcpCounters["acks_sent"] = k.acksSent;
-        tcpCounters["gro_units"] = k.groUnits;
-        tcpCounters["interrupts"] = k.interrupts;
-    }
-    s["tcp"] = tcpCounters;
-    if (b)
-    {
-        const double n = std::max<double>(1.0, double(messages));
-        s["tcp_message_breakdown_us"] = json{{"messages", messages},
-                                             {"gpu_to_host", b->pcieTx.GetSeconds() * 1e6 / n},
-                                             {"send_cpu", b->cpuTx.GetSeconds() * 1e6 / n},
-                                             {"network", b->network.GetSeconds() * 1e6 / n},
-                                             {"recv_cpu", b->cpuRx.GetSeconds() * 1e6 / n},
-                                             {"host_to_gpu", b->pcieRx.GetSeconds() * 1e6 / n}};
+        if (f.summarize)
+        {
+            f.summarize(c, sim, s);
+        }
     }
     json last = json::array();
     for (const auto& r : done)
@@ -579,10 +517,6 @@ Summary(const RunConfig& c, const Simulation& sim, uint64_t events, double wall)
                        {"connection_first_burst_us", ConnectionLossWindows(f, true)},
                        {"links_down_at_end", f ? f->GetLinksDown() : 0}};
     s["pfc_health"] = PfcSummary(c, sim);
-    if (c.fabric == "uec")
-    {
-        s["uec"] = uec;
-    }
     if (sim.flows)
     {
         s["flows"] = FlowsSummary(*sim.flows, *sim.flowQueue, topo);

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "scenario-jobs.h"
 
+#include "fabric-registry.h"
 #include "json-input.h"
 #include "scenario-plugins.h"
 
 #include <algorithm>
 #include <numeric>
 #include <random>
+#include <set>
 #include <string>
 
 namespace aifabric
@@ -119,8 +121,7 @@ ResolveJobs(const json& j, RunConfig& cluster, const std::function<RunConfig(con
     }
     std::vector<bool> used(cluster.servers, false);
     const uint32_t group = ServersPerLeafGroup(cluster);
-    bool rdma = false;
-    bool tcp = false;
+    std::set<std::string> fabrics;
     for (size_t i = 0; i < list.size(); ++i)
     {
         const json& e = list[i];
@@ -155,19 +156,14 @@ ResolveJobs(const json& j, RunConfig& cluster, const std::function<RunConfig(con
             MergeScenario(jj["workload"], e["workload"]);
         }
         const std::string fabric = jj["fabric"];
-        if ((fabric == "infiniband") != (cluster.fabric == "infiniband"))
+        const FabricInfo& own = FabricNamed(fabric);
+        const FabricInfo& shared = FabricOf(cluster);
+        if (own.linkLayer != shared.linkLayer)
         {
-            throw JobError(i,
-                           "fabric: '" + fabric + "' cannot run on a " + cluster.fabric +
-                               " fabric (InfiniBand and Ethernet are different link layers; "
-                               "Ethernet fabrics carry rocev2 and tcp jobs side by side)");
-        }
-        if ((fabric == "uec") != (cluster.fabric == "uec"))
-        {
-            throw JobError(i,
-                           "fabric: '" + fabric + "' cannot run on a " + cluster.fabric +
-                               " fabric (UEC's lossy, trimming switches and RDMA's or TCP's "
-                               "are configured differently: a uec fabric runs uec jobs only)");
+            throw JobError(
+                i,
+                "fabric: '" + fabric + "' cannot run on a " + cluster.fabric + " fabric (" +
+                    (own.linkLayerWhy.empty() ? shared.linkLayerWhy : own.linkLayerWhy) + ")");
         }
         const std::string kind = jj["workload"]["kind"];
         if (kind != "collective" && kind != "training" && kind != "chakra")
@@ -194,11 +190,12 @@ ResolveJobs(const json& j, RunConfig& cluster, const std::function<RunConfig(con
                            "infiniband.sharp: SHARP trees span the whole fabric; not "
                            "available with several jobs");
         }
-        if (fabric == "tcp" && job.run.tcpStack != "linux")
+        if (own.checkJob)
         {
-            throw JobError(i,
-                           "fabric: a tcp job beside other jobs needs tcp.stack 'linux' (got '" +
-                               job.run.tcpStack + "')");
+            if (const std::string why = own.checkJob(job); !why.empty())
+            {
+                throw JobError(i, why);
+            }
         }
         job.serverIds = Place(job.placement, used, job.servers, group, cluster.seed, i);
         if (job.serverIds.empty())
@@ -213,14 +210,18 @@ ResolveJobs(const json& j, RunConfig& cluster, const std::function<RunConfig(con
                                           " servers, one leaf group)"
                                     : ""));
         }
-        if (fabric != "uec")
-        {
-            (fabric == "tcp" ? tcp : rdma) = true;
-        }
+        fabrics.insert(fabric);
         cluster.jobs.push_back(std::move(job));
     }
-    cluster.jobsHaveRdma = rdma;
-    cluster.jobsHaveTcp = tcp;
+    // Each fabric's transport once, in registry order (the order they are installed in).
+    cluster.jobFabrics.clear();
+    for (const FabricInfo& f : FabricRegistry::All())
+    {
+        if (fabrics.count(f.name))
+        {
+            cluster.jobFabrics.push_back(f.name);
+        }
+    }
     cluster.jobsBaselines = j.value("jobs_baselines", true);
 }
 

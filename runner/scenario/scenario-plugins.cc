@@ -111,6 +111,28 @@ CongestionControlHelp()
                 ")");
 }
 
+const char*
+LoadBalancingHelp()
+{
+    std::string clauses;
+    for (const auto& e : ns3::LoadBalancingRegistry::All())
+    {
+        clauses += std::string(clauses.empty() ? "" : "; ") + e.name + ": " + e.help;
+    }
+    return Keep("how switches spread flows over equal-cost ports (" + clauses + ")");
+}
+
+const char*
+LossRecoveryHelp()
+{
+    std::string clauses;
+    for (const auto& e : ns3::RdmaLossRecoveryRegistry::All())
+    {
+        clauses += std::string(clauses.empty() ? "" : "; ") + e.name + ": " + e.help;
+    }
+    return Keep("RDMA loss recovery (" + clauses + ")");
+}
+
 std::vector<KeySpec>
 PluginSchemaKeys()
 {
@@ -118,24 +140,12 @@ PluginSchemaKeys()
     for (const auto& o : KeyOwners())
     {
         const std::string object = o.section + "." + o.name;
-        s.push_back({Keep(object),
-                     Kind::OBJ,
-                     0,
-                     0,
-                     false,
-                     false,
-                     {},
-                     Keep("keys of the " + o.what + " " + o.name)});
+        s.push_back(ObjectKey(Keep(object), Keep("keys of the " + o.what + " " + o.name)));
         for (const auto& k : *o.keys)
         {
-            s.push_back({Keep(object + "." + k.name),
-                         k.integer ? Kind::INT : Kind::NUM,
-                         k.min,
-                         k.max,
-                         false,
-                         false,
-                         {},
-                         Keep(k.help)});
+            const char* path = Keep(object + "." + k.name);
+            s.push_back(k.integer ? IntKey(path, AtLeast(k.min), AtMost(k.max), Keep(k.help))
+                                  : NumKey(path, AtLeast(k.min), AtMost(k.max), Keep(k.help)));
         }
     }
     return s;

@@ -9,8 +9,10 @@
 
 #include "ns3/collective-algorithm-registry.h"
 #include "ns3/fabric-topology-registry.h"
+#include "ns3/load-balancing-registry.h"
 #include "ns3/plugin-registry.h"
 #include "ns3/rdma-congestion-registry.h"
+#include "ns3/rdma-loss-recovery-registry.h"
 
 #include <nlohmann/json.hpp>
 #include <string>
@@ -26,6 +28,10 @@ struct RunConfig;
 std::vector<std::string> CongestionControlValues();
 /// congestion_control's help: what auto picks on each fabric and each entry's clause.
 const char* CongestionControlHelp();
+/// The loss_recovery key's help: every registered loss recovery's clause.
+const char* LossRecoveryHelp();
+/// The routing.load_balancing key's help: every registered scheme's clause.
+const char* LoadBalancingHelp();
 
 /// Every plug-in's own keys ("rdma.<cc>.<key>", ...), for the schema (after the fixed keys).
 std::vector<KeySpec> PluginSchemaKeys();

@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "scenario-rdma.h"
 
+#include "fabric-registry.h"
+
+#include "ns3/rdma-loss-recovery-registry.h"
+
 #include <string>
 
 namespace aifabric
@@ -16,12 +20,17 @@ ResolveRdma(const nlohmann::json& j, RunConfig& r)
     r.pathMtu = mtu.is_string() ? static_cast<uint32_t>(std::stoul(mtu.get<std::string>()))
                                 : mtu.get<uint32_t>();
     r.reorderThreshold = rdma["reorder_threshold"];
-    if (r.reorderThreshold > 0 && r.fabric != "tcp" && r.lossRecovery != "selective-repeat")
+    const ns3::RdmaLossRecoveryInfo* lr = ns3::RdmaLossRecoveryRegistry::Find(r.lossRecovery);
+    if (r.reorderThreshold > 0 && FabricOf(r).rdmaKeys && lr && !lr->keepsOutOfOrder)
     {
-        throw ScenarioError(
-            "rdma.reorder_threshold: needs loss_recovery selective-repeat (go-back-n "
-            "keeps no out-of-order packet to wait for; got " +
-            std::to_string(r.reorderThreshold) + ")");
+        std::string keeping;
+        for (const auto& e : ns3::RdmaLossRecoveryRegistry::All())
+        {
+            keeping += e.keepsOutOfOrder ? (keeping.empty() ? "" : " or ") + e.name : "";
+        }
+        throw ScenarioError("rdma.reorder_threshold: needs loss_recovery " + keeping + " (" +
+                            r.lossRecovery + " keeps no out-of-order packet to wait for; got " +
+                            std::to_string(r.reorderThreshold) + ")");
     }
 }
 

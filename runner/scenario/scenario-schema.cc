@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
-// One file over 600 lines: the schema is one table of every scenario key (what --help prints and
-// what validation reads), with the defaults beside it. The workload.* keys are in
-// scenario-schema-workload.cc, uec.* in scenario-uec.cc, the plug-ins' own keys and the values
-// of the keys that select a plug-in come from their registries (scenario-plugins.cc).
+// The schema: one table of every scenario key with its type, range, help and default (what
+// --help prints, what validation reads and what DefaultScenario() is made of). The workload.*
+// keys are in scenario-schema-workload.cc, a fabric's in its runner/fabric/ file; the plug-ins'
+// own keys and the values of the keys that select a plug-in come from their registries
+// (scenario-plugins.cc).
 #include "scenario-schema.h"
 
+#include "fabric-registry.h"
 #include "scenario-plugins.h"
 #include "scenario-schema-workload.h"
 
@@ -60,562 +62,327 @@ FormatNumber(double v)
 
 } // namespace
 
+KeySpec
+IntKey(const char* path, Bound lo, Bound hi, const char* help)
+{
+    return {path, Kind::INT, lo.value, hi.value, lo.exclusive, hi.exclusive, {}, help};
+}
+
+KeySpec
+NumKey(const char* path, Bound lo, Bound hi, const char* help)
+{
+    return {path, Kind::NUM, lo.value, hi.value, lo.exclusive, hi.exclusive, {}, help};
+}
+
+KeySpec
+BoolKey(const char* path, const char* help)
+{
+    return {path, Kind::BOOL, 0, 0, false, false, {}, help};
+}
+
+KeySpec
+TextKey(const char* path, double minBytes, double maxBytes, const char* help)
+{
+    return {path, Kind::STR, minBytes, maxBytes, false, false, {}, help};
+}
+
+KeySpec
+ChoiceKey(const char* path, std::vector<std::string> values, const char* help)
+{
+    return {path, Kind::ENUM, 0, 0, false, false, std::move(values), help};
+}
+
+KeySpec
+ObjectKey(const char* path, const char* help)
+{
+    return {path, Kind::OBJ, 0, 0, false, false, {}, help};
+}
+
+KeySpec
+ListKey(const char* path, const char* help)
+{
+    return {path, Kind::ARR, 0, 0, false, false, {}, help};
+}
+
 const std::vector<KeySpec>&
 Schema()
 {
     static const std::vector<KeySpec> s = [] {
         std::vector<KeySpec> s = {
-            {"name", Kind::STR, 0, 100, false, false, {}, "label of the run, at most 100 bytes"},
-            {"seed", Kind::INT, 1, 2147483647, false, false, {}, "random seed"},
-            {"topology", Kind::OBJ, 0, 0, false, false, {}, "the fabric"},
-            {"topology.kind", Kind::ENUM, 0, 0, false, false, TopologyValues(), TopologyHelp()},
-            {"topology.servers", Kind::INT, 1, 1048576, false, false, {}, "servers"},
-            {"topology.gpus_per_server",
-             Kind::INT,
-             1,
-             72,
-             false,
-             false,
-             {},
-             "GPUs (and NICs) per server"},
-            {"topology.link_gbps", Kind::NUM, 0, 100000, true, false, {}, "link rate, Gb/s"},
-            {"topology.oversubscription", Kind::NUM, 1, 64, false, false, {}, "leaf down:up ratio"},
-            {"topology.leaf_radix", Kind::INT, 2, 4096, false, false, {}, "ports per switch"},
-            {"topology.tiers",
-             Kind::INT,
-             0,
-             3,
-             false,
-             false,
-             {},
-             "rail-fat-tree: 0 auto, 2 or 3; fat-tree: 0 or 2 leaf-spine, 3 the k-ary fat-tree "
-             "(smallest even k with k^3/4 >= hosts, as htsim's)"},
-            {"topology.hop_latency_us",
-             Kind::NUM,
-             0,
-             1000,
-             false,
-             false,
-             {},
-             "a fixed latency per link, us, as htsim's -hop_latency (0: the cables' lengths "
-             "decide); > 0 also makes switches store-and-forward with switch_latency_us"},
-            {"topology.switch_latency_us",
-             Kind::NUM,
-             0,
-             1000,
-             false,
-             false,
-             {},
-             "with hop_latency_us: switches' port-to-port latency, us (htsim's -switch_latency)"},
-            {"topology.spine_oversubscription",
-             Kind::NUM,
-             1,
-             64,
-             false,
-             false,
-             {},
-             "spine down:up"},
-            {"topology.planes",
-             Kind::INT,
-             1,
-             8,
-             false,
-             false,
-             {},
-             "rail-fat-tree planes: each NIC gets a port of link_gbps / planes in every plane "
-             "(HPN's "
-             "dual plane: 2)"},
-            {"topology.host_cable_m", Kind::NUM, 0, 100000, false, false, {}, "NIC-leaf cable, m"},
-            {"topology.fabric_cable_m",
-             Kind::NUM,
-             0,
-             100000,
-             false,
-             false,
-             {},
-             "switch-switch cable, m"},
-            {"fabric",
-             Kind::ENUM,
-             0,
-             0,
-             false,
-             false,
-             {"rocev2", "infiniband", "tcp", "uec"},
-             "transport (uec: Ultra Ethernet, see uec.*)"},
-            {"pfc",
-             Kind::BOOL,
-             0,
-             0,
-             false,
-             false,
-             {},
-             "PFC on the lossless priority (Ethernet fabrics)"},
-            {"congestion_control",
-             Kind::ENUM,
-             0,
-             0,
-             false,
-             false,
-             CongestionControlValues(),
-             CongestionControlHelp()},
-            {"loss_recovery",
-             Kind::ENUM,
-             0,
-             0,
-             false,
-             false,
-             {"go-back-n", "selective-repeat"},
-             "RDMA loss recovery"},
-            {"faults", Kind::OBJ, 0, 0, false, false, {}, "fault injection"},
-            {"faults.events",
-             Kind::ARR,
-             0,
-             0,
-             false,
-             false,
-             {},
-             "a fault timeline: {at_ms, link | switch | nic (names as ai-fabric topology --list "
-             "prints), action, gbps, rate, period_ms, until_ms}"},
-            {"faults.events.at_ms", Kind::NUM, 0, 1e9, false, false, {}, "when, ms from the start"},
-            {"faults.events.link", Kind::STR, 1, 200, false, false, {}, "a link: 'leaf0-spine1'"},
-            {"faults.events.switch",
-             Kind::STR,
-             1,
-             200,
-             false,
-             false,
-             {},
-             "a switch: all of its links ('spine3')"},
-            {"faults.events.nic", Kind::STR, 1, 200, false, false, {}, "a GPU's NIC link ('gpu5')"},
-            {"faults.events.action",
-             Kind::ENUM,
-             0,
-             0,
-             false,
-             false,
-             {"down", "up", "degrade", "loss", "flap", "pause-storm"},
-             "down / up at both ends (routes reconverge routing.convergence_ms later), run at "
-             "gbps, "
-             "drop received data frames with probability rate, flap (down, up, ... every "
-             "period_ms / 2 until until_ms), or pause-storm (the nic, the switch's ports or the "
-             "link's `from` end pause their peers' priority without end, until until_ms if given)"},
-            {"faults.events.gbps", Kind::NUM, 0, 100000, true, false, {}, "degrade: the new rate"},
-            {"faults.events.rate", Kind::NUM, 0, 1, false, true, {}, "loss: drop probability"},
-            {"faults.events.frames",
-             Kind::ENUM,
-             0,
-             0,
-             false,
-             false,
-             {"data", "all"},
-             "loss: data frames (data, ACKs, CNPs; the default) or every frame, PFC pauses too"},
-            {"faults.events.period_ms",
-             Kind::NUM,
-             0,
-             1e9,
-             true,
-             false,
-             {},
-             "flap: one down+up cycle"},
-            {"faults.events.until_ms",
-             Kind::NUM,
-             0,
-             1e9,
-             false,
-             false,
-             {},
-             "flap: last change by; pause-storm: when it ends"},
-            {"faults.events.from",
-             Kind::STR,
-             1,
-             200,
-             false,
-             false,
-             {},
-             "pause-storm on a link: the end that storms (default: the link name's first); degrade "
-             "on a link: slow only what this end transmits (default: both directions)"},
-            {"faults.events.scale_queue",
-             Kind::BOOL,
-             0,
-             0,
-             false,
-             false,
-             {},
-             "degrade: a slowed switch port's queue limit and ECN thresholds scale with its rate, "
-             "as htsim's failed links (default false: the same bytes)"},
-            {"faults.events.priority",
-             Kind::INT,
-             0,
-             7,
-             false,
-             false,
-             {},
-             "pause-storm: the paused priority (default 3, RoCE's lossless class)"},
-            {"faults.random", Kind::OBJ, 0, 0, false, false, {}, "random link failures"},
-            {"faults.random.mtbf_hours",
-             Kind::NUM,
-             0,
-             1e9,
-             false,
-             false,
-             {},
-             "mean time between failures of each link, hours (0: none)"},
-            {"faults.random.repair_ms", Kind::NUM, 0, 1e9, true, false, {}, "time to repair, ms"},
-            {"faults.random.host_links",
-             Kind::BOOL,
-             0,
-             0,
-             false,
-             false,
-             {},
-             "also the GPUs' NIC links (default: switch-switch links only)"},
-            {"pfc_watchdog",
-             Kind::OBJ,
-             0,
-             0,
-             false,
-             false,
-             {},
-             "PFC watchdog on every switch port"},
-            {"pfc_watchdog.enabled", Kind::BOOL, 0, 0, false, false, {}, "run it (SONiC pfcwd)"},
-            {"pfc_watchdog.detection_ms",
-             Kind::NUM,
-             0,
-             1e6,
-             true,
-             false,
-             {},
-             "a queue paused this long while holding frames is a storm (SONiC: 200)"},
-            {"pfc_watchdog.restoration_ms",
-             Kind::NUM,
-             0,
-             1e6,
-             true,
-             false,
-             {},
-             "restore a stormed queue after no PAUSE for this long (SONiC: 200)"},
-            {"pfc_watchdog.poll_ms", Kind::NUM, 0, 1e6, true, false, {}, "how often it checks"},
-            {"pfc_watchdog.action",
-             Kind::ENUM,
-             0,
-             0,
-             false,
-             false,
-             {"drop", "forward", "alert"},
-             "on a storm: ignore PAUSEs and drop the queue (SONiC's default), ignore them and "
-             "send, "
-             "or only count"},
-            {"pfc_deadlock", Kind::OBJ, 0, 0, false, false, {}, "PFC deadlock detection"},
-            {"pfc_deadlock.enabled",
-             Kind::BOOL,
-             0,
-             0,
-             false,
-             false,
-             {},
-             "search for cycles of paused switch queues"},
-            {"pfc_deadlock.threshold_ms",
-             Kind::NUM,
-             0,
-             1e6,
-             true,
-             false,
-             {},
-             "queues in a cycle must have been paused this long"},
-            {"pfc_deadlock.poll_ms", Kind::NUM, 0, 1e6, true, false, {}, "how often it searches"},
-            {"pfc_deadlock.stop",
-             Kind::BOOL,
-             0,
-             0,
-             false,
-             false,
-             {},
-             "end the run at a deadlock (only without the watchdog, which breaks deadlocks)"},
-            {"routing", Kind::OBJ, 0, 0, false, false, {}, "route computation and failures"},
-            {"routing.convergence_ms",
-             Kind::NUM,
-             0,
-             1e6,
-             false,
-             false,
-             {},
-             "from a link going down or up to every switch's routes reflecting it, ms (RFC 7938: "
-             "sub-second)"},
-            {"routing.valley_free",
-             Kind::BOOL,
-             0,
-             0,
-             false,
-             false,
-             {},
-             "routes only up then down, as eBGP in a Clos (false: any shortest path over live "
-             "links)"},
-            {"routing.load_balancing",
-             Kind::ENUM,
-             0,
-             0,
-             false,
-             false,
-             {"ecmp", "qp-ecmp", "flowlet", "adaptive", "spray"},
-             "how switches spread flows over equal-cost ports: 5-tuple hash per flow (InfiniBand: "
-             "the subnet manager's LFT), the same with routing.qps_per_connection queue pairs per "
-             "connection, a random port per flowlet, the least-queued port per packet, or a random "
-             "port per packet (the last two reorder: use loss_recovery selective-repeat)"},
-            {"routing.flowlet_gap_us",
-             Kind::NUM,
-             0,
-             1e6,
-             false,
-             false,
-             {},
-             "flowlet: a flow idle this long may move to another port, us"},
-            {"routing.qps_per_connection",
-             Kind::INT,
-             0,
-             64,
-             false,
-             false,
-             {},
-             "queue pairs per connection, messages round robin (0: 4 with qp-ecmp, else 1)"},
-            {"faults.drop_rate",
-             Kind::NUM,
-             0,
-             1,
-             false,
-             true,
-             {},
-             "probability a frame a host NIC receives is lost (data, ACKs, CNPs, TCP; not PFC)"},
+            TextKey("name", 0, 100, "label of the run, at most 100 bytes").Default("run"),
+            IntKey("seed", AtLeast(1), AtMost(2147483647), "random seed").Default(1),
+            ObjectKey("topology", "the fabric"),
+            ChoiceKey("topology.kind", TopologyValues(), TopologyHelp()).Default("rail-fat-tree"),
+            IntKey("topology.servers", AtLeast(1), AtMost(1048576), "servers").Default(16),
+            IntKey("topology.gpus_per_server", AtLeast(1), AtMost(72), "GPUs (and NICs) per server")
+                .Default(8),
+            NumKey("topology.link_gbps", Above(0), AtMost(100000), "link rate, Gb/s").Default(400),
+            NumKey("topology.oversubscription", AtLeast(1), AtMost(64), "leaf down:up ratio")
+                .Default(1),
+            IntKey("topology.leaf_radix", AtLeast(2), AtMost(4096), "ports per switch").Default(64),
+            IntKey(
+                "topology.tiers",
+                AtLeast(0),
+                AtMost(3),
+                "rail-fat-tree: 0 auto, 2 or 3; fat-tree: 0 or 2 leaf-spine, 3 the k-ary fat-tree "
+                "(smallest even k with k^3/4 >= hosts, as htsim's)")
+                .Default(0),
+            NumKey("topology.hop_latency_us",
+                   AtLeast(0),
+                   AtMost(1000),
+                   "a fixed latency per link, us, as htsim's -hop_latency (0: the cables' lengths "
+                   "decide); > 0 also makes switches store-and-forward with switch_latency_us")
+                .Default(0),
+            NumKey("topology.switch_latency_us",
+                   AtLeast(0),
+                   AtMost(1000),
+                   "with hop_latency_us: switches' port-to-port latency, us (htsim's "
+                   "-switch_latency)")
+                .Default(0),
+            NumKey("topology.spine_oversubscription", AtLeast(1), AtMost(64), "spine down:up")
+                .Default(1),
+            IntKey(
+                "topology.planes",
+                AtLeast(1),
+                AtMost(8),
+                "rail-fat-tree planes: each NIC gets a port of link_gbps / planes in every plane "
+                "(HPN's "
+                "dual plane: 2)")
+                .Default(1),
+            NumKey("topology.host_cable_m", AtLeast(0), AtMost(100000), "NIC-leaf cable, m")
+                .Default(3),
+            NumKey("topology.fabric_cable_m", AtLeast(0), AtMost(100000), "switch-switch cable, m")
+                .Default(50),
+            ChoiceKey("fabric", FabricRegistry::Names(), FabricHelp()).Default(DefaultFabric()),
+            BoolKey("pfc", "PFC on the lossless priority (Ethernet fabrics)").Default(true),
+            ChoiceKey("congestion_control", CongestionControlValues(), CongestionControlHelp())
+                .Default("auto"),
+            ChoiceKey("loss_recovery", ns3::RdmaLossRecoveryRegistry::Names(), LossRecoveryHelp())
+                .Default(ns3::DefaultLossRecovery()),
+            ObjectKey("faults", "fault injection"),
+            ListKey(
+                "faults.events",
+                "a fault timeline: {at_ms, link | switch | nic (names as ai-fabric topology --list "
+                "prints), action, gbps, rate, period_ms, until_ms}")
+                .Default(json::array()),
+            NumKey("faults.events.at_ms", AtLeast(0), AtMost(1e9), "when, ms from the start"),
+            TextKey("faults.events.link", 1, 200, "a link: 'leaf0-spine1'"),
+            TextKey("faults.events.switch", 1, 200, "a switch: all of its links ('spine3')"),
+            TextKey("faults.events.nic", 1, 200, "a GPU's NIC link ('gpu5')"),
+            ChoiceKey(
+                "faults.events.action",
+                {"down", "up", "degrade", "loss", "flap", "pause-storm"},
+                "down / up at both ends (routes reconverge routing.convergence_ms later), run at "
+                "gbps, "
+                "drop received data frames with probability rate, flap (down, up, ... every "
+                "period_ms / 2 until until_ms), or pause-storm (the nic, the switch's ports or the "
+                "link's `from` end pause their peers' priority without end, until until_ms if "
+                "given)"),
+            NumKey("faults.events.gbps", Above(0), AtMost(100000), "degrade: the new rate"),
+            NumKey("faults.events.rate", AtLeast(0), Below(1), "loss: drop probability"),
+            ChoiceKey(
+                "faults.events.frames",
+                {"data", "all"},
+                "loss: data frames (data, ACKs, CNPs; the default) or every frame, PFC pauses too"),
+            NumKey("faults.events.period_ms", Above(0), AtMost(1e9), "flap: one down+up cycle"),
+            NumKey("faults.events.until_ms",
+                   AtLeast(0),
+                   AtMost(1e9),
+                   "flap: last change by; pause-storm: when it ends"),
+            TextKey("faults.events.from",
+                    1,
+                    200,
+                    "pause-storm on a link: the end that storms (default: the link name's first); "
+                    "degrade "
+                    "on a link: slow only what this end transmits (default: both directions)"),
+            BoolKey("faults.events.scale_queue",
+                    "degrade: a slowed switch port's queue limit and ECN thresholds scale with its "
+                    "rate, "
+                    "as htsim's failed links (default false: the same bytes)"),
+            IntKey("faults.events.priority",
+                   AtLeast(0),
+                   AtMost(7),
+                   "pause-storm: the paused priority (default 3, RoCE's lossless class)"),
+            ObjectKey("faults.random", "random link failures"),
+            NumKey("faults.random.mtbf_hours",
+                   AtLeast(0),
+                   AtMost(1e9),
+                   "mean time between failures of each link, hours (0: none)")
+                .Default(0.0),
+            NumKey("faults.random.repair_ms", Above(0), AtMost(1e9), "time to repair, ms")
+                .Default(1000.0),
+            BoolKey("faults.random.host_links",
+                    "also the GPUs' NIC links (default: switch-switch links only)")
+                .Default(false),
+            ObjectKey("pfc_watchdog", "PFC watchdog on every switch port"),
+            BoolKey("pfc_watchdog.enabled", "run it (SONiC pfcwd)").Default(false),
+            NumKey("pfc_watchdog.detection_ms",
+                   Above(0),
+                   AtMost(1e6),
+                   "a queue paused this long while holding frames is a storm (SONiC: 200)")
+                .Default(200.0),
+            NumKey("pfc_watchdog.restoration_ms",
+                   Above(0),
+                   AtMost(1e6),
+                   "restore a stormed queue after no PAUSE for this long (SONiC: 200)")
+                .Default(200.0),
+            NumKey("pfc_watchdog.poll_ms", Above(0), AtMost(1e6), "how often it checks")
+                .Default(100.0),
+            ChoiceKey(
+                "pfc_watchdog.action",
+                {"drop", "forward", "alert"},
+                "on a storm: ignore PAUSEs and drop the queue (SONiC's default), ignore them and "
+                "send, "
+                "or only count")
+                .Default("drop"),
+            ObjectKey("pfc_deadlock", "PFC deadlock detection"),
+            BoolKey("pfc_deadlock.enabled", "search for cycles of paused switch queues")
+                .Default(true),
+            NumKey("pfc_deadlock.threshold_ms",
+                   Above(0),
+                   AtMost(1e6),
+                   "queues in a cycle must have been paused this long")
+                .Default(10.0),
+            NumKey("pfc_deadlock.poll_ms", Above(0), AtMost(1e6), "how often it searches")
+                .Default(1.0),
+            BoolKey("pfc_deadlock.stop",
+                    "end the run at a deadlock (only without the watchdog, which breaks deadlocks)")
+                .Default(true),
+            ObjectKey("routing", "route computation and failures"),
+            NumKey("routing.convergence_ms",
+                   AtLeast(0),
+                   AtMost(1e6),
+                   "from a link going down or up to every switch's routes reflecting it, ms (RFC "
+                   "7938: "
+                   "sub-second)")
+                .Default(100.0),
+            BoolKey(
+                "routing.valley_free",
+                "routes only up then down, as eBGP in a Clos (false: any shortest path over live "
+                "links)")
+                .Default(true),
+            ChoiceKey("routing.load_balancing",
+                      ns3::LoadBalancingRegistry::Names(),
+                      LoadBalancingHelp())
+                .Default(ns3::DefaultLoadBalancing()),
+            NumKey("routing.flowlet_gap_us",
+                   AtLeast(0),
+                   AtMost(1e6),
+                   "flowlet: a flow idle this long may move to another port, us")
+                .Default(10.0),
+            IntKey("routing.qps_per_connection",
+                   AtLeast(0),
+                   AtMost(64),
+                   "queue pairs per connection, messages round robin (0: 4 with qp-ecmp, else 1)")
+                .Default(0),
+            NumKey(
+                "faults.drop_rate",
+                AtLeast(0),
+                Below(1),
+                "probability a frame a host NIC receives is lost (data, ACKs, CNPs, TCP; not PFC)")
+                .Default(0.0),
         };
         for (KeySpec& k : WorkloadSchemaKeys())
         {
             s.push_back(std::move(k));
         }
         const std::vector<KeySpec> rest = {
-            {"gpu", Kind::OBJ, 0, 0, false, false, {}, "the GPUs"},
-            {"gpu.model",
-             Kind::ENUM,
-             0,
-             0,
-             false,
-             false,
-             {"h100-sxm", "a100-sxm", "b200", "gb200-nvl72"},
-             "GPU preset: NVLink 450 / 300 / 900 / 900 GB/s per direction (gb200-nvl72: 72 GPUs in "
-             "one "
-             "NVLink domain, topology.gpus_per_server 72)"},
-            {"gpu.nvlink_gbytes_per_s",
-             Kind::NUM,
-             0,
-             100000,
-             false,
-             false,
-             {},
-             "NVLink per GPU per direction, GB/s (0: the model's)"},
-            {"gpu.peak_tflops",
-             Kind::NUM,
-             0,
-             1e6,
-             false,
-             false,
-             {},
-             "dense BF16 TFLOP/s (0: the preset's: 989.4 H100, 312 A100, 2250 B200, 2500 GB200)"},
-            {"gpu.compute_efficiency",
-             Kind::NUM,
-             0,
-             1,
-             true,
-             false,
-             {},
-             "fraction of the peak a training kernel reaches (workload.kind training; an "
-             "assumption)"},
-            {"gpu.hbm_tbytes_per_s",
-             Kind::NUM,
-             0,
-             1e4,
-             false,
-             false,
-             {},
-             "HBM bandwidth, the optimizer step's rate (0: the preset's: 3.35 H100, 2.04 A100, 8 "
-             "B200/GB200)"},
-            {"gpu.nvls",
-             Kind::ENUM,
-             0,
-             0,
-             false,
-             false,
-             {"auto", "on", "off"},
-             "NVLink SHARP in the NVSwitch (auto: the preset's; h100-sxm, b200 and gb200-nvl72 "
-             "have "
-             "it)"},
-            {"workload.pxn",
-             Kind::BOOL,
-             0,
-             0,
-             false,
-             false,
-             {},
-             "ring: the exit GPU sends over NVLink to the rail's GPU first (NCCL's PXN)"},
-            {"cost", Kind::OBJ, 0, 0, false, false, {}, "money"},
-            {"cost.gpu_hour_usd", Kind::NUM, 0, 1e6, false, false, {}, "$ per GPU-hour"},
-            {"rdma", Kind::OBJ, 0, 0, false, false, {}, "RDMA NIC"},
-            {"rdma.retransmit_timeout_ms", Kind::NUM, 0, 1e6, true, false, {}, "QP timeout, ms"},
-            {"rdma.reorder_threshold",
-             Kind::INT,
-             0,
-             1048576,
-             false,
-             false,
-             {},
-             "selective-repeat: resend a hole once a packet this many PSNs later arrived (0: at "
-             "once, "
-             "IRN; spraying reorders)"},
-            {"rdma.path_mtu",
-             Kind::ENUM,
-             0,
-             0,
-             false,
-             false,
-             {"256", "512", "1024", "2048", "4096"},
-             "path MTU"},
-            {"infiniband", Kind::OBJ, 0, 0, false, false, {}, "InfiniBand fabric"},
-            {"infiniband.rx_buffer_kib",
-             Kind::NUM,
-             1,
-             65536,
-             false,
-             false,
-             {},
-             "receive buffer per port and VL (credits), KiB"},
-            {"infiniband.fecn_threshold_kib",
-             Kind::NUM,
-             0,
-             65536,
-             false,
-             false,
-             {},
-             "egress queue that marks FECN, KiB (0 = off)"},
-            {"infiniband.sharp",
-             Kind::BOOL,
-             0,
-             0,
-             false,
-             false,
-             {},
-             "SHARP: an aggregation node in every switch (rail-fat-tree or star), for collnet"},
-            {"tcp", Kind::OBJ, 0, 0, false, false, {}, "kernel TCP hosts"},
-            {"tcp.stack",
-             Kind::ENUM,
-             0,
-             0,
-             false,
-             false,
-             {"linux", "ns3"},
-             "linux: the Linux TCP model on the fabric (RACK-TLP, GRO); ns3: ns-3's TCP over IPv4"},
-            {"tcp.tlp",
-             Kind::BOOL,
-             0,
-             0,
-             false,
-             false,
-             {},
-             "tail loss probes (Linux default; stack linux only)"},
-            {"tcp.rack",
-             Kind::BOOL,
-             0,
-             0,
-             false,
-             false,
-             {},
-             "RACK loss detection (Linux default; false: RFC 6675 dup-threshold; stack linux "
-             "only)"},
-            {"tcp.sockets_per_peer",
-             Kind::INT,
-             1,
-             64,
-             false,
-             false,
-             {},
-             "NCCL sockets per connection (NCCL_NSOCKS_PERTHREAD x NCCL_SOCKET_NTHREADS)"},
-            {"tcp.threads",
-             Kind::INT,
-             1,
-             16,
-             false,
-             false,
-             {},
-             "NCCL helper threads per connection (NCCL_SOCKET_NTHREADS); divides sockets_per_peer"},
-            {"tcp.host_costs",
-             Kind::BOOL,
-             0,
-             0,
-             false,
-             false,
-             {},
-             "model copies, syscalls, interrupts, cores"},
-            {"tcp.cores",
-             Kind::INT,
-             1,
-             1024,
-             false,
-             false,
-             {},
-             "CPU cores per host for the network stack"},
-            {"limits", Kind::OBJ, 0, 0, false, false, {}, "run limits"},
-            {"limits.max_sim_seconds", Kind::NUM, 0, 1e6, true, false, {}, "simulated-time cap"},
-            {"limits.max_memory_gb",
-             Kind::NUM,
-             0,
-             1e6,
-             false,
-             false,
-             {},
-             "refuse runs estimated above this (0: the machine's memory)"},
-            {"attributes", Kind::OBJ, 0, 0, false, false, {}, "ns-3 attribute defaults"},
-            {"compare", Kind::ARR, 0, 0, false, false, {}, "overrides run side by side"},
-            {"jobs",
-             Kind::ARR,
-             0,
-             0,
-             false,
-             false,
-             {},
-             "several jobs on this fabric, each on whole servers (its workload merges over the "
-             "scenario's; topology and switch keys are the fabric's)"},
-            {"jobs.name", Kind::STR, 0, 100, false, false, {}, "the job's label (default jobN)"},
-            {"jobs.servers", Kind::INT, 1, 1048576, false, false, {}, "servers of the job"},
-            {"jobs.placement",
-             Kind::ENUM,
-             0,
-             0,
-             false,
-             false,
-             {"contiguous", "spread", "rail-aligned", "random"},
-             "which servers: the lowest free block, evenly over the free ones, a free block from a "
-             "leaf group's first server, or random (seed)"},
-            {"jobs.start_ms", Kind::NUM, 0, 1e7, false, false, {}, "when the job starts, ms"},
-            {"jobs.fabric",
-             Kind::ENUM,
-             0,
-             0,
-             false,
-             false,
-             {"rocev2", "infiniband", "tcp", "uec"},
-             "the job's transport (default: the scenario's fabric; rocev2 and tcp share Ethernet; "
-             "uec jobs run on a uec fabric only)"},
-            {"jobs.workload", Kind::OBJ, 0, 0, false, false, {}, "workload keys of this job"},
-            {"jobs_baselines",
-             Kind::BOOL,
-             0,
-             0,
-             false,
-             false,
-             {},
-             "with jobs: also run each job alone (and, with 3+ jobs, all but each) for slowdowns"},
+            ObjectKey("gpu", "the GPUs"),
+            ChoiceKey("gpu.model",
+                      {"h100-sxm", "a100-sxm", "b200", "gb200-nvl72"},
+                      "GPU preset: NVLink 450 / 300 / 900 / 900 GB/s per direction (gb200-nvl72: "
+                      "72 GPUs in "
+                      "one "
+                      "NVLink domain, topology.gpus_per_server 72)")
+                .Default("h100-sxm"),
+            NumKey("gpu.nvlink_gbytes_per_s",
+                   AtLeast(0),
+                   AtMost(100000),
+                   "NVLink per GPU per direction, GB/s (0: the model's)")
+                .Default(0),
+            NumKey("gpu.peak_tflops",
+                   AtLeast(0),
+                   AtMost(1e6),
+                   "dense BF16 TFLOP/s (0: the preset's: 989.4 H100, 312 A100, 2250 B200, 2500 "
+                   "GB200)")
+                .Default(0),
+            NumKey("gpu.compute_efficiency",
+                   Above(0),
+                   AtMost(1),
+                   "fraction of the peak a training kernel reaches (workload.kind training; an "
+                   "assumption)")
+                .Default(0.55),
+            NumKey("gpu.hbm_tbytes_per_s",
+                   AtLeast(0),
+                   AtMost(1e4),
+                   "HBM bandwidth, the optimizer step's rate (0: the preset's: 3.35 H100, 2.04 "
+                   "A100, 8 "
+                   "B200/GB200)")
+                .Default(0),
+            ChoiceKey(
+                "gpu.nvls",
+                {"auto", "on", "off"},
+                "NVLink SHARP in the NVSwitch (auto: the preset's; h100-sxm, b200 and gb200-nvl72 "
+                "have "
+                "it)")
+                .Default("auto"),
+            BoolKey("workload.pxn",
+                    "ring: the exit GPU sends over NVLink to the rail's GPU first (NCCL's PXN)")
+                .Default(false),
+            ObjectKey("cost", "money"),
+            NumKey("cost.gpu_hour_usd", AtLeast(0), AtMost(1e6), "$ per GPU-hour").Default(12.29),
+            ObjectKey("rdma", "RDMA NIC"),
+            NumKey("rdma.retransmit_timeout_ms", Above(0), AtMost(1e6), "QP timeout, ms")
+                .Default(67.108864),
+            IntKey(
+                "rdma.reorder_threshold",
+                AtLeast(0),
+                AtMost(1048576),
+                "selective-repeat: resend a hole once a packet this many PSNs later arrived (0: at "
+                "once, "
+                "IRN; spraying reorders)")
+                .Default(0),
+            ChoiceKey("rdma.path_mtu", {"256", "512", "1024", "2048", "4096"}, "path MTU")
+                .Default(4096),
+            ObjectKey("limits", "run limits"),
+            NumKey("limits.max_sim_seconds", Above(0), AtMost(1e6), "simulated-time cap")
+                .Default(60),
+            NumKey("limits.max_memory_gb",
+                   AtLeast(0),
+                   AtMost(1e6),
+                   "refuse runs estimated above this (0: the machine's memory)")
+                .Default(0),
+            ObjectKey("attributes", "ns-3 attribute defaults").Default(json::object()),
+            ListKey("compare", "overrides run side by side"),
+            ListKey(
+                "jobs",
+                "several jobs on this fabric, each on whole servers (its workload merges over the "
+                "scenario's; topology and switch keys are the fabric's)"),
+            TextKey("jobs.name", 0, 100, "the job's label (default jobN)"),
+            IntKey("jobs.servers", AtLeast(1), AtMost(1048576), "servers of the job"),
+            ChoiceKey("jobs.placement",
+                      {"contiguous", "spread", "rail-aligned", "random"},
+                      "which servers: the lowest free block, evenly over the free ones, a free "
+                      "block from a "
+                      "leaf group's first server, or random (seed)"),
+            NumKey("jobs.start_ms", AtLeast(0), AtMost(1e7), "when the job starts, ms"),
+            ChoiceKey("jobs.fabric",
+                      FabricRegistry::Names(),
+                      "the job's transport (default: the scenario's fabric; rocev2 and tcp share "
+                      "Ethernet; "
+                      "uec jobs run on a uec fabric only)"),
+            ObjectKey("jobs.workload", "workload keys of this job"),
+            BoolKey("jobs_baselines",
+                    "with jobs: also run each job alone (and, with 3+ jobs, all but each) for "
+                    "slowdowns"),
         };
         s.insert(s.end(), rest.begin(), rest.end());
-        for (KeySpec& k : UecSchemaKeys())
-        {
-            s.push_back(std::move(k));
-        }
+        // The fabrics' own keys (infiniband.*, tcp.*, uec.*) after rdma.*, before limits.
+        const std::vector<KeySpec> fabrics = FabricSchemaKeys();
+        auto limits = std::find_if(s.begin(), s.end(), [](const KeySpec& k) {
+            return std::string(k.path) == "limits";
+        });
+        s.insert(limits, fabrics.begin(), fabrics.end());
         for (KeySpec& k : PluginSchemaKeys())
         {
             s.push_back(std::move(k));
@@ -722,110 +489,18 @@ FlowsDefaults(bool withDuration)
 json
 DefaultScenario()
 {
-    return json{
-        {"name", "run"},
-        {"seed", 1},
-        {"topology",
-         {{"kind", "rail-fat-tree"},
-          {"servers", 16},
-          {"gpus_per_server", 8},
-          {"link_gbps", 400},
-          {"oversubscription", 1},
-          {"leaf_radix", 64},
-          {"tiers", 0},
-          {"spine_oversubscription", 1},
-          {"planes", 1},
-          {"host_cable_m", 3},
-          {"hop_latency_us", 0},
-          {"switch_latency_us", 0},
-          {"fabric_cable_m", 50}}},
-        {"fabric", "rocev2"},
-        {"pfc", true},
-        {"congestion_control", "auto"},
-        {"loss_recovery", "go-back-n"},
-        {"faults",
-         {{"drop_rate", 0.0},
-          {"events", json::array()},
-          {"random", {{"mtbf_hours", 0.0}, {"repair_ms", 1000.0}, {"host_links", false}}}}},
-        {"routing",
-         {{"convergence_ms", 100.0},
-          {"valley_free", true},
-          {"load_balancing", "ecmp"},
-          {"flowlet_gap_us", 10.0},
-          {"qps_per_connection", 0}}},
-        {"pfc_watchdog",
-         {{"enabled", false},
-          {"detection_ms", 200.0},
-          {"restoration_ms", 200.0},
-          {"poll_ms", 100.0},
-          {"action", "drop"}}},
-        {"pfc_deadlock",
-         {{"enabled", true}, {"threshold_ms", 10.0}, {"poll_ms", 1.0}, {"stop", true}}},
-        {"workload",
-         {{"kind", "collective"},
-          {"flows", FlowsDefaults(true)},
-          {"steps", 3},
-          {"compute_ms", 82},
-          {"collective", "allreduce"},
-          {"algorithm", "auto"},
-          {"bytes", 64 << 20},
-          {"chunks", 1},
-          {"buckets", 1},
-          {"channels", 0},
-          {"protocol", "auto"},
-          {"pxn", false},
-          {"model", "llama3-8b"},
-          {"trace", ""},
-          {"matrix", ""},
-          {"model_shape",
-           {{"layers", 0},
-            {"hidden", 0},
-            {"ffn", 0},
-            {"heads", 0},
-            {"kv_heads", 0},
-            {"seq_len", 0},
-            {"vocab", 0},
-            {"experts", 0},
-            {"top_k", 0},
-            {"dtype", "auto"}}},
-          {"parallelism",
-           {{"tp", 8},
-            {"pp", 1},
-            {"dp", 0},
-            {"ep", 1},
-            {"microbatches", 1},
-            {"global_batch", 0},
-            {"zero", 0},
-            {"schedule", "1f1b"},
-            {"virtual_stages", 2},
-            {"bucket_mib", 25},
-            {"sequence_parallel", false},
-            {"order", "tp-dp-pp"},
-            {"moe_skew", 1},
-            {"moe_hot_rank", 0}}}}},
-        {"gpu",
-         {{"model", "h100-sxm"},
-          {"nvlink_gbytes_per_s", 0},
-          {"nvls", "auto"},
-          {"peak_tflops", 0},
-          {"compute_efficiency", 0.55},
-          {"hbm_tbytes_per_s", 0}}},
-        {"cost", {{"gpu_hour_usd", 12.29}}},
-        {"rdma",
-         {{"retransmit_timeout_ms", 67.108864}, {"path_mtu", 4096}, {"reorder_threshold", 0}}},
-        {"infiniband", {{"rx_buffer_kib", 128}, {"fecn_threshold_kib", 16}, {"sharp", false}}},
-        {"uec", UecDefaults()},
-        {"tcp",
-         {{"stack", "linux"},
-          {"host_costs", true},
-          {"cores", 4},
-          {"tlp", true},
-          {"rack", true},
-          {"sockets_per_peer", 1},
-          {"threads", 1}}},
-        {"limits", {{"max_sim_seconds", 60}, {"max_memory_gb", 0}}},
-        {"attributes", json::object()},
-    };
+    // Each key's default is stated once, beside its type, range and help (Schema()).
+    json d = json::object();
+    for (const KeySpec& k : Schema())
+    {
+        if (!k.defaultValue.is_null())
+        {
+            std::string pointer = "/" + std::string(k.path);
+            std::replace(pointer.begin(), pointer.end(), '.', '/');
+            d[json::json_pointer(pointer)] = k.defaultValue;
+        }
+    }
+    return d;
 }
 
 std::string

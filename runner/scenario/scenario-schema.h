@@ -33,7 +33,68 @@ struct KeySpec
     bool maxExclusive;
     std::vector<std::string> values;
     const char* help;
+    /// Its value in the default scenario (null: none, e.g. a key of a list's elements, or a
+    /// key whose object's default holds it). DefaultScenario() is made of these.
+    nlohmann::json defaultValue{};
+
+    /// This key with `value` as its default.
+    KeySpec Default(nlohmann::json value) const
+    {
+        KeySpec k = *this;
+        k.defaultValue = std::move(value);
+        return k;
+    }
 };
+
+/// A bound of a numeric key's range: AtLeast(1) is ">= 1", Above(0) is "> 0".
+struct Bound
+{
+    double value;   //!< the bound
+    bool exclusive; //!< the bound itself is outside the range
+};
+
+/// ">= v"
+constexpr Bound
+AtLeast(double v)
+{
+    return {v, false};
+}
+
+/// "> v"
+constexpr Bound
+Above(double v)
+{
+    return {v, true};
+}
+
+/// "<= v"
+constexpr Bound
+AtMost(double v)
+{
+    return {v, false};
+}
+
+/// "< v"
+constexpr Bound
+Below(double v)
+{
+    return {v, true};
+}
+
+/// A whole number in [lo, hi].
+KeySpec IntKey(const char* path, Bound lo, Bound hi, const char* help);
+/// A real number in [lo, hi].
+KeySpec NumKey(const char* path, Bound lo, Bound hi, const char* help);
+/// true or false.
+KeySpec BoolKey(const char* path, const char* help);
+/// A string of minBytes to maxBytes bytes (maxBytes 0: any length).
+KeySpec TextKey(const char* path, double minBytes, double maxBytes, const char* help);
+/// One of `values` (a string, or a whole number written as one of them).
+KeySpec ChoiceKey(const char* path, std::vector<std::string> values, const char* help);
+/// An object of keys under `path`.
+KeySpec ObjectKey(const char* path, const char* help);
+/// A list of objects whose keys are under `path`.
+KeySpec ListKey(const char* path, const char* help);
 
 /// Every key, in the order --help lists them.
 const std::vector<KeySpec>& Schema();

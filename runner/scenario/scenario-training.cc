@@ -88,7 +88,7 @@ ResolveChakra(const json& j, RunConfig& r)
                             " ranks; the cluster has " + std::to_string(r.Gpus()) +
                             " GPUs (topology.servers x gpus_per_server)");
     }
-    if (r.fabric == "infiniband" && r.sharp)
+    if (r.sharp)
     {
         throw ScenarioError("infiniband.sharp: workload.kind chakra runs NCCL's ring, tree, "
                             "NVLS and PAT, not CollNet (set sharp false)");
@@ -195,7 +195,7 @@ ResolveTraining(const json& j, RunConfig& r)
     {
         throw ScenarioError("workload.parallelism: " + err);
     }
-    if (r.fabric == "infiniband" && r.sharp)
+    if (r.sharp)
     {
         throw ScenarioError("infiniband.sharp: workload.kind training runs NCCL's ring, tree, "
                             "NVLS and PAT, not CollNet (set sharp false)");

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "scenario-tuning.h"
 
+#include "fabric-registry.h"
 #include "scenario-plugins.h"
 
 #include "ns3/ai-fabric-module.h"
@@ -68,8 +69,8 @@ ns3::Ptr<ns3::CollectiveTuner>
 MakeTuner(const RunConfig& r)
 {
     ns3::Ptr<ns3::CollectiveTuner> tuner = ns3::CreateObject<ns3::CollectiveTuner>();
-    // Goodput per full 4096-byte packet: RoCEv2 86 B of headers, IB 26, TCP as RoCEv2 (rough).
-    const double overhead = r.fabric == "infiniband" ? 26 : 86;
+    // Goodput per full 4096-byte packet: the fabric's header bytes (RoCEv2 86, IB 26).
+    const double overhead = FabricOf(r).headerBytes;
     tuner->SetAttribute(
         "NicRate",
         ns3::DataRateValue(ns3::DataRate(uint64_t(r.linkGbps * 1e9 * 4096 / (4096 + overhead)))));

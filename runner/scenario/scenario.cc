@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "scenario.h"
 
+#include "fabric-registry.h"
 #include "file-util.h"
 #include "json-input.h"
 #include "memory-estimate.h"
@@ -10,7 +11,6 @@
 #include "scenario-plugins.h"
 #include "scenario-rdma.h"
 #include "scenario-schema.h"
-#include "scenario-tcp.h"
 #include "scenario-times.h"
 #include "scenario-training.h"
 #include "scenario-tuning.h"
@@ -143,7 +143,8 @@ ToRun(const json& j, size_t index)
     }
     ResolveCongestionControl(j, r);
     ResolveRdma(j, r);
-    ResolveTcp(j, r);
+    // Every fabric's own keys (tcp.*, infiniband.*, uec.*), whatever the run's fabric.
+    ResolveFabrics(j, r);
     r.dropRate = j["faults"]["drop_rate"];
     r.faultEvents = j["faults"]["events"];
     r.randomMtbfHours = j["faults"]["random"]["mtbf_hours"];
@@ -156,7 +157,7 @@ ToRun(const json& j, size_t index)
     r.qpsPerConnection = j["routing"]["qps_per_connection"];
     if (r.qpsPerConnection == 0)
     {
-        r.qpsPerConnection = r.loadBalancing == "qp-ecmp" ? 4 : 1;
+        r.qpsPerConnection = ns3::LoadBalancingRegistry::Find(r.loadBalancing)->qpsPerConnection;
     }
     r.watchdog = j["pfc_watchdog"]["enabled"];
     r.watchdogDetectionMs = j["pfc_watchdog"]["detection_ms"];
@@ -192,12 +193,6 @@ ToRun(const json& j, size_t index)
         r.background = true;
         r.backgroundFlows = ToFlows(b, "workload.background");
     }
-    if ((r.IsFlowWorkload() || r.background) && r.fabric == "tcp")
-    {
-        throw ScenarioError(std::string(r.background ? "workload.background" : "workload.kind") +
-                            ": flow traffic runs on RDMA queue pairs: needs fabric rocev2 or "
-                            "infiniband (got tcp)");
-    }
     r.steps = w["steps"];
     r.computeMs = w["compute_ms"];
     r.collective = w["collective"];
@@ -227,13 +222,6 @@ ToRun(const json& j, size_t index)
     r.pxn = j["workload"]["pxn"];
     ResolveTraining(j, r);
     r.protocol = w["protocol"];
-    r.sharp = j["infiniband"]["sharp"];
-    if (r.sharp && r.fabric != "infiniband")
-    {
-        throw ScenarioError("infiniband.sharp: SHARP reduces in InfiniBand switches: needs "
-                            "fabric infiniband (got " +
-                            r.fabric + ")");
-    }
     CheckSharpTopology(r);
     if (r.algorithm != "auto")
     {
@@ -262,11 +250,12 @@ ToRun(const json& j, size_t index)
         r.channels = AutoChannels(r.algorithm, r.gpusPerServer);
         r.resolved["workload"]["channels"] = r.channels;
     }
-    r.ibRxBufferKib = j["infiniband"]["rx_buffer_kib"];
-    r.ibFecnThresholdKib = j["infiniband"]["fecn_threshold_kib"];
-    // Cross-field checks.
+    // Cross-field checks, then the run's fabric's own.
     CheckFabricFields(r);
-    ResolveUec(j, r);
+    if (const FabricInfo& f = FabricOf(r); f.finish)
+    {
+        f.finish(r);
+    }
     if (r.gpuModel == "gb200-nvl72" && r.gpusPerServer != 72)
     {
         throw ScenarioError("gpu.model: gb200-nvl72 is 72 GPUs in one NVLink domain: "
@@ -280,9 +269,9 @@ ToRun(const json& j, size_t index)
     }
     // Topology parameters, through the helper's own validation (nothing is built).
     ns3::Ptr<ns3::FabricTopologyHelper> h = TopologyOf(r).create(TopologyParamsOf(r));
-    if (r.fabric == "infiniband")
+    if (const FabricInfo& f = FabricOf(r); f.configure)
     {
-        h->SetAttribute("LinkLayer", ns3::EnumValue(ns3::FabricNetDevice::INFINIBAND));
+        f.configure(r, *h); // IB's link layer changes what the helper accepts
     }
     h->SetAttribute("Servers", ns3::UintegerValue(r.servers));
     h->SetAttribute("GpusPerServer", ns3::UintegerValue(r.gpusPerServer));

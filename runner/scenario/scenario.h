@@ -2,7 +2,7 @@
 #ifndef AI_FABRIC_SCENARIO_H
 #define AI_FABRIC_SCENARIO_H
 
-#include "scenario-uec.h"
+#include "fabric-uec.h"
 
 #include "ns3/connection-matrix.h"
 #include "ns3/flow-size-distribution.h"
@@ -74,25 +74,25 @@ struct RunConfig
     uint32_t planes{1};              //!< topology.planes
     double hostCableM{3};
     double fabricCableM{50};
-    std::string fabric{"rocev2"};
-    UecConfig uec; //!< uec.* (fabric uec)
+    std::string fabric; //!< a name in FabricRegistry (default: DefaultScenario)
+    UecConfig uec;      //!< uec.* (fabric uec)
     bool pfc{true};
     //! resolved: a name in RdmaCongestionRegistry (fabric tcp, uec: what their stack runs)
     std::string congestionControl;
     ns3::PluginKeyValues congestionControlKeys; //!< its own keys (rdma.<name>.*)
-    std::string lossRecovery{"go-back-n"};
+    std::string lossRecovery; //!< a name in RdmaLossRecoveryRegistry (or the TCP stack's)
     double dropRate{0};
     nlohmann::json faultEvents = nlohmann::json::array(); //!< faults.events, validated
     double randomMtbfHours{0};                            //!< faults.random
     double randomRepairMs{1000};
     bool randomHostLinks{false};
-    double convergenceMs{100};         //!< routing.convergence_ms
-    bool valleyFree{true};             //!< routing.valley_free
-    std::string loadBalancing{"ecmp"}; //!< routing.load_balancing
-    double flowletGapUs{10};           //!< routing.flowlet_gap_us
-    uint32_t qpsPerConnection{1};      //!< routing.qps_per_connection, resolved
-    bool watchdog{false};              //!< pfc_watchdog.enabled
-    double watchdogDetectionMs{200};   //!< pfc_watchdog.detection_ms
+    double convergenceMs{100};       //!< routing.convergence_ms
+    bool valleyFree{true};           //!< routing.valley_free
+    std::string loadBalancing;       //!< routing.load_balancing: a name in LoadBalancingRegistry
+    double flowletGapUs{10};         //!< routing.flowlet_gap_us
+    uint32_t qpsPerConnection{1};    //!< routing.qps_per_connection, resolved
+    bool watchdog{false};            //!< pfc_watchdog.enabled
+    double watchdogDetectionMs{200}; //!< pfc_watchdog.detection_ms
     double watchdogRestorationMs{200};
     double watchdogPollMs{100};
     std::string watchdogAction{"drop"};
@@ -157,10 +157,9 @@ struct RunConfig
     ns3::ParallelismConfig parallelism;
     std::string trace;                               //!< workload.trace (kind chakra)
     std::shared_ptr<const ns3::WorkloadGraph> graph; //!< kind chakra: the trace, read once
-    std::vector<JobConfig> jobs; //!< `jobs`: several jobs on this run's fabric (else empty)
-    bool jobsHaveRdma{false};    //!< some job runs rocev2 or infiniband
-    bool jobsHaveTcp{false};     //!< some job runs tcp
-    bool jobsBaselines{true};    //!< jobs_baselines: also run each job alone (and without each)
+    std::vector<JobConfig> jobs;         //!< `jobs`: several jobs on this run's fabric (else empty)
+    std::vector<std::string> jobFabrics; //!< the fabrics jobs run, once each, in registry order
+    bool jobsBaselines{true}; //!< jobs_baselines: also run each job alone (and without each)
 
     uint32_t Gpus() const
     {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "rdma-go-back-n.h"
 
+#include "rdma-loss-recovery-registry.h"
 #include "rdma-queue-pair.h"
 
 namespace ns3
@@ -56,5 +57,20 @@ RdmaGoBackN::KeepsOutOfOrder() const
 {
     return false;
 }
+
+namespace
+{
+
+const bool g_goBackNRegistered = RdmaLossRecoveryRegistry::Add([] {
+    RdmaLossRecoveryInfo e;
+    e.name = "go-back-n";
+    e.typeId = "ns3::RdmaGoBackN";
+    e.help = "a NAK rewinds the sender to the first missing PSN, as RoCE NICs classically do";
+
+    e.isDefault = true;
+    return e;
+}());
+
+} // namespace
 
 } // namespace ns3

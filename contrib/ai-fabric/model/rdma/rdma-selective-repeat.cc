@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "rdma-selective-repeat.h"
 
+#include "rdma-loss-recovery-registry.h"
 #include "rdma-queue-pair.h"
 
 #include "ns3/uinteger.h"
@@ -132,5 +133,19 @@ RdmaSelectiveRepeat::KeepsOutOfOrder() const
 {
     return true;
 }
+
+namespace
+{
+
+const bool g_selectiveRepeatRegistered = RdmaLossRecoveryRegistry::Add([] {
+    RdmaLossRecoveryInfo e;
+    e.name = "selective-repeat";
+    e.typeId = "ns3::RdmaSelectiveRepeat";
+    e.help = "IRN's, the receiver keeps out-of-order packets and only the holes are resent";
+    e.keepsOutOfOrder = true;
+    return e;
+}());
+
+} // namespace
 
 } // namespace ns3

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
-#include "scenario-uec.h"
+#include "fabric-uec.h"
 
+#include "fabric-registry.h"
 #include "scenario-schema.h"
 #include "scenario-times.h"
 #include "scenario.h"
+#include "simulation-builder.h"
 
 #include "ns3/ai-fabric-module.h"
 #include "ns3/core-module.h"
@@ -17,6 +19,8 @@ using json = nlohmann::json;
 
 namespace
 {
+
+const char* const kUec = "uec";
 
 /// uec.load_balancing -> the UetLoadBalancer TypeId.
 const std::vector<std::pair<std::string, std::string>>&
@@ -68,133 +72,62 @@ UecSchemaKeys()
         ccs.push_back(c.name);
     }
     return {
-        {"uec", Kind::OBJ, 0, 0, false, false, {}, "Ultra Ethernet fabric (fabric: uec)"},
-        {"uec.cc",
-         Kind::ENUM,
-         0,
-         0,
-         false,
-         false,
-         ccs,
-         "UET congestion control: NSCC (sender window), RCCC (receiver credit) or both"},
-        {"uec.load_balancing",
-         Kind::ENUM,
-         0,
-         0,
-         false,
-         false,
-         lbs,
-         "sender load balancing over entropy values: REPS (recycle good EVs), mixed (htsim's "
-         "default: recycled EVs, else bitmap), bitmap (skip penalised EVs), oblivious spraying, "
-         "or one EV per connection (ecmp)"},
-        {"uec.trimming",
-         Kind::BOOL,
-         0,
-         0,
-         false,
-         false,
-         {},
-         "switches trim overflowing UET packets to their headers (else drop them)"},
-        {"uec.trim_bytes",
-         Kind::INT,
-         28,
-         9000,
-         false,
-         false,
-         {},
-         "IPv4 bytes a trimmed packet keeps (84: IPv4+UDP+PDS+SES; Spectrum-4: 256)"},
-        {"uec.pds",
-         Kind::ENUM,
-         0,
-         0,
-         false,
-         false,
-         {"rud", "rod"},
-         "packet delivery: reliable unordered or reliable ordered"},
-        {"uec.pfc", Kind::BOOL, 0, 0, false, false, {}, "PFC on UET's data class (lossless UEC)"},
-        {"uec.ecn_min_bdp",
-         Kind::NUM,
-         0,
-         100,
-         false,
-         false,
-         {},
-         "ECN marking starts at this fraction of the BDP (marked on dequeue)"},
-        {"uec.ecn_max_bdp",
-         Kind::NUM,
-         0,
-         100,
-         true,
-         false,
-         {},
-         "every packet is marked above this fraction of the BDP"},
-        {"uec.rto_us",
-         Kind::NUM,
-         0,
-         1e6,
-         false,
-         false,
-         {},
-         "retransmission timeout, us (0 = htsim's 15 us + 6 drain times of a one-BDP queue)"},
-        {"uec.network_rtt_us",
-         Kind::NUM,
-         0,
-         1e6,
-         false,
-         false,
-         {},
-         "RTT NSCC sizes its window for, us (0 = the longest path's unloaded RTT)"},
-        {"uec.entropy_values",
-         Kind::ENUM,
-         0,
-         0,
-         false,
-         false,
-         {"1", "2", "4", "8", "16", "32", "64", "128", "256", "1024", "4096"},
-         "EVs a connection sprays over"},
-        {"uec.ack_bytes",
-         Kind::INT,
-         1,
-         1 << 24,
-         false,
-         false,
-         {},
-         "the target acknowledges every this many bytes (and at once on CE, ack requests)"},
-        {"uec.receive_gbps",
-         Kind::NUM,
-         0,
-         100000,
-         false,
-         false,
-         {},
-         "the target moves received payload into memory at this rate, Gb/s (PCIe, host "
-         "memory; 0 = as fast as it arrives); below the link rate a backlog builds and ACKs "
-         "carry back-pressure on UEC's 0..127 scale"},
-        {"uec.mtu",
-         Kind::ENUM,
-         0,
-         0,
-         false,
-         false,
-         {"1024", "2048", "4096", "8192"},
-         "payload bytes per packet"},
-        {"uec.link_retry",
-         Kind::BOOL,
-         0,
-         0,
-         false,
-         false,
-         {},
-         "link-level retry on every link: a corrupted frame is replayed by the link (UEC LLR)"},
-        {"uec.credit_flow_control",
-         Kind::BOOL,
-         0,
-         0,
-         false,
-         false,
-         {},
-         "credit-based flow control on UET's data class instead of PFC (UEC CBFC; lossless, "
-         "no PAUSE)"},
+        ObjectKey(kUec, "Ultra Ethernet fabric (fabric: uec)").Default(UecDefaults()),
+        ChoiceKey("uec.cc",
+                  ccs,
+                  "UET congestion control: NSCC (sender window), RCCC (receiver credit) or both"),
+        ChoiceKey(
+            "uec.load_balancing",
+            lbs,
+            "sender load balancing over entropy values: REPS (recycle good EVs), mixed (htsim's "
+            "default: recycled EVs, else bitmap), bitmap (skip penalised EVs), oblivious spraying, "
+            "or one EV per connection (ecmp)"),
+        BoolKey("uec.trimming",
+                "switches trim overflowing UET packets to their headers (else drop them)"),
+        IntKey("uec.trim_bytes",
+               AtLeast(28),
+               AtMost(9000),
+               "IPv4 bytes a trimmed packet keeps (84: IPv4+UDP+PDS+SES; Spectrum-4: 256)"),
+        ChoiceKey("uec.pds",
+                  {"rud", "rod"},
+                  "packet delivery: reliable unordered or reliable ordered"),
+        BoolKey("uec.pfc", "PFC on UET's data class (lossless UEC)"),
+        NumKey("uec.ecn_min_bdp",
+               AtLeast(0),
+               AtMost(100),
+               "ECN marking starts at this fraction of the BDP (marked on dequeue)"),
+        NumKey("uec.ecn_max_bdp",
+               Above(0),
+               AtMost(100),
+               "every packet is marked above this fraction of the BDP"),
+        NumKey("uec.rto_us",
+               AtLeast(0),
+               AtMost(1e6),
+               "retransmission timeout, us (0 = htsim's 15 us + 6 drain times of a one-BDP queue)"),
+        NumKey("uec.network_rtt_us",
+               AtLeast(0),
+               AtMost(1e6),
+               "RTT NSCC sizes its window for, us (0 = the longest path's unloaded RTT)"),
+        ChoiceKey("uec.entropy_values",
+                  {"1", "2", "4", "8", "16", "32", "64", "128", "256", "1024", "4096"},
+                  "EVs a connection sprays over"),
+        IntKey("uec.ack_bytes",
+               AtLeast(1),
+               AtMost(1 << 24),
+               "the target acknowledges every this many bytes (and at once on CE, ack requests)"),
+        NumKey("uec.receive_gbps",
+               AtLeast(0),
+               AtMost(100000),
+               "the target moves received payload into memory at this rate, Gb/s (PCIe, host "
+               "memory; 0 = as fast as it arrives); below the link rate a backlog builds and ACKs "
+               "carry back-pressure on UEC's 0..127 scale"),
+        ChoiceKey("uec.mtu", {"1024", "2048", "4096", "8192"}, "payload bytes per packet"),
+        BoolKey(
+            "uec.link_retry",
+            "link-level retry on every link: a corrupted frame is replayed by the link (UEC LLR)"),
+        BoolKey("uec.credit_flow_control",
+                "credit-based flow control on UET's data class instead of PFC (UEC CBFC; lossless, "
+                "no PAUSE)"),
     };
 }
 
@@ -223,7 +156,7 @@ UecDefaults()
 void
 ResolveUec(const json& j, RunConfig& r)
 {
-    const json& u = j["uec"];
+    const json& u = j[kUec];
     UecConfig& c = r.uec;
     c.cc = u["cc"];
     c.loadBalancing = u["load_balancing"];
@@ -248,10 +181,12 @@ ResolveUec(const json& j, RunConfig& r)
     c.mtu = static_cast<uint32_t>(std::stoul(u["mtu"].get<std::string>()));
     c.linkRetry = u["link_retry"];
     c.creditFlowControl = u["credit_flow_control"];
-    if (r.fabric != "uec")
-    {
-        return;
-    }
+}
+
+void
+FinishUec(RunConfig& r)
+{
+    const UecConfig& c = r.uec;
     if (c.creditFlowControl && c.pfc)
     {
         throw ScenarioError("uec.credit_flow_control: CBFC replaces PFC on UET's data class; "
@@ -514,5 +449,40 @@ UecSummary(Ptr<FabricTopology> topo)
     }
     return out;
 }
+
+static const bool g_uecFabricRegistered = FabricRegistry::Add([] {
+    FabricInfo f;
+    f.name = kUec;
+    f.help = "Ultra Ethernet, UET NICs on lossy trimming Ethernet switches, keys uec.*";
+    f.linkLayer = kUec;
+    f.linkLayerWhy = "UEC's lossy, trimming switches and RDMA's or TCP's are configured "
+                     "differently: a uec fabric runs uec jobs only";
+    f.packetLabel = "UET data packets";
+    f.section = kUec;
+    f.schemaKeys = UecSchemaKeys;
+    f.resolve = ResolveUec;
+    f.finish = FinishUec;
+    f.configure = [](const RunConfig& c, FabricTopologyHelper& helper) {
+        ConfigureUecLinks(c, helper.GetLinkHelper());
+    };
+    f.install = [](const RunConfig& c,
+                   Ptr<FabricTopology> topo,
+                   Ptr<LatencyHistogram> latency,
+                   std::vector<Ptr<RdmaNic>>&) { return InstallUec(c, topo, latency); };
+    f.dataPackets = [](const RunConfig& c, const Simulation& sim) {
+        return c.fabric == kUec ? UecSummary(sim.topo)["data_packets"].get<uint64_t>()
+                                : uint64_t(0);
+    };
+    f.failedConnections = [](const json& s) {
+        return s.contains(kUec) ? s[kUec]["failed_pdcs"].get<uint64_t>() : uint64_t(0);
+    };
+    f.summarize = [](const RunConfig& c, const Simulation& sim, json& s) {
+        if (c.fabric == kUec)
+        {
+            s[kUec] = UecSummary(sim.topo);
+        }
+    };
+    return f;
+}());
 
 } // namespace aifabric

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
-#ifndef AI_FABRIC_SCENARIO_UEC_H
-#define AI_FABRIC_SCENARIO_UEC_H
+#ifndef AI_FABRIC_FABRIC_UEC_H
+#define AI_FABRIC_FABRIC_UEC_H
 
 // Everything the runner knows about `fabric: uec` (Ultra Ethernet), in one place: its keys
 // (schema and defaults), their resolution and checks, the switch and NIC set-up, and its
@@ -46,8 +46,10 @@ struct UecConfig
 std::vector<KeySpec> UecSchemaKeys();
 /// The `uec` object of the default scenario.
 nlohmann::json UecDefaults();
-/// Read `uec.*` into `r.uec` and check what `fabric: uec` cannot combine with.
+/// Read `uec.*` into `r.uec`.
 void ResolveUec(const nlohmann::json& j, RunConfig& r);
+/// What `fabric: uec` cannot combine with, and what it runs in place of the RDMA fields.
+void FinishUec(RunConfig& r);
 /**
  * Switches (trimming, ECN on dequeue between uec.ecn_min_bdp and uec.ecn_max_bdp of the BDP,
  * lossy unless uec.pfc) and UET NICs on every host. \return the collective transport over them

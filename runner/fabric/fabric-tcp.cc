@@ -1,0 +1,358 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "fabric-registry.h"
+#include "scenario-tuning.h"
+#include "simulation-builder.h"
+
+#include "ns3/ai-fabric-module.h"
+#include "ns3/core-module.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace aifabric
+{
+
+using namespace ns3;
+using nlohmann::json;
+
+namespace
+{
+
+const char* const kTcp = "tcp";
+
+/// A TCP algorithm's short name from the TypeId an attribute names ("ns3::TcpDctcp" -> dctcp,
+/// "ns3::LinuxTcpCubic" -> cubic, "ns3::TcpPrrRecovery" -> prr with suffix "Recovery").
+std::string
+TcpAlgorithmName(const std::vector<std::pair<std::string, std::string>>& attributes,
+                 const std::string& typeId,
+                 const std::string& attribute,
+                 const std::string& suffix)
+{
+    std::string name = AttributeText(attributes, typeId, attribute);
+    for (const std::string prefix : {"ns3::", "LinuxTcp", "Tcp"})
+    {
+        if (name.rfind(prefix, 0) == 0)
+        {
+            name.erase(0, prefix.size());
+        }
+    }
+    if (!suffix.empty() && name.size() > suffix.size() &&
+        name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
+    {
+        name.erase(name.size() - suffix.size());
+    }
+    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char ch) {
+        return static_cast<char>(std::tolower(ch));
+    });
+    return name;
+}
+
+/// tcp.*: read, checked, and on fabric tcp what the stack runs in place of the RDMA fields.
+void
+ResolveTcp(const json& j, RunConfig& r)
+{
+    const json& t = j[kTcp];
+    r.tcpHostCosts = t["host_costs"];
+    r.tcpCores = t["cores"];
+    r.tcpStack = t["stack"];
+    r.tcpTlp = t["tlp"];
+    r.tcpRack = t["rack"];
+    r.tcpSocketsPerPeer = t["sockets_per_peer"];
+    r.tcpThreads = t["threads"];
+    if (r.tcpSocketsPerPeer % r.tcpThreads != 0)
+    {
+        throw ScenarioError("tcp.sockets_per_peer: must be a multiple of tcp.threads (got " +
+                            std::to_string(r.tcpSocketsPerPeer) + " sockets over " +
+                            std::to_string(r.tcpThreads) + " threads)");
+    }
+    if (r.tcpStack == "ns3")
+    {
+        if (r.tcpSocketsPerPeer != 1 || r.tcpThreads != 1)
+        {
+            throw ScenarioError("tcp.sockets_per_peer: NCCL's multi-socket transport needs "
+                                "tcp.stack linux (tcp.stack ns3 opens one socket per "
+                                "connection: sockets_per_peer and threads must be 1)");
+        }
+        // ns-3's TCP has neither (its documentation, through ns-3.48).
+        r.tcpTlp = false;
+        r.tcpRack = false;
+        r.resolved[kTcp]["tlp"] = false;
+        r.resolved[kTcp]["rack"] = false;
+    }
+    if (r.fabric != kTcp)
+    {
+        return;
+    }
+    // The RDMA fields do not apply: report what the TCP stack runs instead.
+    if (r.tcpStack == "ns3")
+    {
+        r.congestionControl =
+            TcpAlgorithmName(r.attributes, "ns3::TcpL4Protocol", "SocketType", "");
+        r.lossRecovery =
+            TcpAlgorithmName(r.attributes, "ns3::TcpL4Protocol", "RecoveryType", "Recovery");
+    }
+    else
+    {
+        r.congestionControl =
+            TcpAlgorithmName(r.attributes, "ns3::LinuxTcpStack", "CongestionControl", "");
+        r.lossRecovery = std::string(r.tcpRack ? "rack" : "sack") + (r.tcpTlp ? "-tlp" : "");
+    }
+    r.resolved["congestion_control"] = r.congestionControl;
+    r.resolved["loss_recovery"] = r.lossRecovery;
+}
+
+/// Kernel TCP on every host (the Linux model with NCCL's socket transport, or ns-3's TCP);
+/// data segments' one-way latency into `latency`.
+Ptr<CollectiveTransport>
+InstallTcp(const RunConfig& c,
+           Ptr<FabricTopology> topo,
+           Ptr<LatencyHistogram> latency,
+           std::vector<Ptr<RdmaNic>>&)
+{
+    Ptr<CollectiveTransport> network;
+    if (c.tcpStack == "linux")
+    {
+        // --- the Linux TCP model on every host's NIC, NCCL's socket transport over it
+        LinuxTcpHelper lt;
+        lt.SetHostCosts(c.tcpHostCosts);
+        lt.SetCostModelAttribute("Cores", UintegerValue(c.tcpCores));
+        lt.SetStackAttribute("Tlp", BooleanValue(c.tcpTlp));
+        lt.SetStackAttribute("Rack", BooleanValue(c.tcpRack));
+        lt.Install(topo);
+        Ptr<LinuxTcpCollectiveTransport> t = CreateObject<LinuxTcpCollectiveTransport>();
+        t->SetAttribute("Threads", UintegerValue(c.tcpThreads));
+        t->SetAttribute("SocketsPerThread", UintegerValue(c.tcpSocketsPerPeer / c.tcpThreads));
+        t->SetRanks(topo->GetHosts());
+        network = t;
+    }
+    else
+    {
+        // --- kernel TCP (ns-3's TCP) on every host's NIC
+        FabricInternetHelper::Install(topo);
+        if (c.tcpHostCosts)
+        {
+            ObjectFactory cost("ns3::HostStackCostModel");
+            cost.Set("Cores", UintegerValue(c.tcpCores));
+            FabricInternetHelper::InstallHostCosts(topo, cost);
+        }
+        Ptr<TcpCollectiveTransport> t = CreateObject<TcpCollectiveTransport>();
+        t->SetRanks(topo->GetHosts());
+        network = t;
+    }
+    for (uint32_t h = 0; h < topo->GetNHosts(); ++h)
+    {
+        for (uint32_t p = 0; p < topo->GetNHostPorts(h); ++p)
+        {
+            topo->GetHostDevice(h, p)->TraceConnectWithoutContext(
+                "MacRx",
+                MakeBoundCallback(
+                    +[](Ptr<LatencyHistogram> hist, const FabricFrame& f) {
+                        if (f.protocol == 6 && f.payloadBytes > 0)
+                        {
+                            hist->Add(Simulator::Now().GetTimeStep() - f.txTimeStep);
+                        }
+                    },
+                    latency));
+        }
+    }
+    return network;
+}
+
+/// TCP's segments: its hosts' ports count them (there are no RDMA NICs).
+uint64_t
+TcpDataPackets(const RunConfig& c, const Simulation& sim)
+{
+    uint64_t n = 0;
+    if (c.fabric != kTcp)
+    {
+        return n;
+    }
+    const auto& topo = sim.topo;
+    for (uint32_t h = 0; h < topo->GetNHosts(); ++h)
+    {
+        for (uint32_t p = 0; p < topo->GetNHostPorts(h); ++p)
+        {
+            n += topo->GetHostDevice(h, p)->GetCounters().txDataFrames;
+        }
+    }
+    return n;
+}
+
+/// summary.json's `tcp` and `tcp_message_breakdown_us`, in every run (zeros without TCP).
+void
+TcpSummary(const RunConfig& c, const Simulation& sim, json& s)
+{
+    const bool tcp = c.fabric == kTcp;
+    // Same keys in every run: RDMA runs report zero TCP messages.
+    s["tcp_message_breakdown_us"] = json{{"messages", 0},
+                                         {"gpu_to_host", 0.0},
+                                         {"send_cpu", 0.0},
+                                         {"network", 0.0},
+                                         {"recv_cpu", 0.0},
+                                         {"host_to_gpu", 0.0}};
+    // Same keys in every run: RDMA runs report zeros. ns-3's TCP counts no probes or RACK.
+    json tcpCounters = json{{"stack", tcp ? c.tcpStack : ""},
+                            {"segments_sent", 0},
+                            {"retransmitted_segments", 0},
+                            {"timeouts", 0},
+                            {"tlp_probes", 0},
+                            {"tlp_recoveries", 0},
+                            {"rack_losses", 0},
+                            {"lost_retransmits", 0},
+                            {"fast_retransmits", 0},
+                            {"spurious_retransmits", 0},
+                            {"acks_sent", 0},
+                            {"gro_units", 0},
+                            {"interrupts", 0}};
+    const HostStackBreakdown* b = nullptr;
+    uint64_t messages = 0;
+    if (Ptr<TcpCollectiveTransport> t = DynamicCast<TcpCollectiveTransport>(sim.network))
+    {
+        b = &t->GetBreakdownTotals();
+        messages = t->GetMessagesArrived();
+        tcpCounters["retransmitted_segments"] = t->GetRetransmissions();
+        tcpCounters["timeouts"] = t->GetTimeouts();
+        tcpCounters["fast_retransmits"] = t->GetFastRecoveries();
+    }
+    else if (Ptr<LinuxTcpCollectiveTransport> l =
+                 DynamicCast<LinuxTcpCollectiveTransport>(sim.network))
+    {
+        b = &l->GetBreakdownTotals();
+        messages = l->GetMessagesArrived();
+        const LinuxTcpStackCounters k = l->GetCounters();
+        tcpCounters["segments_sent"] = k.segmentsSent;
+        tcpCounters["retransmitted_segments"] = k.retransmits;
+        tcpCounters["timeouts"] = k.timeouts;
+        tcpCounters["tlp_probes"] = k.tlpProbes;
+        tcpCounters["tlp_recoveries"] = k.tlpRecoveries;
+        tcpCounters["rack_losses"] = k.rackLosses;
+        tcpCounters["lost_retransmits"] = k.lostRetransmits;
+        tcpCounters["fast_retransmits"] = k.fastRetransmits;
+        tcpCounters["spurious_retransmits"] = k.spuriousRetransmits;
+        tcpCounters["acks_sent"] = k.acksSent;
+        tcpCounters["gro_units"] = k.groUnits;
+        tcpCounters["interrupts"] = k.interrupts;
+    }
+    s[kTcp] = tcpCounters;
+    if (b)
+    {
+        const double n = std::max<double>(1.0, double(messages));
+        s["tcp_message_breakdown_us"] = json{{"messages", messages},
+                                             {"gpu_to_host", b->pcieTx.GetSeconds() * 1e6 / n},
+                                             {"send_cpu", b->cpuTx.GetSeconds() * 1e6 / n},
+                                             {"network", b->network.GetSeconds() * 1e6 / n},
+                                             {"recv_cpu", b->cpuRx.GetSeconds() * 1e6 / n},
+                                             {"host_to_gpu", b->pcieRx.GetSeconds() * 1e6 / n}};
+    }
+}
+
+std::vector<KeySpec>
+TcpSchemaKeys()
+{
+    return {
+        ObjectKey(kTcp, "kernel TCP hosts"),
+        ChoiceKey(
+            "tcp.stack",
+            {"linux", "ns3"},
+            "linux: the Linux TCP model on the fabric (RACK-TLP, GRO); ns3: ns-3's TCP over IPv4")
+            .Default("linux"),
+        BoolKey("tcp.tlp", "tail loss probes (Linux default; stack linux only)").Default(true),
+        BoolKey("tcp.rack",
+                "RACK loss detection (Linux default; false: RFC 6675 dup-threshold; stack linux "
+                "only)")
+            .Default(true),
+        IntKey("tcp.sockets_per_peer",
+               AtLeast(1),
+               AtMost(64),
+               "NCCL sockets per connection (NCCL_NSOCKS_PERTHREAD x NCCL_SOCKET_NTHREADS)")
+            .Default(1),
+        IntKey(
+            "tcp.threads",
+            AtLeast(1),
+            AtMost(16),
+            "NCCL helper threads per connection (NCCL_SOCKET_NTHREADS); divides sockets_per_peer")
+            .Default(1),
+        BoolKey("tcp.host_costs", "model copies, syscalls, interrupts, cores").Default(true),
+        IntKey("tcp.cores", AtLeast(1), AtMost(1024), "CPU cores per host for the network stack")
+            .Default(4),
+    };
+}
+
+/// What fabric tcp cannot combine with (after the rest of the run is resolved).
+void
+FinishTcp(RunConfig& r)
+{
+    if (r.IsFlowWorkload() || r.background)
+    {
+        throw ScenarioError(std::string(r.background ? "workload.background" : "workload.kind") +
+                            ": flow traffic runs on RDMA queue pairs: needs fabric rocev2 or "
+                            "infiniband (got tcp)");
+    }
+    if (r.planes > 1)
+    {
+        throw ScenarioError("topology.planes: " + std::to_string(r.planes) +
+                            " planes need an RDMA fabric (rocev2 or infiniband): the kernel TCP "
+                            "models send on one NIC port (a bonded interface is not modelled; "
+                            "got fabric tcp)");
+    }
+    if (LoadBalancingRegistry::Find(r.loadBalancing)->queuePairs)
+    {
+        throw ScenarioError("routing.load_balancing: " + r.loadBalancing +
+                            " needs RDMA queue pairs (fabric rocev2); kernel TCP spreads over "
+                            "tcp.sockets_per_peer connections");
+    }
+}
+
+} // namespace
+
+static const bool g_tcpFabricRegistered = FabricRegistry::Add([] {
+    FabricInfo f;
+    f.name = kTcp;
+    f.help = "kernel TCP and NCCL's socket transport on Ethernet switches, keys tcp.*";
+    f.linkLayer = "ethernet";
+    f.headerBytes = 86; // counted as RoCEv2's (rough)
+    f.rdmaKeys = false; // its loss recovery is the stack's (RACK, TLP)
+    f.packetLabel = "TCP segments";
+    f.colour = "'#e08214'";
+    f.section = kTcp;
+    f.schemaKeys = TcpSchemaKeys;
+    f.resolve = ResolveTcp;
+    f.finish = FinishTcp;
+    f.checkJob = [](const JobConfig& job) {
+        return job.run.tcpStack == "linux"
+                   ? std::string()
+                   : "fabric: a tcp job beside other jobs needs tcp.stack 'linux' (got '" +
+                         job.run.tcpStack + "')";
+    };
+    f.configure = [](const RunConfig& c, FabricTopologyHelper& helper) {
+        // Lossless TCP: PFC on TCP's class (priority 0, DSCP 0) as well as RoCE's.
+        helper.GetLinkHelper().SetFlowControlAttribute("EnabledPriorities",
+                                                       UintegerValue(c.pfc ? 0x09 : 0));
+    };
+    f.install = InstallTcp;
+    f.dataPackets = TcpDataPackets;
+    f.summarize = TcpSummary;
+    f.dashboardRows = [](const std::vector<const RunConfig*>& runs, const DashboardRowAdder& row) {
+        bool linuxTcp = false;
+        for (const RunConfig* r : runs)
+        {
+            linuxTcp = linuxTcp || (r->fabric == kTcp && r->tcpStack == "linux");
+        }
+        if (!linuxTcp)
+        {
+            return;
+        }
+        // What repaired kernel TCP's losses: RACK, loss probes, or the RTO (row above).
+        row("TCP RACK losses / probes", [](const json& s) {
+            if (s[kTcp]["stack"] != "linux")
+            {
+                return std::string("-");
+            }
+            return std::to_string(s[kTcp]["rack_losses"].get<uint64_t>()) + " / " +
+                   std::to_string(s[kTcp]["tlp_probes"].get<uint64_t>());
+        });
+    };
+    return f;
+}());
+
+} // namespace aifabric
