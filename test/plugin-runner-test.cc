@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
-// A congestion control, a collective algorithm and a topology defined and registered in this
-// test binary, with no runner source edited: `ai-fabric run`'s own code path (RunCommand, in
-// process) lists each and its key in --help, refuses a bad key value naming the key (exit 2),
-// and selects and runs each by its scenario name, the keys' values reaching the plug-ins.
+// A congestion control, a collective algorithm, a topology and a fabric defined and registered
+// in this test binary, with no runner source edited: `ai-fabric run`'s own code path
+// (RunCommand, in process) lists each and its key in --help, refuses a bad key value naming the
+// key (exit 2), and selects and runs each by its scenario name, the keys' values reaching the
+// plug-ins.
+#include "fabric-registry.h"
 #include "run-command.h"
+#include "run-transports.h"
 
 #include "ns3/ai-fabric-module.h"
 
@@ -216,6 +219,60 @@ struct Command
     std::string err;
 };
 
+/// A fabric of its own: RoCEv2's NICs on Ethernet, with a key of its own (test-fabric.marker)
+/// that its hooks carry from the scenario to summary.json and the dashboard.
+struct TestFabric
+{
+    static double marker;     //!< test-fabric.marker as resolved
+    static uint32_t installs; //!< its install hook's calls
+};
+
+double TestFabric::marker = 0;
+uint32_t TestFabric::installs = 0;
+
+const bool g_testFabricRegistered = aifabric::FabricRegistry::Add([] {
+    aifabric::FabricInfo f;
+    f.name = "test-fabric";
+    f.help = "the test's own fabric, RoCEv2 NICs on Ethernet";
+    f.linkLayer = "ethernet";
+    f.packetLabel = "test packets";
+    f.section = "test-fabric";
+    // No defaults in the schema: the in-process default scenario (and the sweep points' ids
+    // computed from it in this binary) stay those of the runner's binaries.
+    f.schemaKeys = [] {
+        return std::vector<aifabric::KeySpec>{
+            aifabric::ObjectKey("test-fabric", "keys of the test's fabric"),
+            aifabric::NumKey("test-fabric.marker",
+                             aifabric::AtLeast(1),
+                             aifabric::AtMost(10),
+                             "a number the fabric reports back")};
+    };
+    f.resolve = [](const nlohmann::json& j, aifabric::RunConfig&) {
+        TestFabric::marker =
+            j.contains("test-fabric") ? j["test-fabric"].value("marker", 3.0) : 3.0;
+    };
+    f.install = [](const aifabric::RunConfig& c,
+                   Ptr<FabricTopology> topo,
+                   Ptr<LatencyHistogram> latency,
+                   std::vector<Ptr<RdmaNic>>& nics) {
+        ++TestFabric::installs;
+        return aifabric::InstallRdma(c, topo, latency, nics);
+    };
+    f.summarize = [](const aifabric::RunConfig& c, const aifabric::Simulation&, nlohmann::json& s) {
+        if (c.fabric == "test-fabric")
+        {
+            s["test-fabric"] = {{"marker", TestFabric::marker}};
+        }
+    };
+    f.dashboardRows = [](const std::vector<const aifabric::RunConfig*>&,
+                         const aifabric::DashboardRowAdder& row) {
+        row("test fabric marker", [](const nlohmann::json& s) {
+            return s.contains("test-fabric") ? s["test-fabric"]["marker"].dump() : "-";
+        });
+    };
+    return f;
+}());
+
 /// RunCommand (ai-fabric run) with `args`, its stdout and stderr captured.
 Command
 RunRunner(std::vector<std::string> args)
@@ -273,7 +330,9 @@ TEST(PluginRunner, HelpListsEachTestPluginAndItsKey)
                           "test-gather",
                           "workload.test-gather.root: the gathering rank",
                           "test-dumbbell",
-                          "topology.test-dumbbell.core_gbps: the leaf-spine links"})
+                          "topology.test-dumbbell.core_gbps: the leaf-spine links",
+                          "test-fabric: the test's own fabric",
+                          "test-fabric.marker: a number the fabric reports back"})
     {
         EXPECT_NE(c.out.find(s), std::string::npos) << s;
     }
@@ -293,7 +352,8 @@ TEST(PluginRunner, BadValueOfATestPluginsKeyIsExitTwoNamingTheKey)
          {Bad{"rdma.test-paced.fraction=2", "rdma.test-paced.fraction"},
           Bad{"topology.test-dumbbell.core_gbps=0", "topology.test-dumbbell.core_gbps"},
           Bad{"workload.test-gather.root=1", "workload.test-gather.root"},
-          Bad{"workload.test-gather.root=-1", "workload.test-gather.root"}})
+          Bad{"workload.test-gather.root=-1", "workload.test-gather.root"},
+          Bad{"test-fabric.marker=11", "test-fabric.marker"}})
     {
         std::vector<std::string> args = PluginScenario(out, 0.5, 100);
         args.insert(args.end(), {"--set", b.set}); // after the scenario's own value
@@ -349,6 +409,49 @@ TEST(PluginRunner, EachTestPluginIsSelectedByNameAndRunsWithItsKeys)
         EXPECT_NEAR(ms / modelMs, 1.0, 0.05) << ms << " ms vs " << modelMs << " ms";
         std::filesystem::remove_all(out);
     }
+}
+
+TEST(PluginRunner, TheTestFabricIsSelectedByNameAndItsHooksRun)
+{
+    // Same NICs and switches as rocev2: the same collective time to the nanosecond; its key
+    // reaches its hooks (summary.json, the dashboard).
+    auto run = [](const std::string& fabric, const std::string& out) {
+        std::vector<std::string> args = {"--set",
+                                         "topology.servers=2",
+                                         "--set",
+                                         "topology.gpus_per_server=1",
+                                         "--set",
+                                         "workload.steps=1",
+                                         "--set",
+                                         "workload.bytes=1048576",
+                                         "--set",
+                                         "fabric=" + fabric,
+                                         "--set",
+                                         "test-fabric.marker=7",
+                                         "--out",
+                                         out};
+        return RunRunner(args);
+    };
+    const uint32_t installs = TestFabric::installs;
+    const std::string outA = TempPath("fabric");
+    const Command a = run("test-fabric", outA);
+    ASSERT_EQ(a.status, 0) << a.err;
+    EXPECT_GT(TestFabric::installs, installs) << "its install hook built the transport";
+    EXPECT_NE(a.out.find("test fabric marker"), std::string::npos) << a.out;
+    const std::string outB = TempPath("rocev2");
+    const Command b = run("rocev2", outB);
+    ASSERT_EQ(b.status, 0) << b.err;
+    std::ifstream inA(outA + "/summary.json");
+    std::ifstream inB(outB + "/summary.json");
+    const nlohmann::json sa = nlohmann::json::parse(inA);
+    const nlohmann::json sb = nlohmann::json::parse(inB);
+    EXPECT_EQ(sa["fabric"], "test-fabric");
+    EXPECT_EQ(sa["test-fabric"]["marker"], 7.0);
+    EXPECT_FALSE(sb.contains("test-fabric"));
+    EXPECT_EQ(sa["collective_ms"]["mean"], sb["collective_ms"]["mean"]);
+    EXPECT_GT(sa["collective_ms"]["mean"].get<double>(), 0);
+    std::filesystem::remove_all(outA);
+    std::filesystem::remove_all(outB);
 }
 
 } // namespace
