@@ -10,6 +10,7 @@
 #include "ns3/ai-fabric-module.h"
 #include "ns3/core-module.h"
 #include "ns3/network-module.h"
+#include "ns3/uet-registry.h"
 
 namespace aifabric
 {
@@ -22,66 +23,28 @@ namespace
 
 const char* const kUec = "uec";
 
-/// uec.load_balancing -> the UetLoadBalancer TypeId.
-const std::vector<std::pair<std::string, std::string>>&
-LoadBalancers()
-{
-    static const std::vector<std::pair<std::string, std::string>> v = {
-        {"reps", "ns3::UetReps"},
-        {"mixed", "ns3::UetMixedLb"},
-        {"bitmap", "ns3::UetBitmapLb"},
-        {"oblivious", "ns3::UetObliviousLb"},
-        {"ecmp", "ns3::UetEcmpLb"},
-    };
-    return v;
-}
-
-/// uec.cc -> the UetCongestionOps TypeId and, for credit with a window, the window's TypeId
-/// (UetRccc's SenderCc).
-struct UecCc
-{
-    std::string name;
-    std::string typeId;
-    std::string senderCc;
-};
-
-const std::vector<UecCc>&
-CongestionControls()
-{
-    static const std::vector<UecCc> v = {
-        {"nscc", "ns3::UetNscc", ""},
-        {"rccc", "ns3::UetRccc", ""},
-        {"nscc+rccc", "ns3::UetRccc", "ns3::UetNscc"},
-    };
-    return v;
-}
-
 } // namespace
 
 std::vector<KeySpec>
 UecSchemaKeys()
 {
-    std::vector<std::string> lbs;
-    for (const auto& l : LoadBalancers())
+    std::string lbHelp;
+    for (const auto& l : UetLoadBalancerRegistry::All())
     {
-        lbs.push_back(l.first);
+        lbHelp += (lbHelp.empty() ? "" : "; ") + l.name + ": " + l.help;
     }
-    std::vector<std::string> ccs;
-    for (const auto& c : CongestionControls())
+    std::string ccHelp;
+    for (const auto& c : UetCongestionRegistry::All())
     {
-        ccs.push_back(c.name);
+        ccHelp += (ccHelp.empty() ? "" : "; ") + c.name + ": " + c.help;
     }
+    // KeySpec holds C strings: the texts live for the process.
+    static const std::string lbText = "sender load balancing over entropy values (" + lbHelp + ")";
+    static const std::string ccText = "UET congestion control (" + ccHelp + ")";
     return {
         ObjectKey(kUec, "Ultra Ethernet fabric (fabric: uec)").Default(UecDefaults()),
-        ChoiceKey("uec.cc",
-                  ccs,
-                  "UET congestion control: NSCC (sender window), RCCC (receiver credit) or both"),
-        ChoiceKey(
-            "uec.load_balancing",
-            lbs,
-            "sender load balancing over entropy values: REPS (recycle good EVs), mixed (htsim's "
-            "default: recycled EVs, else bitmap), bitmap (skip penalised EVs), oblivious spraying, "
-            "or one EV per connection (ecmp)"),
+        ChoiceKey("uec.cc", UetCongestionRegistry::Names(), ccText.c_str()),
+        ChoiceKey("uec.load_balancing", UetLoadBalancerRegistry::Names(), lbText.c_str()),
         BoolKey("uec.trimming",
                 "switches trim overflowing UET packets to their headers (else drop them)"),
         IntKey("uec.trim_bytes",
@@ -135,8 +98,8 @@ json
 UecDefaults()
 {
     const UecConfig d;
-    return json{{"cc", d.cc},
-                {"load_balancing", d.loadBalancing},
+    return json{{"cc", DefaultUetCongestion()},
+                {"load_balancing", DefaultUetLoadBalancer()},
                 {"trimming", d.trimming},
                 {"trim_bytes", d.trimBytes},
                 {"pds", d.pds},
@@ -289,24 +252,14 @@ InstallUec(const RunConfig& c, Ptr<FabricTopology> topo, Ptr<LatencyHistogram> l
         bm->SetAttribute("EcnKmax", UintegerValue(uint32_t(u.ecnMaxBdp * bdp)));
     }
     UetHelper uet;
-    for (const auto& cc : CongestionControls())
+    // The congestion control and load balancer as registered beside their classes.
+    const UetCongestionInfo* cc = UetCongestionRegistry::Find(u.cc);
+    uet.SetCongestionControl(cc->typeId);
+    if (!cc->senderCc.empty())
     {
-        if (cc.name == u.cc)
-        {
-            uet.SetCongestionControl(cc.typeId);
-            if (!cc.senderCc.empty())
-            {
-                uet.SetCongestionControlAttribute("SenderCc", StringValue(cc.senderCc));
-            }
-        }
+        uet.SetCongestionControlAttribute("SenderCc", StringValue(cc->senderCc));
     }
-    for (const auto& l : LoadBalancers())
-    {
-        if (l.first == u.loadBalancing)
-        {
-            uet.SetLoadBalancer(l.second);
-        }
-    }
+    uet.SetLoadBalancer(UetLoadBalancerRegistry::Find(u.loadBalancing)->typeId);
     uet.SetNicAttribute("Mtu", UintegerValue(u.mtu));
     uet.SetNicAttribute("Ordered", BooleanValue(u.pds == "rod"));
     uet.SetNicAttribute("Trimming", BooleanValue(u.trimming));

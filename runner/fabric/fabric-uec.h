@@ -24,8 +24,8 @@ struct RunConfig;
 /// The resolved `uec.*` keys.
 struct UecConfig
 {
-    std::string cc{"nscc"};
-    std::string loadBalancing{"reps"};
+    std::string cc;            //!< uec.cc: a name in UetCongestionRegistry
+    std::string loadBalancing; //!< uec.load_balancing: a name in UetLoadBalancerRegistry
     bool trimming{true};
     uint32_t trimBytes{84};
     std::string pds{"rud"};

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "uet-bitmap-lb.h"
 
+#include "uet-registry.h"
+
 #include "ns3/uinteger.h"
 
 #include <algorithm>
@@ -94,5 +96,18 @@ UetBitmapLb::NextEv()
     }
     return ToEv(i);
 }
+
+namespace
+{
+
+const bool g_bitmapLbRegistered = UetLoadBalancerRegistry::Add([] {
+    UetLoadBalancerInfo e;
+    e.name = "bitmap";
+    e.typeId = "ns3::UetBitmapLb";
+    e.help = "skips penalised EVs";
+    return e;
+}());
+
+} // namespace
 
 } // namespace ns3

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "uet-ecmp-lb.h"
 
+#include "uet-registry.h"
+
 namespace ns3
 {
 
@@ -34,5 +36,18 @@ UetEcmpLb::NextEv()
 {
     return m_ev;
 }
+
+namespace
+{
+
+const bool g_ecmpLbRegistered = UetLoadBalancerRegistry::Add([] {
+    UetLoadBalancerInfo e;
+    e.name = "ecmp";
+    e.typeId = "ns3::UetEcmpLb";
+    e.help = "one EV per connection";
+    return e;
+}());
+
+} // namespace
 
 } // namespace ns3

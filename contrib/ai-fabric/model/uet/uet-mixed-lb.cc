@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "uet-mixed-lb.h"
 
+#include "uet-registry.h"
+
 namespace ns3
 {
 
@@ -60,5 +62,18 @@ UetMixedLb::GetRecycledCount() const
 {
     return static_cast<uint32_t>(m_recycled.size());
 }
+
+namespace
+{
+
+const bool g_mixedLbRegistered = UetLoadBalancerRegistry::Add([] {
+    UetLoadBalancerInfo e;
+    e.name = "mixed";
+    e.typeId = "ns3::UetMixedLb";
+    e.help = "htsim's default, recycled EVs else bitmap";
+    return e;
+}());
+
+} // namespace
 
 } // namespace ns3

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "uet-nscc.h"
 
+#include "uet-registry.h"
+
 #include "ns3/double.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
@@ -339,5 +341,19 @@ UetNscc::GetAverageDelay() const
 {
     return Seconds(m_avgDelay);
 }
+
+namespace
+{
+
+const bool g_nsccRegistered = UetCongestionRegistry::Add([] {
+    UetCongestionInfo e;
+    e.name = "nscc";
+    e.typeId = "ns3::UetNscc";
+    e.help = "NSCC, a sender window from ECN and delay";
+    e.isDefault = true;
+    return e;
+}());
+
+} // namespace
 
 } // namespace ns3

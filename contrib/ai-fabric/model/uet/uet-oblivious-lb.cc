@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "uet-oblivious-lb.h"
 
+#include "uet-registry.h"
+
 namespace ns3
 {
 
@@ -47,5 +49,18 @@ UetObliviousLb::NextEv()
 {
     return ToEv(NextIndex());
 }
+
+namespace
+{
+
+const bool g_obliviousLbRegistered = UetLoadBalancerRegistry::Add([] {
+    UetLoadBalancerInfo e;
+    e.name = "oblivious";
+    e.typeId = "ns3::UetObliviousLb";
+    e.help = "oblivious spraying";
+    return e;
+}());
+
+} // namespace
 
 } // namespace ns3

@@ -2,6 +2,7 @@
 #include "uet-rccc.h"
 
 #include "uet-header-sizes.h"
+#include "uet-registry.h"
 
 #include "ns3/double.h"
 #include "ns3/object-factory.h"
@@ -162,5 +163,27 @@ UetRccc::CreditTarget(const UetCcState& s, const UetCreditDemand& d) const
     const uint64_t target = d.granted + static_cast<uint64_t>(ask);
     return (target + uetwire::kCreditUnit - 1) / uetwire::kCreditUnit * uetwire::kCreditUnit;
 }
+
+namespace
+{
+
+const bool g_rcccRegistered = UetCongestionRegistry::Add([] {
+    UetCongestionInfo e;
+    e.name = "rccc";
+    e.typeId = "ns3::UetRccc";
+    e.help = "RCCC, receiver credit";
+    return e;
+}());
+
+const bool g_nsccRcccRegistered = UetCongestionRegistry::Add([] {
+    UetCongestionInfo e;
+    e.name = "nscc+rccc";
+    e.typeId = "ns3::UetRccc";
+    e.senderCc = "ns3::UetNscc";
+    e.help = "both, credit within an NSCC window";
+    return e;
+}());
+
+} // namespace
 
 } // namespace ns3

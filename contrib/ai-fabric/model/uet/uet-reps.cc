@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "uet-reps.h"
 
+#include "uet-registry.h"
+
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
@@ -144,5 +146,19 @@ UetReps::NextEv()
     }
     return ToEv(Random());
 }
+
+namespace
+{
+
+const bool g_repsRegistered = UetLoadBalancerRegistry::Add([] {
+    UetLoadBalancerInfo e;
+    e.name = "reps";
+    e.typeId = "ns3::UetReps";
+    e.help = "REPS, recycles entropy values that came back unmarked";
+    e.isDefault = true;
+    return e;
+}());
+
+} // namespace
 
 } // namespace ns3
