@@ -112,6 +112,7 @@ ParallelTrainingJob::DoDispose()
     m_comms.clear();
     m_schedules.clear();
     m_apps.clear();
+    m_lossProbes.Disconnect();
     m_network = nullptr;
     m_nvlink = nullptr;
     m_tuner = nullptr;
@@ -201,6 +202,7 @@ ParallelTrainingJob::Setup(NodeContainer gpus,
     m_transport = transportRanks;
     m_gpusPerServer = std::max<uint32_t>(1, gpusPerServer);
     m_network = network;
+    m_lossProbes.Connect(network);
     m_nvlink = nvlink;
     const std::string err = Check();
     NS_ABORT_MSG_UNLESS(err.empty(), "ParallelTrainingJob: " << err);
@@ -546,7 +548,7 @@ ParallelTrainingJob::StartStep(uint32_t k)
     m_kernel.emplace_back(n, std::array<int64_t, WorkloadOp::PHASES>{});
     m_retx0 = m_network ? m_network->GetRetransmissions() : 0;
     m_timeouts0 = m_network ? m_network->GetTimeouts() : 0;
-    m_probes0 = m_network ? m_network->GetLossProbes() : 0;
+    m_probes0 = m_lossProbes.GetCount();
     m_arrived.assign(m_p2p.size(), 0);
     m_posted.assign(m_p2p.size(), 0);
     m_opsLeft.assign(n, 0);
@@ -921,7 +923,7 @@ ParallelTrainingJob::Blame(TrainingStepRecord& rec)
     const double step = double(rec.StepTime().GetTimeStep());
     const uint64_t retx = m_network ? m_network->GetRetransmissions() - m_retx0 : 0;
     const uint64_t timeouts = m_network ? m_network->GetTimeouts() - m_timeouts0 : 0;
-    const uint64_t probes = m_network ? m_network->GetLossProbes() - m_probes0 : 0;
+    const uint64_t probes = m_lossProbes.GetCount() - m_probes0;
     rec.retransmissions = retx;
     rec.timeouts = timeouts;
     rec.lossProbes = probes;

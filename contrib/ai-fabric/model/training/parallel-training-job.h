@@ -2,6 +2,7 @@
 #ifndef PARALLEL_TRAINING_JOB_H
 #define PARALLEL_TRAINING_JOB_H
 
+#include "loss-probe-counter.h"
 #include "training-job.h"
 #include "workload-graph.h"
 
@@ -245,6 +246,7 @@ class ParallelTrainingJob : public Object
     std::vector<std::vector<std::array<int64_t, WorkloadOp::PHASES>>> m_kernel;
     uint64_t m_retx0{0};
     uint64_t m_timeouts0{0};
+    LossProbeCounter m_lossProbes;
     uint64_t m_probes0{0};
     TracedCallback<const TrainingStepRecord&> m_stepTrace;
     TracedCallback<uint32_t, uint32_t, Time, Time> m_opTrace;
