@@ -156,3 +156,43 @@ TEST_F(FabricTest, HalvingCoresHalvesACpuBoundSender)
     EXPECT_NEAR(one / perCore, 1.0, 0.05) << one << " Gb/s";
     EXPECT_NEAR(two / (2 * perCore), 1.0, 0.05) << two << " Gb/s";
 }
+
+// The link layer calls nothing above it: the IP packets a host's device would hand to ns-3's
+// stack go to the handler it is given (HostStackCostModel::Attach sets one), which passes them
+// on with DeliverToStack. A counting handler sees every segment of a 1 MiB transfer (at least
+// ceil(1 MiB / MSS 8,948) = 118 data segments, plus the handshake's SYN); a null handler
+// restores direct delivery, and the next message arrives without passing it.
+TEST_F(FabricTest, TheLinkLayerHandsIpPacketsToTheHandlerItIsGiven)
+{
+    Ptr<FabricTopology> topo = Hosts(2, DataRate("100Gbps"));
+    Ptr<FabricNetDevice> dev = topo->GetHostDevice(1);
+
+    struct Counter
+    {
+        Ptr<FabricNetDevice> dev;
+        uint64_t packets{0};
+
+        void Receive(Ptr<Packet> p)
+        {
+            ++packets;
+            dev->DeliverToStack(p);
+        }
+    } counter;
+
+    counter.dev = dev;
+    dev->SetIpReceiveHandler(MakeCallback(&Counter::Receive, &counter));
+    Ptr<TcpCollectiveTransport> tcp = CreateObject<TcpCollectiveTransport>();
+    tcp->SetRanks(topo->GetHosts());
+    Arrivals a;
+    const uint64_t bytes = 1 << 20;
+    tcp->Send(0, 1, bytes, &a, 0);
+    Simulator::Run();
+    ASSERT_EQ(a.v.size(), 1u);
+    EXPECT_GE(counter.packets, (bytes + 8947) / 8948 + 1);
+    const uint64_t seen = counter.packets;
+    dev->SetIpReceiveHandler(Callback<void, Ptr<Packet>>());
+    tcp->Send(0, 1, bytes, &a, 1);
+    Simulator::Run();
+    ASSERT_EQ(a.v.size(), 2u);
+    EXPECT_EQ(counter.packets, seen);
+}

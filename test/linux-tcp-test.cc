@@ -140,6 +140,35 @@ TEST_F(FabricTest, LinuxTcpTlpRepairsATailLossWithSeveralPacketsOutAfterTwoSrttP
     }
 }
 
+// The loss probes reach the jobs through the transport's LossProbe trace source, not through
+// CollectiveTransport: a LossProbeCounter on the TCP transport counts the one probe of a tail
+// loss (the last two of ten segments dropped) and names its receiver; on an RDMA transport,
+// which has no such trace source, it connects to nothing and stays at zero.
+TEST_F(FabricTest, LossProbeCounterCountsTheTcpTransportsProbesAndNothingOnRdma)
+{
+    LinuxNet n = MakeLinuxNet(2);
+    SeqDropper d;
+    d.seqs = {Seg(8), Seg(9)};
+    DropSeqs(n, 1, &d);
+    LossProbeCounter counter;
+    counter.Connect(n.tcp);
+    EXPECT_EQ(counter.GetLastReceiver(), -1);
+    Arrivals a;
+    n.tcp->Send(0, 1, 10 * MSS, &a, 1);
+    Simulator::Run();
+    ASSERT_EQ(a.v.size(), 1u);
+    EXPECT_EQ(counter.GetCount(), 1u);
+    EXPECT_EQ(counter.GetLastReceiver(), 1);
+    EXPECT_EQ(n.tcp->GetLossProbes(), 1u);
+    counter.Disconnect();
+    Simulator::Destroy();
+
+    LossProbeCounter rdma;
+    rdma.Connect(CreateObject<RdmaCollectiveTransport>());
+    EXPECT_EQ(rdma.GetCount(), 0u);
+    EXPECT_EQ(rdma.GetLastReceiver(), -1);
+}
+
 TEST_F(FabricTest, LinuxTcpTlpWithOnePacketOutWaitsForADelayedAck)
 {
     LinuxNet n = MakeLinuxNet(2);

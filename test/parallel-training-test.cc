@@ -457,3 +457,90 @@ TEST_F(FabricTest, TwoJobsSlowEachOtherOnlyWhenTheyShareLinks)
               << alone0 * 1e3 << " / " << alone1 * 1e3 << " ms, together " << isolated[0] * 1e3
               << " / " << isolated[1] * 1e3 << " ms\n";
 }
+
+// TrainingStepAccounting on its own, told a step by hand (times in us): 3 ranks run a forward
+// kernel (rank 0: 0-10, rank 1: 0-25, rank 2: 0-5), a TP all-reduce that ends at 30 (rank 1
+// joined last), then a backward kernel (ranks 0 and 1: 30-40, rank 2: 30-35). Each rank's
+// compute-stream gap goes to the TP phase (rank 0: 20, rank 2: 25); the critical path from
+// rank 0's last kernel runs back through the all-reduce to rank 1's forward kernel (25 us on the
+// path against rank 0's 10), so rank 1 is waited on, and its kernels (35 us) exceed the median
+// rank's (rank 0: 20 us) by more than 5% of the 40 us step: "straggler". Rank 2 waits 5 us at
+// the barrier, plus 1 us charged to no operation; MFU = 1.2e6 FLOPs / (3 x 1e12 x 40 us).
+TEST(TrainingStepAccountingTest, ChargesPhasesAndBlamesTheCriticalPath)
+{
+    auto g = std::make_shared<WorkloadGraph>(3);
+    const uint32_t group = g->Group({0, 1, 2});
+    for (uint32_t r = 0; r < 3; ++r)
+    {
+        WorkloadOp fwd;
+        fwd.phase = WorkloadOp::FORWARD;
+        WorkloadOp tp;
+        tp.kind = WorkloadOp::COLLECTIVE;
+        tp.phase = WorkloadOp::TP;
+        tp.group = group;
+        WorkloadOp bwd;
+        bwd.phase = WorkloadOp::BACKWARD;
+        g->Add(r, fwd);
+        g->Add(r, tp, {0});
+        g->Add(r, bwd, {1});
+    }
+    g->modelFlops = 1.2e6;
+    const int64_t us = MicroSeconds(1).GetTimeStep();
+    const std::vector<int64_t> fwdEnd{10, 25, 5};
+    const std::vector<int64_t> bwdEnd{40, 40, 35};
+    std::vector<std::vector<TrainingOpState>> state(3, std::vector<TrainingOpState>(3));
+    for (uint32_t r = 0; r < 3; ++r)
+    {
+        state[r][0].start = 0;
+        state[r][0].end = fwdEnd[r] * us;
+        state[r][1].start = fwdEnd[r] * us;
+        state[r][1].end = 30 * us;
+        state[r][1].byRank = 1; // the all-reduce's last member to join
+        state[r][1].byOp = 1;
+        state[r][2].start = 30 * us;
+        state[r][2].end = bwdEnd[r] * us;
+        state[r][2].byRank = r;
+        state[r][2].byOp = 1;
+    }
+    state[1][1].byRank = 1; // rank 1 joined when its forward kernel ended
+    state[1][1].byOp = 0;
+
+    TrainingStepAccounting a;
+    a.Setup(g, nullptr);
+    a.BeginStep(0);
+    TrainingStepRecord rec;
+    RankPhaseTimes p0;
+    RankPhaseTimes p2;
+    Simulator::Schedule(MicroSeconds(40), [&] {
+        for (uint32_t r = 0; r < 3; ++r)
+        {
+            a.AddKernelTime(r, WorkloadOp::FORWARD, fwdEnd[r] * us);
+            a.AddKernelTime(r, WorkloadOp::BACKWARD, (bwdEnd[r] - 30) * us);
+            a.Charge(r, MicroSeconds(30 - fwdEnd[r]), r, 1);
+            a.AddBytes(r, WorkloadOp::TP, 1000 + r);
+            a.SetComputeEnd(r, MicroSeconds(bwdEnd[r]));
+        }
+        a.Charge(2, MicroSeconds(1), UINT32_MAX, 0);
+        const std::vector<Time> rankEnd{MicroSeconds(40), MicroSeconds(40), MicroSeconds(35)};
+        rec = a.EndStep(rankEnd, state);
+    });
+    Simulator::Run();
+    Simulator::Destroy();
+    EXPECT_EQ(rec.StepTime(), MicroSeconds(40));
+    EXPECT_EQ(rec.lastComputeEnd, MicroSeconds(40));
+    EXPECT_EQ(rec.lastRank, 0u);
+    EXPECT_EQ(rec.waitedOn, 1u);
+    EXPECT_EQ(rec.cause, "straggler");
+    EXPECT_EQ(rec.lossProbes, 0u);
+    ASSERT_EQ(a.GetSteps().size(), 1u);
+    EXPECT_EQ(a.GetPhaseTimes(0, 0).tpExposed, MicroSeconds(20));
+    EXPECT_EQ(a.GetPhaseTimes(0, 1).tpExposed, MicroSeconds(5));
+    EXPECT_EQ(a.GetPhaseTimes(0, 2).tpExposed, MicroSeconds(25));
+    EXPECT_EQ(a.GetPhaseTimes(0, 0).compute, MicroSeconds(20));
+    EXPECT_EQ(a.GetPhaseTimes(0, 1).compute, MicroSeconds(35));
+    EXPECT_EQ(a.GetPhaseTimes(0, 0).barrier, Time(0));
+    EXPECT_EQ(a.GetPhaseTimes(0, 2).barrier, MicroSeconds(6));
+    EXPECT_EQ(a.GetBytesSent(0, 2, WorkloadOp::TP), 1002u);
+    EXPECT_EQ(a.GetKernelTime(0, 1, WorkloadOp::FORWARD), MicroSeconds(25));
+    EXPECT_NEAR(a.GetMfu(1e12), 1.2e6 / (3 * 1e12 * 40e-6), 1e-12);
+}

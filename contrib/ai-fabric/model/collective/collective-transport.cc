@@ -44,18 +44,6 @@ CollectiveTransport::GetTimeouts() const
     return 0;
 }
 
-uint64_t
-CollectiveTransport::GetLossProbes() const
-{
-    return 0;
-}
-
-int32_t
-CollectiveTransport::GetLastLossProbeReceiver() const
-{
-    return -1;
-}
-
 int32_t
 CollectiveTransport::GetLastTimeoutReceiver() const
 {

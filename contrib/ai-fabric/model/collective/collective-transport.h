@@ -39,10 +39,6 @@ class CollectiveTransport : public Object
     virtual uint64_t GetRetransmissions() const;
     /// Retransmission timeouts so far (all ranks).
     virtual uint64_t GetTimeouts() const;
-    /// Tail loss probes sent so far (kernel TCP with TLP; 0 for transports without them).
-    virtual uint64_t GetLossProbes() const;
-    /// The receiving rank of the most recent tail loss probe, or -1.
-    virtual int32_t GetLastLossProbeReceiver() const;
     /// The receiving rank of the most recent retransmission timeout, or -1.
     virtual int32_t GetLastTimeoutReceiver() const;
     /// Whether the transport models the host's software path of a message itself (copies,

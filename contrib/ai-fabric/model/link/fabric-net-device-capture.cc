@@ -12,7 +12,6 @@
 #include "ns3/enum.h"
 #include "ns3/fabric-enum-accessor.h"
 #include "ns3/fabric-flow-control.h"
-#include "ns3/host-stack-cost-model.h"
 #include "ns3/ib-lrh-header.h"
 #include "ns3/ipv4-header.h"
 #include "ns3/log.h"

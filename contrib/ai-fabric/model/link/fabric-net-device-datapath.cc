@@ -17,7 +17,6 @@
 #include "ns3/fabric-enum-accessor.h"
 #include "ns3/fabric-flow-control.h"
 #include "ns3/fabric-simulator-impl.h"
-#include "ns3/host-stack-cost-model.h"
 #include "ns3/ib-lrh-header.h"
 #include "ns3/ipv4-header.h"
 #include "ns3/link-level-retry.h"
@@ -530,9 +529,9 @@ FabricNetDevice::DeliverLocal(FabricFrame& frame)
         m_tcpHandler(this, frame);
         return;
     }
-    if (!m_rxCallback.IsNull() && m_hostStack)
+    if (!m_rxCallback.IsNull() && !m_ipHandler.IsNull())
     {
-        m_hostStack->ReceiveIpPacket(frame.ToL3Packet());
+        m_ipHandler(frame.ToL3Packet());
         return;
     }
     if (!m_rxCallback.IsNull())
@@ -551,9 +550,9 @@ FabricNetDevice::DeliverLocal(FabricFrame& frame)
 }
 
 void
-FabricNetDevice::SetHostStackCostModel(HostStackCostModel* model)
+FabricNetDevice::SetIpReceiveHandler(Callback<void, Ptr<Packet>> handler)
 {
-    m_hostStack = model;
+    m_ipHandler = handler;
 }
 
 void

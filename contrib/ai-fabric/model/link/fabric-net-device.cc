@@ -15,7 +15,6 @@
 #include "ns3/enum.h"
 #include "ns3/fabric-enum-accessor.h"
 #include "ns3/fabric-flow-control.h"
-#include "ns3/host-stack-cost-model.h"
 #include "ns3/ib-lrh-header.h"
 #include "ns3/ipv4-header.h"
 #include "ns3/link-level-retry.h"
@@ -298,7 +297,7 @@ FabricNetDevice::DoDispose()
         m_llr->Dispose();
     }
     m_llr = nullptr;
-    m_hostStack = nullptr;
+    m_ipHandler = Callback<void, Ptr<Packet>>();
     m_rxCallback = NetDevice::ReceiveCallback();
     m_promiscCallback = NetDevice::PromiscReceiveCallback();
     m_linkChangeCallbacks.clear();

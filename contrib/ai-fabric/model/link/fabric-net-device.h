@@ -27,7 +27,6 @@ class FabricEgressScheduler;
 class LinkLevelRetry;
 class FabricNetDevice;
 class UniformRandomVariable;
-class HostStackCostModel;
 class Node;
 
 /**
@@ -247,9 +246,14 @@ class alignas(64) FabricNetDevice : public NetDevice // per-frame state in the f
      */
     void SetReceiveFilter(Callback<bool, const FabricFrame&> filter);
 
-    /// Hand IP frames to a host stack cost model (interrupt moderation) before the IP stack.
-    void SetHostStackCostModel(HostStackCostModel* model);
-    /// Deliver a received IPv4 packet to ns-3's stack now (used by the host cost model).
+    /**
+     * Hand the received IP packets bound for ns-3's IPv4 stack to `handler` instead, which
+     * passes them on with DeliverToStack when it wants to (a host's receive path in between:
+     * HostStackCostModel's interrupt moderation sets it). The link layer knows nothing of what
+     * is above; a null callback restores direct delivery.
+     */
+    void SetIpReceiveHandler(Callback<void, Ptr<Packet>> handler);
+    /// Deliver a received IPv4 packet to ns-3's stack now (by the IP receive handler).
     void DeliverToStack(Ptr<Packet> packet);
 
     /// Bring the link end down or up (frames sent or arriving while down drop as link-down).
@@ -418,7 +422,7 @@ class alignas(64) FabricNetDevice : public NetDevice // per-frame state in the f
     uint32_t m_ibFraming{0}; //!< IbFramingBytes attribute
     std::array<std::vector<FabricFrameSource*>, 8> m_sources;
     std::array<uint32_t, 8> m_sourceRr{};
-    HostStackCostModel* m_hostStack{nullptr};
+    Callback<void, Ptr<Packet>> m_ipHandler; //!< SetIpReceiveHandler; null: direct delivery
     Ptr<UniformRandomVariable> m_errorRng;
     double m_controlErrorRate{0.0}; //!< ControlErrorRate: received control frames lost
     Time m_rxLatency;

@@ -90,6 +90,10 @@ HostStackCostModel::DoDispose()
     m_irqTimer.Cancel();
     m_pending.clear();
     m_processing.clear();
+    if (m_dev)
+    {
+        m_dev->SetIpReceiveHandler(Callback<void, Ptr<Packet>>()); // it would call a dead model
+    }
     m_dev = nullptr;
     Object::DoDispose();
 }
@@ -98,7 +102,7 @@ void
 HostStackCostModel::Attach(Ptr<FabricNetDevice> dev)
 {
     m_dev = dev;
-    dev->SetHostStackCostModel(this);
+    dev->SetIpReceiveHandler(MakeCallback(&HostStackCostModel::ReceiveIpPacket, this));
 }
 
 uint32_t

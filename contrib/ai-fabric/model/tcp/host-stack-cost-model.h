@@ -79,7 +79,7 @@ class HostStackCostModel : public Object
     uint32_t GetSendChunk() const;
     uint32_t GetCores() const;
 
-    /// Called by the device for a frame bound to the IP stack.
+    /// The device's IP receive handler (set by Attach): a packet bound for the IP stack.
     void ReceiveIpPacket(Ptr<Packet> packet);
 
     uint64_t GetInterrupts() const;

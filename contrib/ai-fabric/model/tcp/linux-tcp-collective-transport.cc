@@ -54,7 +54,13 @@ LinuxTcpCollectiveTransport::GetTypeId()
             .AddTraceSource("MessageBreakdown",
                             "A message arrived: where its time went.",
                             MakeTraceSourceAccessor(&LinuxTcpCollectiveTransport::m_breakdownTrace),
-                            "ns3::LinuxTcpCollectiveTransport::BreakdownTracedCallback");
+                            "ns3::LinuxTcpCollectiveTransport::BreakdownTracedCallback")
+            .AddTraceSource("LossProbe",
+                            "A rank's stack sent a tail loss probe: the sending rank and the "
+                            "probed rank (-1 when the socket is not one of this transport's). "
+                            "The training jobs count these for their step records.",
+                            MakeTraceSourceAccessor(&LinuxTcpCollectiveTransport::m_lossProbeTrace),
+                            "ns3::LinuxTcpCollectiveTransport::LossProbeTracedCallback");
     return tid;
 }
 
@@ -477,11 +483,14 @@ void
 LinuxTcpCollectiveTransport::Probed(uint32_t rank, uint32_t sender)
 {
     ++m_probes;
+    int32_t receiver = -1;
     auto it = m_senderSock[rank].find(sender);
     if (it != m_senderSock[rank].end())
     {
-        m_lastProbeReceiver = static_cast<int32_t>(m_socks[it->second].dst);
+        receiver = static_cast<int32_t>(m_socks[it->second].dst);
+        m_lastProbeReceiver = receiver;
     }
+    m_lossProbeTrace(rank, receiver);
 }
 
 uint64_t

@@ -51,8 +51,10 @@ class LinuxTcpCollectiveTransport : public CollectiveTransport, public LinuxTcpL
     uint64_t GetRetransmissions() const override;
     uint64_t GetTimeouts() const override;
     int32_t GetLastTimeoutReceiver() const override;
-    uint64_t GetLossProbes() const override;
-    int32_t GetLastLossProbeReceiver() const override;
+    /// Tail loss probes sent so far (all ranks' stacks; the LossProbe trace fires on each).
+    uint64_t GetLossProbes() const;
+    /// The receiving rank of the most recent tail loss probe, or -1.
+    int32_t GetLastLossProbeReceiver() const;
     bool ModelsHostSoftware() const override;
 
     /// Sums over every rank's stack.
@@ -61,6 +63,11 @@ class LinuxTcpCollectiveTransport : public CollectiveTransport, public LinuxTcpL
     uint64_t GetMessagesArrived() const;
     uint32_t GetNSockets() const;
     typedef void (*BreakdownTracedCallback)(const HostStackBreakdown& b);
+    /**
+     * Signature of LossProbe: rank `sender`'s stack sent a tail loss probe to rank `receiver`
+     * (-1 when the probing socket is not one of this transport's).
+     */
+    typedef void (*LossProbeTracedCallback)(uint32_t sender, int32_t receiver);
 
     void SendSpace(uint64_t sock) override;
     void Readable(uint64_t sock) override;
@@ -155,6 +162,7 @@ class LinuxTcpCollectiveTransport : public CollectiveTransport, public LinuxTcpL
     HostStackBreakdown m_totals;
     uint64_t m_arrived{0};
     TracedCallback<const HostStackBreakdown&> m_breakdownTrace;
+    TracedCallback<uint32_t, int32_t> m_lossProbeTrace;
 };
 
 } // namespace ns3

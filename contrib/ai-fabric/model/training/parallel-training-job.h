@@ -3,6 +3,7 @@
 #define PARALLEL_TRAINING_JOB_H
 
 #include "training-job.h"
+#include "training-step-accounting.h"
 #include "workload-graph.h"
 
 #include "ns3/collective-executor.h"
@@ -24,18 +25,6 @@ namespace ns3
 
 class GpuTrainingApp;
 
-/// Where one rank's time went in one step (sums to the step time).
-struct RankPhaseTimes
-{
-    Time compute;     //!< kernels running
-    Time tpExposed;   //!< waiting for a tensor-parallel collective
-    Time ppBubble;    //!< waiting for a pipeline activation or gradient
-    Time dpExposed;   //!< waiting for gradient reduction or ZeRO's parameter gathers
-    Time epExposed;   //!< waiting for an expert all-to-all
-    Time fsdpExposed; //!< waiting for ZeRO-3 parameter gathers or gradient reduce-scatters
-    Time barrier;     //!< done, waiting for the step's last rank
-};
-
 /**
  * \ingroup ai-fabric
  * Runs a WorkloadGraph (a parallel training step: TransformerWorkload, or a Chakra trace) for
@@ -53,9 +42,10 @@ struct RankPhaseTimes
  * A step ends when every rank has finished every operation (the optimizer's global gradient
  * norm makes it a barrier); the next starts then.
  *
- * Per step it records a TrainingStepRecord (computeEnd: a rank's last kernel end,
- * collectiveEnd: its last operation's end), RankPhaseTimes per rank (a compute-stream gap is
- * charged to the phase of the operation whose completion ended it), and the critical path:
+ * The job runs the step; its TrainingStepAccounting, told what happened, records per step a
+ * TrainingStepRecord (computeEnd: a rank's last kernel end, collectiveEnd: its last
+ * operation's end), RankPhaseTimes per rank (a compute-stream gap is charged to the phase of
+ * the operation whose completion ended it), and the critical path:
  * walking back from the step's last completion through the dependency that finished last
  * (across ranks through a collective's last member to join, or a message's sender), the rank
  * with the most kernel time on that path is the one everyone waited on (waitedOn); the cause
@@ -165,15 +155,8 @@ class ParallelTrainingJob : public Object
         uint32_t recvOp;
     };
 
-    /// Per rank and operation, what the running step needs.
-    struct OpState
-    {
-        uint32_t remaining{0};
-        int64_t start{0};
-        int64_t end{-1};
-        uint32_t byRank{UINT32_MAX}; //!< the operation whose completion released it
-        uint32_t byOp{UINT32_MAX};
-    };
+    /// Per rank and operation, what the running step needs (its accounting reads it too).
+    using OpState = TrainingOpState;
 
     void Prepare();
     uint32_t ScheduleFor(uint32_t group, const WorkloadOp& o);
@@ -186,8 +169,6 @@ class ParallelTrainingJob : public Object
     void FinishInstance(uint32_t group, uint32_t k);
     void RankDone(uint32_t r);
     void EndStep();
-    void Charge(uint32_t r, Time gap, uint32_t byRank, uint32_t byOp);
-    void Blame(TrainingStepRecord& rec);
 
     class Listener : public CollectiveTransportListener
     {
@@ -238,14 +219,7 @@ class ParallelTrainingJob : public Object
     std::vector<int64_t> m_streamFree; //!< per rank: its last kernel's end
     uint32_t m_ranksLeft{0};
     bool m_finished{false};
-    std::vector<TrainingStepRecord> m_records;
-    std::vector<std::vector<RankPhaseTimes>> m_phases; //!< per step, rank
-    /// per step, rank: bytes by phase, and kernel time by phase
-    std::vector<std::vector<std::array<uint64_t, WorkloadOp::PHASES>>> m_bytes;
-    std::vector<std::vector<std::array<int64_t, WorkloadOp::PHASES>>> m_kernel;
-    uint64_t m_retx0{0};
-    uint64_t m_timeouts0{0};
-    uint64_t m_probes0{0};
+    TrainingStepAccounting m_accounting;
     TracedCallback<const TrainingStepRecord&> m_stepTrace;
     TracedCallback<uint32_t, uint32_t, Time, Time> m_opTrace;
 };

@@ -105,6 +105,7 @@ TrainingJob::DoDispose()
     m_exec = nullptr;
     m_execs.clear();
     m_schedules.clear();
+    m_lossProbes.Disconnect();
     m_network = nullptr;
     m_ranks = NodeContainer();
     Object::DoDispose();
@@ -185,6 +186,7 @@ TrainingJob::Setup(NodeContainer ranks,
         }
     }
     m_network = network;
+    m_lossProbes.Connect(network);
     const std::string err = Check();
     NS_ABORT_MSG_UNLESS(err.empty(), "TrainingJob: " << err);
     ObjectFactory f;
@@ -334,7 +336,7 @@ TrainingJob::StartStep(uint32_t k)
     rec.computeEnd.assign(m_ranks.GetN(), Time(0));
     m_records.push_back(rec);
     CountNetwork(m_retx0, m_timeouts0);
-    m_probes0 = m_network ? m_network->GetLossProbes() : 0;
+    m_probes0 = m_lossProbes.GetCount();
     m_qpTimeouts0.clear();
     for (uint32_t r = 0; r < m_ranks.GetN(); ++r)
     {
@@ -441,7 +443,7 @@ TrainingJob::CollectiveDone()
     CountNetwork(retx, timeouts);
     rec.retransmissions = retx - m_retx0;
     rec.timeouts = timeouts - m_timeouts0;
-    rec.lossProbes = (m_network ? m_network->GetLossProbes() : 0) - m_probes0;
+    rec.lossProbes = m_lossProbes.GetCount() - m_probes0;
     std::vector<Time> sorted = rec.computeEnd;
     std::nth_element(sorted.begin(), sorted.begin() + n / 2, sorted.end());
     const Time spread = rec.lastComputeEnd - sorted[n / 2];
@@ -461,7 +463,7 @@ TrainingJob::CollectiveDone()
         // A kernel-TCP tail loss repaired by a loss probe (2 SRTT + 2 ms, or + 200 ms with one
         // packet out) instead of an RTO.
         rec.cause = "tail-loss-probe";
-        const int32_t victim = JobRank(m_network->GetLastLossProbeReceiver());
+        const int32_t victim = JobRank(m_lossProbes.GetLastReceiver());
         rec.waitedOn = victim >= 0 ? static_cast<uint32_t>(victim) : rec.lastRank;
     }
     else if (spread > (rec.barrier - rec.start) * 0.05)

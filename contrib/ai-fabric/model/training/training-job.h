@@ -2,6 +2,8 @@
 #ifndef TRAINING_JOB_H
 #define TRAINING_JOB_H
 
+#include "loss-probe-counter.h"
+
 #include "ns3/collective-algorithm.h"
 #include "ns3/collective-executor.h"
 #include "ns3/node-container.h"
@@ -163,6 +165,7 @@ class TrainingJob : public Object
     std::unordered_map<uint32_t, uint32_t> m_rankOfAddress;
     uint64_t m_retx0{0};
     uint64_t m_timeouts0{0};
+    LossProbeCounter m_lossProbes;
     uint64_t m_probes0{0};
     bool m_finished{false};
     bool m_stepOpen{false}; //!< a step has started and its barrier is not reached

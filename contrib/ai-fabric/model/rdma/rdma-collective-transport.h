@@ -2,8 +2,7 @@
 #ifndef RDMA_COLLECTIVE_TRANSPORT_H
 #define RDMA_COLLECTIVE_TRANSPORT_H
 
-#include "collective-transport.h"
-
+#include "ns3/collective-transport.h"
 #include "ns3/node-container.h"
 
 #include <deque>
