@@ -2,6 +2,7 @@
 #ifndef COLLECTIVE_ALGORITHM_REGISTRY_H
 #define COLLECTIVE_ALGORITHM_REGISTRY_H
 
+#include "ns3/nstime.h"
 #include "ns3/plugin-registry.h"
 
 #include <cstdint>
@@ -44,6 +45,41 @@ struct CollectiveLazyState
     bool replacesTransfers{false}; //!< no transfer records at all (the ring's)
 };
 
+struct CollectiveSpec;
+
+/// NCCL's latencies for one algorithm, per protocol (LL, LL128, Simple), in µs
+/// (src/graph/tuning.cc: baseLatencies, hwLatencies[NVLINK], hwLatencies[NET]).
+struct NcclLatencyRow
+{
+    double base[3];   //!< per collective and rank
+    double nvlink[3]; //!< per NVLink hop (once per collective with nvlinkOnce)
+    double net[3];    //!< per network hop
+    bool nvlinkOnce;  //!< NVLS: NCCL charges its NVLink latency once per collective
+};
+
+/// What an algorithm's tuner cost sees: the collective, its shape and the tuner's rates.
+struct CollectiveCostInput
+{
+    const CollectiveSpec& spec; //!< the collective (its protocol included)
+    double n;                   //!< ranks
+    double g;                   //!< ranks per server (at least 1)
+    double m;                   //!< n / g
+    double s;                   //!< bytes
+    bool whole;                 //!< the ranks fill whole servers
+    double depth;               //!< floor(log2 m) (0 on one server)
+    double bNic;                //!< a NIC's goodput under the protocol, bytes/s
+    double bNv;                 //!< a GPU's NVLink rate under the protocol, bytes/s
+    double aNet;                //!< a network hop's latency, with the protocol's, s
+    double aNv;                 //!< an NVLink hop's latency, with the protocol's, s
+    Time nvlinkHop;             //!< the protocol's own NVLink latency per hop
+    Time networkLatency;        //!< CollectiveTuner NetworkLatency
+    double treeIncast;          //!< TreeIncastEfficiency
+    bool nvls;                  //!< the NVSwitch reduces (Nvls)
+    double nvlsEfficiency;      //!< NvlsEfficiency
+    uint32_t aggregationLevels; //!< SHARP's levels (0: none)
+    Time aggregationHop;        //!< AggregationHopLatency
+};
+
 /**
  * What the scenario level knows of one collective algorithm (a "workload.algorithm" value): the
  * CollectiveAlgorithm TypeId it builds, the collectives it implements, whether it runs NCCL's
@@ -71,6 +107,17 @@ struct CollectiveAlgorithmInfo
     std::function<double(const CollectiveFootprintInput&)> connections;
     /// State of a lazily laid schedule (null: none).
     std::function<CollectiveLazyState(const CollectiveFootprintInput&)> lazyState;
+    /// NCCL's latencies for it (null: charged as a ring, NCCL having no such algorithm).
+    const NcclLatencyRow* nccl{nullptr};
+    /// Charged as this when it has no row of its own (exactly one entry: the ring).
+    bool ncclFallback{false};
+    /// The tuner's α-β time for it, without the protocol's start latency; negative when it
+    /// cannot run the collective (null: the tuner never picks it).
+    std::function<double(const CollectiveCostInput&)> cost;
+    /// Its place among the tuner's candidates: the first of equal estimates wins.
+    int tunerOrder{0};
+    /// NCCL gives it two channels per NIC, one NIC per GPU (ring, tree), else one.
+    bool channelsPerNic{false};
     /// Why it cannot run on this cluster, naming the key ("workload.algorithm: 'nvls' needs
     /// gpu.nvls (...)", "workload.<name>.<key>: ..."), or "".
     std::function<std::string(const CollectiveScenario&)> check;

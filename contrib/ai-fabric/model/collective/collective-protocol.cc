@@ -3,6 +3,8 @@
 
 #include "collective-algorithm-registry.h"
 
+#include "ns3/abort.h"
+
 #include <algorithm>
 
 namespace ns3
@@ -10,27 +12,6 @@ namespace ns3
 
 namespace
 {
-
-/// NCCL's figures for one algorithm, per protocol (LL, LL128, Simple), in µs
-/// (src/graph/tuning.cc: baseLatencies, hwLatencies[NVLINK], hwLatencies[NET]).
-struct NcclRow
-{
-    double base[3];
-    double nvlink[3];
-    double net[3];
-};
-
-constexpr NcclRow kRing = {{6.6, 14.0, 8.4}, {0.6, 1.9, 3.4}, {2.7, 4.0, 14.0}};
-constexpr NcclRow kTree = {{6.8, 14.0, 8.4}, {0.6, 1.25, 4.0}, {5.0, 8.5, 14.0}};
-/// NVLS and NVLS-Tree (Simple only): NCCL charges its 25 µs NVLink latency once per
-/// collective (intraLat), and NVLS-Tree 20.9 µs per network hop.
-constexpr NcclRow kNvls = {{0, 0, 0}, {0, 0, 25.0}, {0, 0, 18.0}};
-constexpr NcclRow kNvlsTree = {{0, 0, 0}, {0, 0, 25.0}, {0, 0, 20.9}};
-/// PAT (Simple only).
-constexpr NcclRow kPat = {{8.0, 8.0, 8.0}, {0, 0, 4.0}, {0, 0, 14.0}};
-/// CollNet Direct (Simple only): 3.7 µs per NVLink step (plus CollNetCollective::ArityLatency),
-/// 31 µs for the round trip through the SHARP tree, charged on the head's send.
-constexpr NcclRow kCollNet = {{0, 0, 0}, {0, 0, 3.7}, {0, 0, 31.0}};
 
 /// NCCL's protocol index (LL 0, LL128 1, Simple 2) of ours.
 int
@@ -99,12 +80,18 @@ CollectiveProtocol::WireBytes(const Costs& c, uint64_t bytes)
 CollectiveProtocol::Costs
 CollectiveProtocol::CostsOf(const std::string& algorithm, Kind k)
 {
-    const NcclRow& row = algorithm == "tree"        ? kTree
-                         : algorithm == "nvls"      ? kNvls
-                         : algorithm == "nvls-tree" ? kNvlsTree
-                         : algorithm == "pat"       ? kPat
-                         : algorithm == "collnet"   ? kCollNet
-                                                    : kRing;
+    // NCCL's row as registered beside the algorithm (charged as a ring's if it has none).
+    const CollectiveAlgorithmInfo* e = CollectiveAlgorithmRegistry::Find(algorithm);
+    const NcclLatencyRow* found = e ? e->nccl : nullptr;
+    if (!found)
+    {
+        for (const auto& x : CollectiveAlgorithmRegistry::All())
+        {
+            found = x.ncclFallback ? x.nccl : found;
+        }
+    }
+    NS_ABORT_MSG_IF(!found, "no collective algorithm registered as NCCL's fallback row");
+    const NcclLatencyRow& row = *found;
     const int i = Index(k);
     Costs c;
     if (k == LL)
@@ -118,7 +105,7 @@ CollectiveProtocol::CostsOf(const std::string& algorithm, Kind k)
         c.wireDen = 120;
     }
     c.start = NanoSeconds(static_cast<int64_t>(row.base[i] * 1000 + 0.5));
-    if (algorithm == "nvls" || algorithm == "nvls-tree")
+    if (row.nvlinkOnce)
     {
         // Once per collective: NCCL's NVLS latency beyond the reduction's and the store's own
         // (2 + 1 NVLink latencies), as a start latency; every tree hop its network figure.

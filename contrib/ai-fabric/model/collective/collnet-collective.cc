@@ -2,8 +2,10 @@
 #include "collnet-collective.h"
 
 #include "collective-algorithm-registry.h"
+#include "collective-tuner.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 namespace ns3
@@ -207,6 +209,10 @@ CollNetCollective::DoBuild(const CollectiveSpec& spec, CollectiveSchedule& s) co
 namespace
 {
 
+/// CollNet Direct (Simple only): 3.7 us per NVLink step (plus CollNetCollective::ArityLatency), 31
+/// us for the round trip through the SHARP tree, charged on the head's send.
+constexpr NcclLatencyRow kCollNetNccl = {{0, 0, 0}, {0, 0, 3.7}, {0, 0, 31.0}, false};
+
 const bool g_collnetRegistered = CollectiveAlgorithmRegistry::Add([] {
     CollectiveAlgorithmInfo e;
     e.name = "collnet";
@@ -237,6 +243,44 @@ const bool g_collnetRegistered = CollectiveAlgorithmRegistry::Add([] {
                    std::to_string(s.servers) + ")";
         }
         return "";
+    };
+    e.nccl = &kCollNetNccl;
+    e.tunerOrder = 5;
+    e.cost = [](const CollectiveCostInput& in) -> double {
+        const double g = in.g;
+        const double m = in.m;
+        const double s = in.s;
+        const bool whole = in.whole;
+        const double bNic = in.bNic;
+        const double bNv = in.bNv;
+        const double aNet = in.aNet;
+        const double aNv = in.aNv;
+        const CollectiveSpec& spec = in.spec;
+
+        if (in.aggregationLevels == 0 || spec.op != CollectiveSpec::ALLREDUCE || !whole || m < 2)
+        {
+            return -1;
+        }
+        // Per head (C channels x G heads, K chunks of b): every GPU's NVLink carries, per
+        // chunk, the other heads' G-1 scatters and its own G-1 gathers; its NIC one chunk each
+        // way. The NVLink work sets the pace unless the NIC's does, or the kSlots window
+        // (a chunk's whole trip per kSlots chunks); the last chunk's trip ends it: all the
+        // scatters before it, its network round trip (the head's send with NCCL's CollNet
+        // latency, 2(L-1) hops between leaf and root, the leaf's send back) and its gather.
+        const double c = CollectiveAlgorithm::EffectiveChannels(spec);
+        const double shard = s / (c * g);
+        const double k = CollNetCollective::Chunks(uint64_t(shard), spec.chunks);
+        const double b = std::max(1.0, shard / k);
+        const double aNvc = aNv + (in.nvlinkHop.IsZero()
+                                       ? 0.0
+                                       : CollNetCollective::ArityLatency(uint32_t(g)).GetSeconds());
+        const double a0 = in.networkLatency.GetSeconds();
+        const double share = (g - 1) * b / bNv; // a head's G-1 scatters, or its gathers
+        const double hop = in.aggregationHop.GetSeconds();
+        const double net = aNet + a0 + 2 * b / bNic + (in.aggregationLevels > 1 ? 2 * hop : 0);
+        const double trip = 2 * (share + aNvc) + net;
+        const double round = std::max({2 * share, b / bNic, trip / CollNetCollective::kSlots / c});
+        return std::max(c * k * round + 2 * aNvc, c * k * share + net + share + 2 * aNvc);
     };
     return e;
 }());

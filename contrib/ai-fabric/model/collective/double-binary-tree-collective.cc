@@ -2,8 +2,10 @@
 #include "double-binary-tree-collective.h"
 
 #include "collective-algorithm-registry.h"
+#include "collective-tuner.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace ns3
 {
@@ -248,6 +250,9 @@ DoubleBinaryTreeCollective::DoBuild(const CollectiveSpec& spec, CollectiveSchedu
 namespace
 {
 
+/// NCCL's tree row (src/graph/tuning.cc).
+constexpr NcclLatencyRow kTreeNccl = {{6.8, 14.0, 8.4}, {0.6, 1.25, 4.0}, {5.0, 8.5, 14.0}, false};
+
 const bool g_treeRegistered = CollectiveAlgorithmRegistry::Add([] {
     CollectiveAlgorithmInfo e;
     e.name = "tree";
@@ -262,6 +267,46 @@ const bool g_treeRegistered = CollectiveAlgorithmRegistry::Add([] {
     };
     e.connections = [](const CollectiveFootprintInput& in) {
         return in.channels * 4 * (in.m - 1); // two trees, an edge each way
+    };
+    e.nccl = &kTreeNccl;
+    e.channelsPerNic = true;
+    e.tunerOrder = 1;
+    e.cost = [](const CollectiveCostInput& in) -> double {
+        const double n = in.n;
+        const double g = in.g;
+        const double s = in.s;
+        const bool whole = in.whole;
+        const double bNic = in.bNic;
+        const double bNv = in.bNv;
+        const double aNet = in.aNet;
+        const double aNv = in.aNv;
+        const CollectiveSpec& spec = in.spec;
+
+        if (spec.op != CollectiveSpec::ALLREDUCE)
+        {
+            return -1;
+        }
+        // Servers of g GPUs, or one rank per node (as DoubleBinaryTreeCollective lays them).
+        const double gt = whole ? g : 1;
+        const double mt = n / gt;
+        const double dt = mt > 1 ? std::floor(std::log2(mt)) : 0;
+        const double c = CollectiveAlgorithm::EffectiveChannels(spec);
+        const double k =
+            DoubleBinaryTreeCollective::Chunks(uint64_t(s / c), spec.chunks, spec.protocol);
+        const double b = std::max(1.0, s / (2 * c * k)); // one chunk of one half
+        // Per round (every channel and half moves one chunk a hop): a GPU's NVLink egress
+        // sends 2(G-1)/G chunks per channel and half along the chains; the NIC of a channel's
+        // rail the chunks of its tree edges, for max(1, C/G) channels.
+        const double nv = gt > 1 ? 2 * c * 2 * (gt - 1) / gt * b / bNv : 0;
+        const double bTree = mt > 2 ? bNic * in.treeIncast : bNic;
+        const double nic = mt > 1 ? std::max(1.0, c / gt) *
+                                        CollectiveTuner::MaxTreeDegree(uint32_t(mt)) * b / bTree
+                                  : 0;
+        const double fill = 2 * ((gt - 1) * (aNv + b / bNv) + dt * (mt > 1 ? aNet + b / bNic : 0));
+        // Pipelined: fill then a round per chunk, or, with few chunks, the busiest port's
+        // rounds and the network hops of the last chunk.
+        const double net = 2 * dt * (mt > 1 ? aNet + b / bNic : 0);
+        return std::max(fill + (k - 1) * std::max(nv, nic), k * std::max(nv, nic) + net);
     };
     return e;
 }());

@@ -2,6 +2,9 @@
 #include "hierarchical-collective.h"
 
 #include "collective-algorithm-registry.h"
+#include "collective-tuner.h"
+
+#include <cmath>
 
 namespace ns3
 {
@@ -133,6 +136,26 @@ const bool g_hierarchicalRegistered = CollectiveAlgorithmRegistry::Add([] {
             s.bytesPerRank = 8.0 + 28.0 * in.chunks;
         }
         return s;
+    };
+    e.tunerOrder = 6;
+    e.cost = [](const CollectiveCostInput& in) -> double {
+        const double g = in.g;
+        const double m = in.m;
+        const double s = in.s;
+        const bool whole = in.whole;
+        const double bNic = in.bNic;
+        const double bNv = in.bNv;
+        const double aNet = in.aNet;
+        const double aNv = in.aNv;
+        const CollectiveSpec& spec = in.spec;
+
+        if (spec.op != CollectiveSpec::ALLREDUCE || !whole || g < 2)
+        {
+            return -1;
+        }
+        const double intra = 2 * (g - 1) * (aNv + s / (g * bNv));
+        const double inter = m > 1 ? 2 * (m - 1) * (aNet + s / (g * m * bNic)) : 0;
+        return intra + inter;
     };
     return e;
 }());

@@ -2,8 +2,10 @@
 #include "nvls-collective.h"
 
 #include "collective-algorithm-registry.h"
+#include "collective-tuner.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace ns3
 {
@@ -81,8 +83,69 @@ NvlsCollective::DoBuild(const CollectiveSpec& spec, CollectiveSchedule& s) const
     s.follower = false;
 }
 
+double
+NvlsTunerCost(const CollectiveCostInput& in, bool tree)
+{
+    const double g = in.g;
+    const double m = in.m;
+    const double s = in.s;
+    const bool whole = in.whole;
+    const double depth = in.depth;
+    const double bNic = in.bNic;
+    const double bNv = in.bNv;
+    const double aNet = in.aNet;
+    const double aNv = in.aNv;
+    const CollectiveSpec& spec = in.spec;
+
+    if (!in.nvls || !whole || g < 2)
+    {
+        return -1;
+    }
+    const double bNvls = bNv * in.nvlsEfficiency;
+    if (tree ? spec.op != CollectiveSpec::ALLREDUCE
+             : (m > 1 ||
+                (spec.op != CollectiveSpec::ALLREDUCE && spec.op != CollectiveSpec::REDUCESCATTER &&
+                 spec.op != CollectiveSpec::ALLGATHER)))
+    {
+        return -1;
+    }
+    const double c = CollectiveAlgorithm::EffectiveChannels(spec);
+    const double shard = s / (c * g);
+    if (!tree || m < 2)
+    {
+        // Per chunk and channel, every GPU's egress serves G reads and one store
+        // (AllReduce), ReduceScatter and AllGather one side each.
+        const double k = NvlsCollective::Chunks(uint64_t(shard), spec.chunks);
+        const double b = std::max(1.0, shard / k);
+        const bool ar = spec.op == CollectiveSpec::ALLREDUCE;
+        const double round = (ar ? g + 1 : g) * b / bNvls;
+        const double fill = spec.op == CollectiveSpec::ALLGATHER ? b / bNvls + aNv
+                            : ar                                 ? 2 * b / bNvls + 3 * aNv
+                                                                 : b / bNvls + 2 * aNv;
+        return std::max(fill + (c * k - 1) * round, c * k * round + 3 * aNv) +
+               CollectiveTuner::SlotBubble(spec.op, c * k, g, b / bNvls, NvlsCollective::kSlots);
+    }
+    const double k = NvlsCollective::Chunks(uint64_t(shard / 2), spec.chunks);
+    const double b = std::max(1.0, shard / (2 * k));
+    // Per round, every GPU's egress: G reads and a store per half; its NIC the chunks of
+    // its server's edges in both trees.
+    const double nv = 2 * (g + 1) * b / bNvls;
+    const double nic =
+        CollectiveTuner::MaxTreeDegree(uint32_t(m)) * b / (m > 2 ? bNic * in.treeIncast : bNic);
+    const double fill = 2 * b / bNvls + 3 * aNv + 2 * depth * (aNet + b / bNic);
+    return std::max(fill + (c * k - 1) * std::max(nv, nic), c * k * std::max(nv, nic)) +
+           CollectiveTuner::SlotBubble(spec.op,
+                                       2 * c * k,
+                                       g,
+                                       b / bNvls,
+                                       2 * NvlsCollective::kSlots);
+}
+
 namespace
 {
+
+/// NVLS (Simple only): NCCL charges its 25 us NVLink latency once per collective (intraLat).
+constexpr NcclLatencyRow kNvlsNccl = {{0, 0, 0}, {0, 0, 25.0}, {0, 0, 18.0}, true};
 
 const bool g_nvlsRegistered = CollectiveAlgorithmRegistry::Add([] {
     CollectiveAlgorithmInfo e;
@@ -115,6 +178,9 @@ const bool g_nvlsRegistered = CollectiveAlgorithmRegistry::Add([] {
         }
         return "";
     };
+    e.nccl = &kNvlsNccl;
+    e.tunerOrder = 2;
+    e.cost = [](const CollectiveCostInput& in) { return NvlsTunerCost(in, false); };
     return e;
 }());
 

@@ -2,6 +2,7 @@
 #ifndef NVLS_COLLECTIVE_H
 #define NVLS_COLLECTIVE_H
 
+#include "collective-algorithm-registry.h"
 #include "collective-algorithm.h"
 
 namespace ns3
@@ -38,6 +39,14 @@ class NvlsCollective : public CollectiveAlgorithm
   protected:
     void DoBuild(const CollectiveSpec& spec, CollectiveSchedule& s) const override;
 };
+
+/**
+ * The tuner's α-β time of an NVLS collective on `in` (NVLS-Tree's with `tree`): per chunk and
+ * channel every GPU's egress serves G reads and a store (AllReduce), one side each for
+ * ReduceScatter and AllGather; NVLS-Tree adds its server's tree edges on the NIC. Negative when
+ * it cannot run the collective.
+ */
+double NvlsTunerCost(const CollectiveCostInput& in, bool tree);
 
 } // namespace ns3
 

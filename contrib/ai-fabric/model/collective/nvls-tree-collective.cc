@@ -2,8 +2,11 @@
 #include "nvls-tree-collective.h"
 
 #include "collective-algorithm-registry.h"
+#include "collective-tuner.h"
 #include "double-binary-tree-collective.h"
 #include "nvls-collective.h"
+
+#include <cmath>
 
 namespace ns3
 {
@@ -117,6 +120,9 @@ NvlsTreeCollective::DoBuild(const CollectiveSpec& spec, CollectiveSchedule& s) c
 namespace
 {
 
+/// NVLS-Tree (Simple only): 25 us once per collective, 20.9 us per network hop.
+constexpr NcclLatencyRow kNvlsTreeNccl = {{0, 0, 0}, {0, 0, 25.0}, {0, 0, 20.9}, true};
+
 const bool g_nvlsTreeRegistered = CollectiveAlgorithmRegistry::Add([] {
     CollectiveAlgorithmInfo e;
     e.name = "nvls-tree";
@@ -145,6 +151,9 @@ const bool g_nvlsTreeRegistered = CollectiveAlgorithmRegistry::Add([] {
         }
         return "";
     };
+    e.nccl = &kNvlsTreeNccl;
+    e.tunerOrder = 3;
+    e.cost = [](const CollectiveCostInput& in) { return NvlsTunerCost(in, true); };
     return e;
 }());
 

@@ -2,6 +2,7 @@
 #include "pat-collective.h"
 
 #include "collective-algorithm-registry.h"
+#include "collective-tuner.h"
 
 #include <algorithm>
 #include <cmath>
@@ -84,6 +85,9 @@ PatCollective::DoBuild(const CollectiveSpec& spec, CollectiveSchedule& s) const
 namespace
 {
 
+/// PAT (Simple only).
+constexpr NcclLatencyRow kPatNccl = {{8.0, 8.0, 8.0}, {0, 0, 4.0}, {0, 0, 14.0}, false};
+
 const bool g_patRegistered = CollectiveAlgorithmRegistry::Add([] {
     CollectiveAlgorithmInfo e;
     e.name = "pat";
@@ -97,6 +101,35 @@ const bool g_patRegistered = CollectiveAlgorithmRegistry::Add([] {
     };
     e.connections = [](const CollectiveFootprintInput& in) {
         return in.n * std::ceil(std::log2(in.n));
+    };
+    e.nccl = &kPatNccl;
+    e.tunerOrder = 4;
+    e.cost = [](const CollectiveCostInput& in) -> double {
+        const double n = in.n;
+        const double g = in.g;
+        const double s = in.s;
+        const double bNic = in.bNic;
+        const double bNv = in.bNv;
+        const double aNet = in.aNet;
+        const double aNv = in.aNv;
+        const CollectiveSpec& spec = in.spec;
+
+        // The collectives PAT implements, as pat-collective.cc registers them.
+        if (!CollectiveAlgorithmRegistry::Find("pat")->Implements(CollectiveSpec::OpName(spec.op)))
+        {
+            return -1;
+        }
+        // ⌈log2 N⌉ steps of min(d, N − d) blocks of S/N; across servers some rank of every
+        // step crosses the network, which sets the step's time.
+        const bool network = n > g || g < 2;
+        const double a = network ? aNet : aNv;
+        const double rate = network ? bNic : bNv;
+        double t = 0;
+        for (double d = 1; d < n; d *= 2)
+        {
+            t += a + std::min(d, n - d) * (s / n) / rate;
+        }
+        return t;
     };
     return e;
 }());

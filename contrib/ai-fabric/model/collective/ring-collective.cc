@@ -2,8 +2,11 @@
 #include "ring-collective.h"
 
 #include "collective-algorithm-registry.h"
+#include "collective-tuner.h"
 
 #include "ns3/boolean.h"
+
+#include <cmath>
 
 namespace ns3
 {
@@ -97,6 +100,9 @@ RingCollective::DoBuild(const CollectiveSpec& spec, CollectiveSchedule& s) const
 namespace
 {
 
+/// NCCL's ring row (src/graph/tuning.cc); algorithms NCCL does not have are charged as rings.
+constexpr NcclLatencyRow kRingNccl = {{6.6, 14.0, 8.4}, {0.6, 1.9, 3.4}, {2.7, 4.0, 14.0}, false};
+
 const bool g_ringRegistered = CollectiveAlgorithmRegistry::Add([] {
     CollectiveAlgorithmInfo e;
     e.name = "ring";
@@ -112,6 +118,40 @@ const bool g_ringRegistered = CollectiveAlgorithmRegistry::Add([] {
             s.replacesTransfers = true;
         }
         return s;
+    };
+    e.nccl = &kRingNccl;
+    e.ncclFallback = true;
+    e.channelsPerNic = true;
+    e.tunerOrder = 0;
+    e.cost = [](const CollectiveCostInput& in) -> double {
+        const double n = in.n;
+        const double g = in.g;
+        const double m = in.m;
+        const double s = in.s;
+        const bool whole = in.whole;
+        const double bNic = in.bNic;
+        const double bNv = in.bNv;
+        const double aNet = in.aNet;
+        const double aNv = in.aNv;
+        const CollectiveSpec& spec = in.spec;
+
+        if (spec.op != CollectiveSpec::ALLREDUCE && spec.op != CollectiveSpec::REDUCESCATTER &&
+            spec.op != CollectiveSpec::ALLGATHER)
+        {
+            return -1;
+        }
+        const double steps = spec.op == CollectiveSpec::ALLREDUCE ? 2 * (n - 1) : n - 1;
+        const double c = CollectiveAlgorithm::EffectiveChannels(spec);
+        const double b = std::max(1.0, s / (c * n));
+        // One network hop per server boundary (none on one server), the rest NVLink.
+        const double netHops = whole && m > 1 ? m : (g > 1 ? 0 : n);
+        const double nvHops = n - netHops;
+        const double mean = (netHops * (aNet + b / bNic) + nvHops * (aNv + b / bNv)) / n;
+        // A NIC carries the channels of its rail: one, or C/G when there are more than G.
+        const double nicPort = netHops > 0 ? std::max(1.0, c / g) * b / bNic : 0;
+        // A GPU sends every channel over NVLink but the one it leaves its server in.
+        const double nvPort = nvHops > 0 ? (m > 1 ? c - c / g : c) * b / bNv : 0;
+        return steps * std::max({mean, nicPort, nvPort});
     };
     return e;
 }());
