@@ -98,6 +98,13 @@ class FabricRing
         return v;
     }
 
+    /// Destroy the front element (its owner has used it in place).
+    void DiscardFront()
+    {
+        Slot(m_head)->~T();
+        Advance();
+    }
+
     /// Remove the front element into `out` (one move, where `out = PopFront()` takes two).
     void PopFrontInto(T& out)
     {
