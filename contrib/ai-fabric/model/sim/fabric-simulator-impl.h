@@ -15,6 +15,8 @@
 namespace ns3
 {
 
+class TimingWheelScheduler;
+
 /**
  * \ingroup ai-fabric
  * A single-threaded ns-3 simulator core for packet-level fabrics: the same event order as
@@ -87,6 +89,9 @@ class FabricSimulatorImpl : public SimulatorImpl
   private:
     void DoDispose() override;
 
+    /// Run one event removed from the scheduler.
+    void Execute(const Scheduler::Event& next);
+
     /// Queue `event` (the scheduler's reference already taken) at `ts` with the next uid.
     void Insert(uint64_t ts, uint32_t context, EventImpl* event)
     {
@@ -102,6 +107,7 @@ class FabricSimulatorImpl : public SimulatorImpl
     static inline FabricSimulatorImpl* s_running = nullptr; //!< the instance, while it exists
 
     Ptr<Scheduler> m_events;
+    TimingWheelScheduler* m_wheel{nullptr}; //!< m_events if it is a TimingWheelScheduler
     uint64_t m_currentTs{0};
     uint32_t m_currentContext{Simulator::NO_CONTEXT};
     uint32_t m_uid{EventId::VALID}; //!< uids 0..3 are reserved, as in DefaultSimulatorImpl

@@ -42,6 +42,13 @@ class TimingWheelScheduler : public Scheduler
 
     void Insert(const Scheduler::Event& ev) override;
     bool IsEmpty() const override;
+
+    /// IsEmpty without the virtual call (FabricSimulatorImpl's event loop).
+    bool IsEmptyInline() const
+    {
+        return m_nearCount == 0 && m_far.empty();
+    }
+
     Scheduler::Event PeekNext() const override;
     Scheduler::Event RemoveNext() override;
     void Remove(const Scheduler::Event& ev) override;
