@@ -7,6 +7,7 @@
 #include "ns3/scheduler.h"
 #include "ns3/simulator-impl.h"
 #include "ns3/simulator.h"
+#include "ns3/timing-wheel-scheduler.h"
 
 #include <cstdint>
 #include <list>
@@ -14,8 +15,6 @@
 
 namespace ns3
 {
-
-class TimingWheelScheduler;
 
 /**
  * \ingroup ai-fabric
@@ -101,7 +100,14 @@ class FabricSimulatorImpl : public SimulatorImpl
         ev.key.m_context = context;
         ev.key.m_uid = m_uid++;
         ++m_unscheduledEvents;
-        m_events->Insert(ev);
+        if (m_wheel != nullptr)
+        {
+            m_wheel->TimingWheelScheduler::Insert(ev); // inlined, no virtual call
+        }
+        else
+        {
+            m_events->Insert(ev);
+        }
     }
 
     static inline FabricSimulatorImpl* s_running = nullptr; //!< the instance, while it exists
