@@ -205,7 +205,7 @@ FabricChannel::Deliver(uint8_t d, uint8_t laneIdx)
     lane.fifo.DiscardFront();
 }
 
-// Out of line: only cables whose ends share a node come here.
+// Out of line: only cables whose ends share a node (or whose nodes were unknown) come here.
 [[gnu::noinline]] void
 FabricChannel::DeliverCopy(Direction& dir, Lane& lane)
 {
