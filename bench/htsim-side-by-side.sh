@@ -2,11 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # The side-by-side with htsim's RoCE simulator (htsim_roce, UEC's uet-htsim or csg-htsim): runs
 # one htsim connection matrix alternately in htsim and in bench/connection-matrix-bench (with
-# our default ACK coalescing and with an ACK per packet), and prints each run's user CPU time,
-# the load average, the fastest and median flow completion times, then the medians and ratios.
+# our default ACK coalescing and with an ACK per packet), and prints each run's CPU time (user +
+# system), the load average, the fastest and median flow completion times, then the medians and
+# ratios. With --before, a second build runs in each round too (a change's before and after).
 #
 # Usage: bench/htsim-side-by-side.sh --htsim PATH --matrix FILE --end US [--rounds N]
-#                                    [--build DIR]
+#                                    [--build DIR] [--before DIR]
 #   --htsim    the htsim_roce binary (htsim/sim/datacenter, target htsim_roce)
 #   --matrix   the connection matrix (htsim's gen_permutation.py writes one)
 #   --end      htsim's -end in microseconds: just after its slowest flow (htsim's sources keep
@@ -14,6 +15,7 @@
 #              finish times)
 #   --rounds   alternations (default 3)
 #   --build    the build directory holding bench/connection-matrix-bench (default: build)
+#   --before   another build directory whose bench runs in the same rounds (e.g. main's)
 # htsim runs the equivalent of the bench's setup: 3-tier k-ary fat-tree, 400 Gb/s, MTU 4096,
 # lossless queues with PFC, no congestion control, every link 250 ns, per-flow ECMP.
 set -euo pipefail
@@ -23,6 +25,7 @@ matrix=""
 end=""
 rounds=3
 build="$ROOT/build"
+before=""
 fail() {
   echo "htsim-side-by-side: $1" >&2
   exit 2
@@ -34,8 +37,9 @@ while [ $# -gt 0 ]; do
     --end) end="${2:-}"; shift ;;
     --rounds) rounds="${2:-}"; shift ;;
     --build) build="${2:-}"; shift ;;
-    -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) fail "unknown option $1 (allowed: --htsim, --matrix, --end, --rounds, --build)" ;;
+    --before) before="${2:-}"; shift ;;
+    -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) fail "unknown option $1 (allowed: --htsim, --matrix, --end, --rounds, --build, --before)" ;;
   esac
   shift
 done
@@ -45,6 +49,11 @@ done
 [[ "$rounds" =~ ^[1-9][0-9]*$ ]] || fail "--rounds must be an integer >= 1 (got '$rounds')"
 bench="$build/bench/connection-matrix-bench"
 [ -x "$bench" ] || fail "$bench not found (build it: cmake --build build --target connection-matrix-bench)"
+benches=("now:$bench")
+if [ -n "$before" ]; then
+  [ -x "$before/bench/connection-matrix-bench" ] || fail "--before: $before/bench/connection-matrix-bench not found"
+  benches=("before:$before/bench/connection-matrix-bench" "${benches[@]}")
+fi
 nodes=$(awk '$1 == "Nodes" { print $2; exit }' "$matrix")
 [[ "$nodes" =~ ^[0-9]+$ ]] || fail "--matrix has no 'Nodes N' line"
 
@@ -55,28 +64,39 @@ matrix=$(cd "$(dirname "$matrix")" && pwd)/$(basename "$matrix")
 # median of the numbers on stdin
 median() { sort -g | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 
+# CPU seconds (user + system) of the run /usr/bin/time wrote to $1
+cpu() { awk '{ printf "%.2f", $1 + $2 }' "$1"; }
+
 for i in $(seq 1 "$rounds"); do
   load=$(cut -d' ' -f1 /proc/loadavg)
-  (cd "$work" && /usr/bin/time -f "%U" -o ht.time "$htsim" -nodes "$nodes" -tm "$matrix" \
+  (cd "$work" && /usr/bin/time -f "%U %S" -o ht.time "$htsim" -nodes "$nodes" -tm "$matrix" \
     -strat ecmp_host -paths 1 -linkspeed 400000 -mtu 4096 -hop_latency 0.25 -switch_latency 0 \
     -end "$end" -o "$work/ht.dat" >ht.out 2>&1) || fail "htsim_roce failed: see its output above"
   fct=$(awk '/ finished at / { print $6 }' "$work/ht.out" | sort -g |
     awk '{ a[NR] = $1 } END { printf "fastest %s, median %s us (%d flows)", a[1], a[int(NR / 2) + 1], NR }')
-  user=$(cat "$work/ht.time")
-  echo "$user" >>"$work/htsim"
-  echo "htsim          round $i: user $user s, load $load; FCT $fct"
-  for mode in default ack; do
-    args=()
-    [ "$mode" = ack ] && args=(--ack-per-packet)
-    load=$(cut -d' ' -f1 /proc/loadavg)
-    /usr/bin/time -f "%U" -o "$work/us.time" "$bench" --matrix="$matrix" "${args[@]}" >"$work/us.out"
-    user=$(cat "$work/us.time")
-    echo "$user" >>"$work/$mode"
-    printf 'ai-fabric %-4s round %d: user %s s, load %s; %s\n' "$mode" "$i" "$user" "$load" \
-      "$(grep '^FCT' "$work/us.out")"
+  t=$(cpu "$work/ht.time")
+  echo "$t" >>"$work/htsim"
+  echo "htsim                 round $i: cpu $t s, load $load; FCT $fct"
+  for entry in "${benches[@]}"; do
+    label=${entry%%:*}
+    exe=${entry#*:}
+    for mode in default ack; do
+      args=()
+      [ "$mode" = ack ] && args=(--ack-per-packet)
+      load=$(cut -d' ' -f1 /proc/loadavg)
+      /usr/bin/time -f "%U %S" -o "$work/us.time" "$exe" --matrix="$matrix" "${args[@]}" >"$work/us.out"
+      t=$(cpu "$work/us.time")
+      echo "$t" >>"$work/$label-$mode"
+      printf 'ai-fabric %-6s %-7s round %d: cpu %s s, load %s; %s\n' "$label" "$mode" "$i" "$t" \
+        "$load" "$(grep '^FCT' "$work/us.out")"
+    done
   done
 done
 h=$(median <"$work/htsim")
-d=$(median <"$work/default")
-a=$(median <"$work/ack")
-echo "medians of $rounds: htsim $h s, ai-fabric $d s ($(awk -v x="$d" -v y="$h" 'BEGIN { printf "%.2f", x / y }')x), with an ACK per packet $a s ($(awk -v x="$a" -v y="$h" 'BEGIN { printf "%.2f", x / y }')x)"
+echo "medians of $rounds (CPU user + system): htsim $h s"
+for entry in "${benches[@]}"; do
+  label=${entry%%:*}
+  d=$(median <"$work/$label-default")
+  a=$(median <"$work/$label-ack")
+  echo "  ai-fabric $label: $d s ($(awk -v x="$d" -v y="$h" 'BEGIN { printf "%.2f", x / y }')x), with an ACK per packet $a s ($(awk -v x="$a" -v y="$h" 'BEGIN { printf "%.2f", x / y }')x)"
+done

@@ -436,3 +436,26 @@ TEST_F(FabricTest, FabricSimulatorImplGivesTheSameSimulationAsTheDefault)
                             << a.retransmissions << " vs " << b.retransmissions;
     }
 }
+
+TEST_F(FabricTest, FabricSimulatorImplSkipsCancelledEventsOnTheWheel)
+{
+    // FabricSimulatorImpl's event loop tests EventImpl's cancel flag itself (not through
+    // EventImpl::Invoke) when the scheduler is the timing wheel: an event cancelled through its
+    // EventId and one cancelled on its EventImpl (as a cable does when it is disposed) must not
+    // run, the others run in time order.
+    SimulatorImplGuard guard("ns3::FabricSimulatorImpl");
+    ObjectFactory wheel;
+    wheel.SetTypeId(TimingWheelScheduler::GetTypeId());
+    Simulator::SetScheduler(wheel);
+    std::vector<int> ran;
+    Simulator::Schedule(NanoSeconds(3), [&ran]() { ran.push_back(3); });
+    EventId byId = Simulator::Schedule(NanoSeconds(1), [&ran]() { ran.push_back(1); });
+    EventId byImpl = Simulator::Schedule(NanoSeconds(2), [&ran]() { ran.push_back(2); });
+    Simulator::Schedule(NanoSeconds(4), [&ran]() { ran.push_back(4); });
+    byId.Cancel();
+    byImpl.PeekEventImpl()->Cancel();
+    Simulator::Run();
+    EXPECT_EQ(ran, (std::vector<int>{3, 4}));
+    EXPECT_EQ(Simulator::Now(), NanoSeconds(4));
+    Simulator::Destroy();
+}

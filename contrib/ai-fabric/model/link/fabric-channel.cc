@@ -7,6 +7,7 @@
 #include "ns3/fabric-clock.h"
 #include "ns3/fabric-simulator-impl.h"
 #include "ns3/log.h"
+#include "ns3/node.h"
 #include "ns3/simulator.h"
 
 namespace ns3
@@ -73,6 +74,12 @@ FabricChannel::Attach(Ptr<FabricNetDevice> device)
         m_dir[1].dst = PeekPointer(m_devices[0]);
         UpdateReceiveTiming(m_dir[0].dst);
         UpdateReceiveTiming(m_dir[1].dst);
+        // A node handles its frames in its own context: only a device of the receiving node
+        // can send on the direction a frame arrives on while it is being received.
+        const Ptr<Node> a = m_devices[0]->GetNode();
+        const bool sameNode = !a || a == m_devices[1]->GetNode();
+        m_dir[0].reentrant = sameNode;
+        m_dir[1].reentrant = sameNode;
     }
 }
 
@@ -184,17 +191,41 @@ FabricChannel::Deliver(uint8_t d, uint8_t laneIdx)
 {
     Direction& dir = m_dir[d];
     Lane& lane = dir.lanes[laneIdx];
+    if (dir.reentrant)
+    {
+        DeliverCopy(dir, lane);
+        return;
+    }
+    // The frame is received where it waited (no copy): nothing can push onto this ring before
+    // it is discarded. The next delivery is scheduled first, as events scheduled by Receive
+    // must come after it in the event order.
+    InFlight& front = lane.fifo.Front();
+    ScheduleNextDelivery(lane, lane.fifo.Size() > 1 ? &lane.fifo.At(1) : nullptr);
+    dir.dst->Receive(front.frame);
+    lane.fifo.DiscardFront();
+}
+
+// Out of line: only cables whose ends share a node (or whose nodes were unknown) come here.
+[[gnu::noinline]] void
+FabricChannel::DeliverCopy(Direction& dir, Lane& lane)
+{
     InFlight item = lane.fifo.PopFront();
-    if (!lane.fifo.Empty())
+    ScheduleNextDelivery(lane, lane.fifo.Empty() ? nullptr : &lane.fifo.Front());
+    dir.dst->Receive(item.frame);
+}
+
+void
+FabricChannel::ScheduleNextDelivery(Lane& lane, const InFlight* next)
+{
+    if (next != nullptr)
     {
         const int64_t now = FabricClock::NowStep();
-        FabricSimulatorImpl::ScheduleFast(lane.fifo.Front().arrival - now, lane.deliver);
+        FabricSimulatorImpl::ScheduleFast(next->arrival - now, lane.deliver);
     }
     else
     {
         lane.pending = false;
     }
-    dir.dst->Receive(item.frame);
 }
 
 } // namespace ns3

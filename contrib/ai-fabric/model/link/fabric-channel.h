@@ -96,12 +96,20 @@ class FabricChannel : public Channel
     struct Direction
     {
         FabricNetDevice* dst{nullptr};
+        /// The receiver may send on this direction while it receives (both ends on one node,
+        /// or a node unknown when attached): its frames are then taken off the ring before
+        /// Receive, as a send that grows the ring would move the frame being received.
+        bool reentrant{true};
         int64_t rxLatencySteps{0}; //!< dst's ReceiveLatency, in time steps
         bool cutThrough{false};    //!< dst's CutThrough
         std::array<Lane, 2> lanes; //!< 0: data, 1: link-level control
     };
 
     void Deliver(uint8_t dir, uint8_t lane);
+    /// Deliver taking the frame off the ring first (a receiver that may send on `dir`).
+    void DeliverCopy(Direction& dir, Lane& lane);
+    /// Schedule `lane`'s delivery of `next`, or mark the lane idle (null).
+    void ScheduleNextDelivery(Lane& lane, const InFlight* next);
 
     std::array<Ptr<FabricNetDevice>, 2> m_devices;
     std::array<Direction, 2> m_dir;

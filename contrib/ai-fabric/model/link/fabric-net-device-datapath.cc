@@ -219,11 +219,11 @@ FabricNetDevice::IsTxBlocked(uint8_t prio) const
 }
 
 bool
-FabricNetDevice::DequeueNext(FabricFrame& out)
+FabricNetDevice::DequeueNext(TxFrame& out)
 {
     if (!m_ctrlQueue.Empty())
     {
-        m_ctrlQueue.PopFrontInto(out);
+        out.TakeFront(m_ctrlQueue);
         return true;
     }
     for (;;)
@@ -253,8 +253,8 @@ FabricNetDevice::DequeueNext(FabricFrame& out)
         const uint8_t bit = static_cast<uint8_t>(1U << p);
         if (m_nonEmptyMask & bit)
         {
-            m_queue[p].PopFrontInto(out);
-            m_queueBytes[p] -= BufferBytes(out);
+            out.TakeFront(m_queue[p]);
+            m_queueBytes[p] -= BufferBytes(*out);
             if (m_queue[p].Empty())
             {
                 m_nonEmptyMask &= static_cast<uint8_t>(~bit);
@@ -265,7 +265,7 @@ FabricNetDevice::DequeueNext(FabricFrame& out)
             }
             if (m_receiver)
             {
-                m_receiver->NotifyDequeue(this, out);
+                m_receiver->NotifyDequeue(this, *out);
             }
         }
         else
@@ -277,7 +277,7 @@ FabricNetDevice::DequeueNext(FabricFrame& out)
             {
                 size_t idx = m_sourceRr[p] + i;
                 idx = idx >= n ? idx - n : idx;
-                if (v[idx]->PullFrame(p, out))
+                if (v[idx]->PullFrame(p, out.ForSource()))
                 {
                     m_sourceRr[p] = static_cast<uint32_t>(idx + 1 >= n ? 0 : idx + 1);
                     got = true;
@@ -291,7 +291,7 @@ FabricNetDevice::DequeueNext(FabricFrame& out)
         }
         if (m_schedCountsSent)
         {
-            m_scheduler->NotifySent(p, WireBytes(out));
+            m_scheduler->NotifySent(p, WireBytes(*out));
         }
         return true;
     }
@@ -327,17 +327,17 @@ FabricNetDevice::TransmitComplete()
 void
 FabricNetDevice::TransmitFrames(bool continueEpoch, int64_t now)
 {
-    FabricFrame f;
+    TxFrame f;
     bool sent = false;
     while (DequeueNext(f))
     {
         if (!m_linkUp)
         {
-            DropFrame(f, FabricDropReason::LINK_DOWN);
+            DropFrame(*f, FabricDropReason::LINK_DOWN);
             continue;
         }
-        const bool control = f.kind != FabricFrame::DATA;
-        StartTransmission(f, continueEpoch, now);
+        const bool control = (*f).kind != FabricFrame::DATA;
+        StartTransmission(*f, continueEpoch, now);
         continueEpoch = true;
         sent = true;
         // A link-level control frame that ends within this time step (an IB credit update is

@@ -539,10 +539,10 @@ FabricNetDevice::SetLinkUp(bool up)
     else
     {
         // Frames waiting for this port cannot leave: drop them now so buffers are released.
-        FabricFrame f;
+        TxFrame f;
         while (DequeueNext(f))
         {
-            DropFrame(f, FabricDropReason::LINK_DOWN);
+            DropFrame(*f, FabricDropReason::LINK_DOWN);
         }
     }
 }

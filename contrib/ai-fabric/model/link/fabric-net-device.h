@@ -353,7 +353,62 @@ class alignas(64) FabricNetDevice : public NetDevice // per-frame state in the f
     void TransmitComplete();
     /// Send what may be sent now (`now`: the current time step).
     void TransmitFrames(bool continueEpoch, int64_t now);
-    bool DequeueNext(FabricFrame& out);
+
+    /**
+     * The frame TransmitFrames sends, constructed on first use: moved in from a queue (not
+     * zeroed first, as a default-constructed local frame was: a 104-byte store per hop), or
+     * default-constructed for a source to fill. Later dequeues of the same call reuse it.
+     */
+    class TxFrame
+    {
+      public:
+        TxFrame() = default;
+        TxFrame(const TxFrame&) = delete;
+        TxFrame& operator=(const TxFrame&) = delete;
+
+        ~TxFrame()
+        {
+            if (m_frame != nullptr)
+            {
+                m_frame->~FabricFrame();
+            }
+        }
+
+        /// \return the frame (after a successful DequeueNext)
+        FabricFrame& operator*() const
+        {
+            return *m_frame;
+        }
+
+        /// Take the front frame of `q`.
+        void TakeFront(FabricRing<FabricFrame>& q)
+        {
+            if (m_frame == nullptr)
+            {
+                m_frame = q.PopFrontTo(m_raw);
+            }
+            else
+            {
+                q.PopFrontInto(*m_frame);
+            }
+        }
+
+        /// \return the frame for a source to fill (default-constructed the first time)
+        FabricFrame& ForSource()
+        {
+            if (m_frame == nullptr)
+            {
+                m_frame = new (m_raw) FabricFrame();
+            }
+            return *m_frame;
+        }
+
+      private:
+        alignas(FabricFrame) unsigned char m_raw[sizeof(FabricFrame)];
+        FabricFrame* m_frame{nullptr};
+    };
+
+    bool DequeueNext(TxFrame& out);
     void StartTransmission(FabricFrame& frame, bool continueEpoch, int64_t now);
     void DeliverLocal(FabricFrame& frame);
     void UpdateRateConstants();

@@ -98,6 +98,23 @@ class FabricRing
         return v;
     }
 
+    /// Move the front element into raw storage at `where` and remove it. \return the new element
+    T* PopFrontTo(void* where)
+    {
+        T* p = Slot(m_head);
+        T* q = new (where) T(std::move(*p));
+        p->~T();
+        Advance();
+        return q;
+    }
+
+    /// Destroy the front element (its owner has used it in place).
+    void DiscardFront()
+    {
+        Slot(m_head)->~T();
+        Advance();
+    }
+
     /// Remove the front element into `out` (one move, where `out = PopFront()` takes two).
     void PopFrontInto(T& out)
     {

@@ -7,6 +7,7 @@
 #include "ns3/scheduler.h"
 #include "ns3/simulator-impl.h"
 #include "ns3/simulator.h"
+#include "ns3/timing-wheel-scheduler.h"
 
 #include <cstdint>
 #include <list>
@@ -87,6 +88,9 @@ class FabricSimulatorImpl : public SimulatorImpl
   private:
     void DoDispose() override;
 
+    /// Run one event removed from the scheduler.
+    void Execute(const Scheduler::Event& next);
+
     /// Queue `event` (the scheduler's reference already taken) at `ts` with the next uid.
     void Insert(uint64_t ts, uint32_t context, EventImpl* event)
     {
@@ -96,12 +100,20 @@ class FabricSimulatorImpl : public SimulatorImpl
         ev.key.m_context = context;
         ev.key.m_uid = m_uid++;
         ++m_unscheduledEvents;
-        m_events->Insert(ev);
+        if (m_wheel != nullptr)
+        {
+            m_wheel->TimingWheelScheduler::Insert(ev); // inlined, no virtual call
+        }
+        else
+        {
+            m_events->Insert(ev);
+        }
     }
 
     static inline FabricSimulatorImpl* s_running = nullptr; //!< the instance, while it exists
 
     Ptr<Scheduler> m_events;
+    TimingWheelScheduler* m_wheel{nullptr}; //!< m_events if it is a TimingWheelScheduler
     uint64_t m_currentTs{0};
     uint32_t m_currentContext{Simulator::NO_CONTEXT};
     uint32_t m_uid{EventId::VALID}; //!< uids 0..3 are reserved, as in DefaultSimulatorImpl

@@ -98,25 +98,6 @@ TimingWheelScheduler::GetFarEvents() const
     return static_cast<uint32_t>(m_far.size());
 }
 
-inline void
-TimingWheelScheduler::MarkSlot(uint32_t slot)
-{
-    const uint32_t w = slot >> 6;
-    m_bits[w] |= uint64_t(1) << (slot & 63);
-    m_summary[w >> 6] |= uint64_t(1) << (w & 63);
-}
-
-inline void
-TimingWheelScheduler::UnmarkSlot(uint32_t slot)
-{
-    const uint32_t w = slot >> 6;
-    m_bits[w] &= ~(uint64_t(1) << (slot & 63));
-    if (m_bits[w] == 0)
-    {
-        m_summary[w >> 6] &= ~(uint64_t(1) << (w & 63));
-    }
-}
-
 uint32_t
 TimingWheelScheduler::FindSlot(uint32_t from) const
 {
@@ -153,32 +134,6 @@ TimingWheelScheduler::FindSlot(uint32_t from) const
     return NONE;
 }
 
-inline uint32_t
-TimingWheelScheduler::NextSlot() const
-{
-    return m_nearCount == 0 ? NONE : FindSlot(static_cast<uint32_t>(m_now & m_mask));
-}
-
-inline bool
-TimingWheelScheduler::NearFirst(uint32_t slot) const
-{
-    return m_far.empty() || m_nodes[m_slot[slot].head].ev.key < m_far.front().key;
-}
-
-inline uint32_t
-TimingWheelScheduler::AllocNode(const Scheduler::Event& ev)
-{
-    const uint32_t i = m_freeNode;
-    if (i == NONE)
-    {
-        return GrowNodes(ev);
-    }
-    m_freeNode = m_nodes[i].next;
-    m_nodes[i].ev = ev;
-    m_nodes[i].next = NONE;
-    return i;
-}
-
 uint32_t
 TimingWheelScheduler::GrowNodes(const Scheduler::Event& ev)
 {
@@ -187,49 +142,33 @@ TimingWheelScheduler::GrowNodes(const Scheduler::Event& ev)
 }
 
 void
-TimingWheelScheduler::PopFar()
+TimingWheelScheduler::InsertFar(const Scheduler::Event& ev)
 {
-    std::pop_heap(m_far.begin(), m_far.end(), std::greater<Scheduler::Event>());
-    m_far.pop_back();
+    // Far ahead (or, never in a running simulation, behind the last event removed): the heap
+    // orders it against everything else.
+    m_far.push_back(ev);
+    std::push_heap(m_far.begin(), m_far.end(), std::greater<Scheduler::Event>());
 }
 
 void
-TimingWheelScheduler::Insert(const Scheduler::Event& ev)
+TimingWheelScheduler::InsertSorted(Slot& s, uint32_t i)
 {
-    const uint64_t ts = ev.key.m_ts;
-    if (ts < m_now || ts - m_now >= m_slots)
-    {
-        // Far ahead (or, never in a running simulation, behind the last event removed): the
-        // heap orders it against everything else.
-        m_far.push_back(ev);
-        std::push_heap(m_far.begin(), m_far.end(), std::greater<Scheduler::Event>());
-        return;
-    }
-    const uint32_t slot = static_cast<uint32_t>(ts & m_mask);
-    const uint32_t i = AllocNode(ev);
-    Slot& s = m_slot[slot];
-    ++m_nearCount;
-    if (s.tail == NONE)
-    {
-        s.head = i;
-        s.tail = i;
-        MarkSlot(slot);
-        return;
-    }
-    if (m_nodes[s.tail].ev.key.m_uid < ev.key.m_uid)
-    {
-        m_nodes[s.tail].next = i; // the usual case: uids grow with insertion
-        s.tail = i;
-        return;
-    }
+    const uint32_t uid = m_nodes[i].ev.key.m_uid;
     // An event with a smaller uid than the slot's last: keep the slot sorted by uid.
     uint32_t* link = &s.head;
-    while (*link != NONE && m_nodes[*link].ev.key.m_uid < ev.key.m_uid)
+    while (*link != NONE && m_nodes[*link].ev.key.m_uid < uid)
     {
         link = &m_nodes[*link].next;
     }
     m_nodes[i].next = *link;
     *link = i;
+}
+
+void
+TimingWheelScheduler::PopFar()
+{
+    std::pop_heap(m_far.begin(), m_far.end(), std::greater<Scheduler::Event>());
+    m_far.pop_back();
 }
 
 bool
@@ -248,37 +187,6 @@ TimingWheelScheduler::PeekNext() const
         return m_nodes[m_slot[slot].head].ev;
     }
     return m_far.front();
-}
-
-Scheduler::Event
-TimingWheelScheduler::RemoveNext()
-{
-    NS_ASSERT_MSG(!IsEmpty(), "TimingWheelScheduler: RemoveNext on an empty scheduler");
-    const uint32_t slot = NextSlot();
-    Scheduler::Event ev;
-    if (slot != NONE && NearFirst(slot))
-    {
-        Slot& s = m_slot[slot];
-        const uint32_t i = s.head;
-        ev = m_nodes[i].ev;
-        s.head = m_nodes[i].next;
-        if (s.head == NONE)
-        {
-            s.tail = NONE;
-            UnmarkSlot(slot);
-        }
-        m_nodes[i].next = m_freeNode;
-        m_freeNode = i;
-        --m_nearCount;
-    }
-    else
-    {
-        ev = m_far.front();
-        PopFar();
-    }
-    m_now = ev.key.m_ts;
-    FabricClock::s_now = &m_now;
-    return ev;
 }
 
 void

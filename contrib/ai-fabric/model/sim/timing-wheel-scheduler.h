@@ -2,6 +2,8 @@
 #ifndef TIMING_WHEEL_SCHEDULER_H
 #define TIMING_WHEEL_SCHEDULER_H
 
+#include "ns3/assert.h"
+#include "ns3/fabric-clock.h"
 #include "ns3/scheduler.h"
 
 #include <cstdint>
@@ -42,6 +44,13 @@ class TimingWheelScheduler : public Scheduler
 
     void Insert(const Scheduler::Event& ev) override;
     bool IsEmpty() const override;
+
+    /// IsEmpty without the virtual call (FabricSimulatorImpl's event loop).
+    bool IsEmptyInline() const
+    {
+        return m_nearCount == 0 && m_far.empty();
+    }
+
     Scheduler::Event PeekNext() const override;
     Scheduler::Event RemoveNext() override;
     void Remove(const Scheduler::Event& ev) override;
@@ -80,6 +89,9 @@ class TimingWheelScheduler : public Scheduler
     uint32_t AllocNode(const Scheduler::Event& ev);
     uint32_t GrowNodes(const Scheduler::Event& ev); //!< AllocNode's path when no node is free
     void PopFar();
+    void InsertFar(const Scheduler::Event& ev);
+    /// Link node `i` into slot `s` in uid order (its uid is below the slot's last one).
+    void InsertSorted(Slot& s, uint32_t i);
 
     uint32_t m_slots{0};
     uint64_t m_mask{0};
@@ -93,6 +105,121 @@ class TimingWheelScheduler : public Scheduler
     uint32_t m_freeNode{NONE};
     std::vector<Scheduler::Event> m_far; //!< min-heap by (time stamp, uid)
 };
+
+inline void
+TimingWheelScheduler::UnmarkSlot(uint32_t slot)
+{
+    const uint32_t w = slot >> 6;
+    m_bits[w] &= ~(uint64_t(1) << (slot & 63));
+    if (m_bits[w] == 0)
+    {
+        m_summary[w >> 6] &= ~(uint64_t(1) << (w & 63));
+    }
+}
+
+inline uint32_t
+TimingWheelScheduler::NextSlot() const
+{
+    if (m_nearCount == 0)
+    {
+        return NONE;
+    }
+    // Usually the next event is in the bitmap word of the current slot: no call for it.
+    const uint32_t from = static_cast<uint32_t>(m_now & m_mask);
+    const uint64_t here = m_bits[from >> 6] & (~uint64_t(0) << (from & 63));
+    return here != 0 ? ((from >> 6) << 6) | static_cast<uint32_t>(__builtin_ctzll(here))
+                     : FindSlot(from);
+}
+
+inline bool
+TimingWheelScheduler::NearFirst(uint32_t slot) const
+{
+    return m_far.empty() || m_nodes[m_slot[slot].head].ev.key < m_far.front().key;
+}
+
+inline void
+TimingWheelScheduler::MarkSlot(uint32_t slot)
+{
+    const uint32_t w = slot >> 6;
+    m_bits[w] |= uint64_t(1) << (slot & 63);
+    m_summary[w >> 6] |= uint64_t(1) << (w & 63);
+}
+
+inline uint32_t
+TimingWheelScheduler::AllocNode(const Scheduler::Event& ev)
+{
+    const uint32_t i = m_freeNode;
+    if (i == NONE)
+    {
+        return GrowNodes(ev);
+    }
+    m_freeNode = m_nodes[i].next;
+    m_nodes[i].ev = ev;
+    m_nodes[i].next = NONE;
+    return i;
+}
+
+// In the header: ScheduleFast and FabricSimulatorImpl call it without the virtual call.
+inline void
+TimingWheelScheduler::Insert(const Scheduler::Event& ev)
+{
+    const uint64_t ts = ev.key.m_ts;
+    if (ts < m_now || ts - m_now >= m_slots)
+    {
+        InsertFar(ev);
+        return;
+    }
+    const uint32_t slot = static_cast<uint32_t>(ts & m_mask);
+    const uint32_t i = AllocNode(ev);
+    Slot& s = m_slot[slot];
+    ++m_nearCount;
+    if (s.tail == NONE)
+    {
+        s.head = i;
+        s.tail = i;
+        MarkSlot(slot);
+        return;
+    }
+    if (m_nodes[s.tail].ev.key.m_uid < ev.key.m_uid)
+    {
+        m_nodes[s.tail].next = i; // the usual case: uids grow with insertion
+        s.tail = i;
+        return;
+    }
+    InsertSorted(s, i);
+}
+
+// In the header: FabricSimulatorImpl's event loop calls it without the virtual call, inlined.
+inline Scheduler::Event
+TimingWheelScheduler::RemoveNext()
+{
+    NS_ASSERT_MSG(!IsEmpty(), "TimingWheelScheduler: RemoveNext on an empty scheduler");
+    const uint32_t slot = NextSlot();
+    Scheduler::Event ev;
+    if (slot != NONE && NearFirst(slot))
+    {
+        Slot& s = m_slot[slot];
+        const uint32_t i = s.head;
+        ev = m_nodes[i].ev;
+        s.head = m_nodes[i].next;
+        if (s.head == NONE)
+        {
+            s.tail = NONE;
+            UnmarkSlot(slot);
+        }
+        m_nodes[i].next = m_freeNode;
+        m_freeNode = i;
+        --m_nearCount;
+    }
+    else
+    {
+        ev = m_far.front();
+        PopFar();
+    }
+    m_now = ev.key.m_ts;
+    FabricClock::s_now = &m_now;
+    return ev;
+}
 
 } // namespace ns3
 
