@@ -6,6 +6,7 @@
 //
 // The first byte of an input picks what the rest is: 0 a scenario file, 1 a sweep file,
 // 2 one --set assignment per line applied to the default scenario.
+#include "scenario-schema.h"
 #include "scenario.h"
 #include "sweep.h"
 

@@ -6,6 +6,7 @@
 #include "json-input.h"
 #include "runner.h"
 #include "scenario-args.h"
+#include "scenario-schema.h"
 #include "scenario.h"
 #include "simulation-builder.h"
 

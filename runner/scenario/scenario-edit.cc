@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // Editing a scenario's JSON: overlays (a compare entry, a job, a sweep point) and --set
 // assignments.
+#include "scenario-edit.h"
+
 #include "json-input.h"
 #include "scenario.h"
 

@@ -96,6 +96,20 @@ KeySpec ObjectKey(const char* path, const char* help);
 /// A list of objects whose keys are under `path`.
 KeySpec ListKey(const char* path, const char* help);
 
+/// The JSON of every default value (what a scenario file overrides).
+nlohmann::json DefaultScenario();
+
+/// The documented schema, printed by --help.
+std::string SchemaHelp();
+
+/**
+ * The candidate closest to `key` by edit distance (the first one on ties), for "did you mean"
+ * messages; its distance in `distance` (SIZE_MAX with no candidates).
+ */
+std::string ClosestKey(const std::string& key,
+                       const std::vector<std::string>& candidates,
+                       size_t& distance);
+
 /// Every key, in the order --help lists them.
 const std::vector<KeySpec>& Schema();
 

@@ -3,6 +3,7 @@
 #define AI_FABRIC_SCENARIO_H
 
 #include "fabric-uec.h"
+#include "scenario-edit.h"
 
 #include "ns3/connection-matrix.h"
 #include "ns3/flow-size-distribution.h"
@@ -184,18 +185,6 @@ struct JobConfig
     std::vector<uint32_t> serverIds; //!< the cluster's servers it runs on, ascending
 };
 
-/// The JSON of every default value (what a scenario file overrides).
-nlohmann::json DefaultScenario();
-
-/// Merge `over` into `base`: objects key by key, recursively; anything else replaces.
-void MergeScenario(nlohmann::json& base, const nlohmann::json& over);
-
-/**
- * Apply "--set key.path=value": the value is parsed as JSON when it is valid JSON (numbers,
- * true/false, quoted strings, objects), else taken as a string.
- */
-void ApplySet(nlohmann::json& scenario, const std::string& assignment);
-
 /// Validate a scenario and resolve it into its runs (one, or one per `compare` entry).
 std::vector<RunConfig> ResolveScenario(const nlohmann::json& scenario);
 
@@ -204,17 +193,6 @@ nlohmann::json LoadScenarioFile(const std::string& path);
 
 /// Parse a scenario's JSON text as LoadScenarioFile does; `origin` names it in errors.
 nlohmann::json ParseScenarioText(const std::string& text, const std::string& origin);
-
-/// The documented schema, printed by --help.
-std::string SchemaHelp();
-
-/**
- * The candidate closest to `key` by edit distance (the first one on ties), for "did you mean"
- * messages; its distance in `distance` (SIZE_MAX with no candidates).
- */
-std::string ClosestKey(const std::string& key,
-                       const std::vector<std::string>& candidates,
-                       size_t& distance);
 
 } // namespace aifabric
 

@@ -4,6 +4,7 @@
 #include "file-util.h"
 #include "json-input.h"
 #include "point-id.h"
+#include "scenario-schema.h"
 #include "text-util.h"
 
 #include <algorithm>
