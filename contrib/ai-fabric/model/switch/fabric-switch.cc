@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // FabricSwitch: its attributes, ports and forwarding (ECMP, flowlets, adaptive and sprayed
 // choice), the per-frame receive-to-egress path, and the switch side of UEC (trimmed frames,
-// dequeue-time ECN). About 630 lines in one translation unit so that the per-frame calls from
+// dequeue-time ECN). About 650 lines in one translation unit so that the per-frame calls from
 // receive to the egress queue stay inlinable.
 #include "fabric-switch.h"
 
-#include "load-balancing-registry.h"
 #include "switch-buffer-manager.h"
 
 #include "ns3/boolean.h"
@@ -646,54 +645,5 @@ FabricSwitch::NotifyDequeue(FabricNetDevice* device, FabricFrame& frame)
         m_port[in].fc->NotifyRelease(prio, bytes);
     }
 }
-
-namespace
-{
-
-// routing.load_balancing: each path selection of the switches above, by its scenario name.
-const bool g_ecmpRegistered = LoadBalancingRegistry::Add([] {
-    LoadBalancingInfo e;
-    e.name = "ecmp";
-    e.help = "5-tuple hash per flow, on InfiniBand the subnet manager's LFT";
-    e.onInfiniband = true;
-    e.isDefault = true;
-    return e;
-}());
-
-const bool g_qpEcmpRegistered = LoadBalancingRegistry::Add([] {
-    LoadBalancingInfo e;
-    e.name = "qp-ecmp";
-    e.help = "ECMP over routing.qps_per_connection queue pairs per connection, auto 4";
-    e.qpsPerConnection = 4;
-    e.queuePairs = true;
-    return e;
-}());
-
-const bool g_flowletRegistered = LoadBalancingRegistry::Add([] {
-    LoadBalancingInfo e;
-    e.name = "flowlet";
-    e.help = "a random port per flowlet, LetFlow, gap routing.flowlet_gap_us";
-    e.pathSelection = FabricSwitch::FLOWLET;
-    return e;
-}());
-
-const bool g_adaptiveRegistered = LoadBalancingRegistry::Add([] {
-    LoadBalancingInfo e;
-    e.name = "adaptive";
-    e.help = "the least-queued port per packet, reorders: use loss_recovery selective-repeat";
-    e.pathSelection = FabricSwitch::ADAPTIVE;
-    e.onInfiniband = true;
-    return e;
-}());
-
-const bool g_sprayRegistered = LoadBalancingRegistry::Add([] {
-    LoadBalancingInfo e;
-    e.name = "spray";
-    e.help = "a random port per packet, reorders: use loss_recovery selective-repeat";
-    e.pathSelection = FabricSwitch::SPRAY;
-    return e;
-}());
-
-} // namespace
 
 } // namespace ns3

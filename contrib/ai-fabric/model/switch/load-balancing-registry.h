@@ -15,8 +15,9 @@ namespace ns3
  * "routing.load_balancing" value): the switches' FabricSwitch::PathSelection it sets (or none:
  * the topology's own, ECMP or InfiniBand's LFT), the queue pairs per connection it opens by
  * default, whether it needs RDMA queue pairs, whether an InfiniBand subnet can run it, and
- * whether it is the default. Registered next to the switch that implements it
- * (fabric-switch.cc); the runner iterates LoadBalancingRegistry and names none of them.
+ * whether it is the default. Registered beside the switch that implements it
+ * (load-balancing-registry.cc, in switch/); the runner iterates LoadBalancingRegistry and names
+ * none of them.
  */
 struct LoadBalancingInfo
 {
