@@ -58,16 +58,13 @@ struct Simulation
     std::vector<SimulatedJob> jobs; //!< with `jobs`: the included ones (the first is also
                                     //!< job / parallel)
 
-    /// Each transport once.
+    /// Each transport (one per fabric: each its own object).
     std::vector<ns3::Ptr<ns3::CollectiveTransport>> Transports() const
     {
         std::vector<ns3::Ptr<ns3::CollectiveTransport>> v;
         for (const auto& [name, n] : networks)
         {
-            if (std::find(v.begin(), v.end(), n) == v.end())
-            {
-                v.push_back(n);
-            }
+            v.push_back(n);
         }
         return v;
     }

@@ -2,6 +2,7 @@
 // fabric: infiniband -- RDMA HCAs on InfiniBand ports and switches, lossless by credits.
 #include "fabric-registry.h"
 #include "run-transports.h"
+#include "scenario-plugins.h"
 
 #include "ns3/core-module.h"
 #include "ns3/fabric-net-device.h"
@@ -70,11 +71,9 @@ FinishInfiniband(RunConfig& r)
     }
     if (!LoadBalancingRegistry::Find(r.loadBalancing)->onInfiniband)
     {
-        std::string allowed;
-        for (const auto& e : LoadBalancingRegistry::All())
-        {
-            allowed += e.onInfiniband ? (allowed.empty() ? "" : " or ") + e.name : "";
-        }
+        const std::string allowed = NamesWhere<LoadBalancingRegistry>(
+            [](const LoadBalancingInfo& e) { return e.onInfiniband; },
+            " or ");
         throw ScenarioError("routing.load_balancing: with fabric infiniband must be " + allowed +
                             " (what the subnet manager's LFT or adaptive routing does; got " +
                             r.loadBalancing + ")");

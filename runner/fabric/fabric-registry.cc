@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "fabric-registry.h"
 
+#include "scenario-plugins.h"
+
 #include "ns3/abort.h"
 
 #include <deque>
@@ -50,16 +52,7 @@ const char*
 FabricHelp()
 {
     // KeySpec holds C strings: the text lives for the process.
-    static const std::string text = [] {
-        std::string t = "transport (";
-        const char* sep = "";
-        for (const FabricInfo& f : FabricRegistry::All())
-        {
-            t += sep + f.name + ": " + f.help;
-            sep = "; ";
-        }
-        return t + ")";
-    }();
+    static const std::string text = "transport (" + HelpClauses<FabricRegistry>() + ")";
     return text.c_str();
 }
 

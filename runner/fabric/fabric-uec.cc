@@ -2,6 +2,7 @@
 #include "fabric-uec.h"
 
 #include "fabric-registry.h"
+#include "scenario-plugins.h"
 #include "scenario-schema.h"
 #include "scenario-times.h"
 #include "scenario.h"
@@ -28,19 +29,11 @@ const char* const kUec = "uec";
 std::vector<KeySpec>
 UecSchemaKeys()
 {
-    std::string lbHelp;
-    for (const auto& l : UetLoadBalancerRegistry::All())
-    {
-        lbHelp += (lbHelp.empty() ? "" : "; ") + l.name + ": " + l.help;
-    }
-    std::string ccHelp;
-    for (const auto& c : UetCongestionRegistry::All())
-    {
-        ccHelp += (ccHelp.empty() ? "" : "; ") + c.name + ": " + c.help;
-    }
     // KeySpec holds C strings: the texts live for the process.
-    static const std::string lbText = "sender load balancing over entropy values (" + lbHelp + ")";
-    static const std::string ccText = "UET congestion control (" + ccHelp + ")";
+    static const std::string lbText = "sender load balancing over entropy values (" +
+                                      HelpClauses<UetLoadBalancerRegistry>() + ")";
+    static const std::string ccText =
+        "UET congestion control (" + HelpClauses<UetCongestionRegistry>() + ")";
     return {
         ObjectKey(kUec, "Ultra Ethernet fabric (fabric: uec)").Default(UecDefaults()),
         ChoiceKey("uec.cc", UetCongestionRegistry::Names(), ccText.c_str()),

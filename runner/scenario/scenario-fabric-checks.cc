@@ -25,11 +25,9 @@ CheckFabricFields(const RunConfig& r)
     {
         if (r.faultEvents[i]["action"] == "pause-storm" && (!FabricOf(r).pauseFrames || !r.pfc))
         {
-            std::string with;
-            for (const FabricInfo& f : FabricRegistry::All())
-            {
-                with += f.pauseFrames ? std::string(with.empty() ? "" : " or ") + f.name : "";
-            }
+            const std::string with =
+                NamesWhere<FabricRegistry>([](const FabricInfo& f) { return f.pauseFrames; },
+                                           " or ");
             throw ScenarioError("faults.events[" + std::to_string(i) +
                                 "].action: pause-storm needs PFC's PAUSE frames (pfc true on " +
                                 with + "; got fabric " + r.fabric + (r.pfc ? "" : ", pfc false") +

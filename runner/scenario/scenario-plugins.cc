@@ -114,23 +114,14 @@ CongestionControlHelp()
 const char*
 LoadBalancingHelp()
 {
-    std::string clauses;
-    for (const auto& e : ns3::LoadBalancingRegistry::All())
-    {
-        clauses += std::string(clauses.empty() ? "" : "; ") + e.name + ": " + e.help;
-    }
-    return Keep("how switches spread flows over equal-cost ports (" + clauses + ")");
+    return Keep("how switches spread flows over equal-cost ports (" +
+                HelpClauses<ns3::LoadBalancingRegistry>() + ")");
 }
 
 const char*
 LossRecoveryHelp()
 {
-    std::string clauses;
-    for (const auto& e : ns3::RdmaLossRecoveryRegistry::All())
-    {
-        clauses += std::string(clauses.empty() ? "" : "; ") + e.name + ": " + e.help;
-    }
-    return Keep("RDMA loss recovery (" + clauses + ")");
+    return Keep("RDMA loss recovery (" + HelpClauses<ns3::RdmaLossRecoveryRegistry>() + ")");
 }
 
 std::vector<KeySpec>

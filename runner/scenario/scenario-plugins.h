@@ -24,6 +24,35 @@ namespace aifabric
 struct KeySpec;
 struct RunConfig;
 
+/// The names of `Registry`'s entries that `keep` accepts, joined by `separator` ("a or b").
+template <class Registry, class Pred>
+std::string
+NamesWhere(Pred keep, const std::string& separator)
+{
+    std::string out;
+    for (const auto& e : Registry::All())
+    {
+        if (keep(e))
+        {
+            out += (out.empty() ? "" : separator) + e.name;
+        }
+    }
+    return out;
+}
+
+/// "name: help" of each of `Registry`'s entries, joined by "; " (a key's --help).
+template <class Registry>
+std::string
+HelpClauses()
+{
+    std::string out;
+    for (const auto& e : Registry::All())
+    {
+        out += (out.empty() ? "" : "; ") + e.name + ": " + e.help;
+    }
+    return out;
+}
+
 /// congestion_control's values: "auto" and every registered congestion control.
 std::vector<std::string> CongestionControlValues();
 /// congestion_control's help: what auto picks on each fabric and each entry's clause.

@@ -2,6 +2,7 @@
 #include "scenario-rdma.h"
 
 #include "fabric-registry.h"
+#include "scenario-plugins.h"
 
 #include "ns3/rdma-loss-recovery-registry.h"
 
@@ -23,11 +24,9 @@ ResolveRdma(const nlohmann::json& j, RunConfig& r)
     const ns3::RdmaLossRecoveryInfo* lr = ns3::RdmaLossRecoveryRegistry::Find(r.lossRecovery);
     if (r.reorderThreshold > 0 && FabricOf(r).rdmaKeys && lr && !lr->keepsOutOfOrder)
     {
-        std::string keeping;
-        for (const auto& e : ns3::RdmaLossRecoveryRegistry::All())
-        {
-            keeping += e.keepsOutOfOrder ? (keeping.empty() ? "" : " or ") + e.name : "";
-        }
+        const std::string keeping = NamesWhere<ns3::RdmaLossRecoveryRegistry>(
+            [](const ns3::RdmaLossRecoveryInfo& e) { return e.keepsOutOfOrder; },
+            " or ");
         throw ScenarioError("rdma.reorder_threshold: needs loss_recovery " + keeping + " (" +
                             r.lossRecovery + " keeps no out-of-order packet to wait for; got " +
                             std::to_string(r.reorderThreshold) + ")");
