@@ -113,7 +113,7 @@ void
 ResolveUec(const json& j, RunConfig& r)
 {
     const json& u = j[kUec];
-    UecConfig& c = r.uec;
+    UecConfig& c = r.fabric.uec;
     c.cc = u["cc"];
     c.loadBalancing = u["load_balancing"];
     c.trimming = u["trimming"];
@@ -142,7 +142,7 @@ ResolveUec(const json& j, RunConfig& r)
 void
 FinishUec(RunConfig& r)
 {
-    const UecConfig& c = r.uec;
+    const UecConfig& c = r.fabric.uec;
     if (c.creditFlowControl && c.pfc)
     {
         throw ScenarioError("uec.credit_flow_control: CBFC replaces PFC on UET's data class; "
@@ -153,12 +153,12 @@ FinishUec(RunConfig& r)
         throw ScenarioError("uec.ecn_max_bdp: must be >= uec.ecn_min_bdp (" +
                             std::to_string(c.ecnMinBdp) + ")");
     }
-    if (r.planes > 1)
+    if (r.topology.planes > 1)
     {
         throw ScenarioError("topology.planes: fabric uec has one NIC port (planes 1)");
     }
     // The RDMA congestion control does not apply: record what runs.
-    r.congestionControl = c.cc;
+    r.fabric.congestionControl = c.cc;
     r.resolved["congestion_control"] = c.cc;
 }
 
@@ -166,23 +166,26 @@ uint32_t
 UecPfcPriorities(const RunConfig& c)
 {
     // UET data on traffic class 2 (UetNic DataPriority): lossless only with uec.pfc.
-    return c.uec.pfc ? (1U << 2) : 0;
+    return c.fabric.uec.pfc ? (1U << 2) : 0;
 }
 
 void
 ConfigureUecLinks(const RunConfig& c, FabricLinkHelper& link)
 {
-    if (c.uec.creditFlowControl)
+    if (c.fabric.uec.creditFlowControl)
     {
         // Credits on UET data's class (2); its ACKs and trimmed headers stay lossy. Each credited
         // VC gets the IB default of 128 KiB, or twice the credit loop's bytes if more: a frame
         // to the far end (cable, a switch's forwarding latency, at most 1 us unless set) and
         // the credit update back, plus two largest frames.
-        const double cableS = c.hopLatencyUs > 0 ? c.hopLatencyUs * 1e-6
-                                                 : std::max(c.hostCableM, c.fabricCableM) * 5e-9;
-        const double switchS = c.hopLatencyUs > 0 ? c.switchLatencyUs * 1e-6 : 1e-6;
-        const double frameS = (c.uec.mtu + 200) * 8 / (c.linkGbps * 1e9);
-        const double loopBytes = c.linkGbps * 1e9 / 8 * (2 * cableS + switchS + 2 * frameS);
+        const double cableS = c.topology.hopLatencyUs > 0
+                                  ? c.topology.hopLatencyUs * 1e-6
+                                  : std::max(c.topology.hostCableM, c.topology.fabricCableM) * 5e-9;
+        const double switchS =
+            c.topology.hopLatencyUs > 0 ? c.topology.switchLatencyUs * 1e-6 : 1e-6;
+        const double frameS = (c.fabric.uec.mtu + 200) * 8 / (c.topology.linkGbps * 1e9);
+        const double loopBytes =
+            c.topology.linkGbps * 1e9 / 8 * (2 * cableS + switchS + 2 * frameS);
         const uint32_t rx =
             std::max<uint32_t>(131072, uint32_t(std::ceil(2 * loopBytes / 64)) * 64);
         link.SetFlowControl("ns3::CbfcFlowControl");
@@ -193,7 +196,7 @@ ConfigureUecLinks(const RunConfig& c, FabricLinkHelper& link)
     {
         link.SetFlowControlAttribute("EnabledPriorities", UintegerValue(UecPfcPriorities(c)));
     }
-    if (c.uec.linkRetry)
+    if (c.fabric.uec.linkRetry)
     {
         link.SetLinkRetry("ns3::LinkLevelRetry");
     }
@@ -202,7 +205,7 @@ ConfigureUecLinks(const RunConfig& c, FabricLinkHelper& link)
 Ptr<CollectiveTransport>
 InstallUec(const RunConfig& c, Ptr<FabricTopology> topo, Ptr<LatencyHistogram> latency)
 {
-    const UecConfig& u = c.uec;
+    const UecConfig& u = c.fabric.uec;
     // The unloaded RTT of the longest path: host 0 to the last host and back.
     Time rtt = MicroSeconds(u.networkRttUs);
     if (u.networkRttUs <= 0)
@@ -222,7 +225,7 @@ InstallUec(const RunConfig& c, Ptr<FabricTopology> topo, Ptr<LatencyHistogram> l
         rtt = timer.Path(0, data).TrainDelay(wd, wd, wd) +
               timer.Path(last, ack).TrainDelay(wa, wa, wa);
     }
-    const double bdp = c.linkGbps * 1e9 / 8 * rtt.GetSeconds();
+    const double bdp = c.topology.linkGbps * 1e9 / 8 * rtt.GetSeconds();
     // A queue holds about one BDP before the buffer refuses (and trims), as htsim's UEC queues
     // do: the egress dynamic threshold alpha x free bytes, with alpha = BDP / the shared pool.
     // The retransmission timeout follows: htsim's 15 us + 6 drain times of such a queue.
@@ -416,14 +419,14 @@ static const bool g_uecFabricRegistered = FabricRegistry::Add([] {
                    Ptr<LatencyHistogram> latency,
                    std::vector<Ptr<RdmaNic>>&) { return InstallUec(c, topo, latency); };
     f.dataPackets = [](const RunConfig& c, const Simulation& sim) {
-        return c.fabric == kUec ? UecSummary(sim.topo)["data_packets"].get<uint64_t>()
-                                : uint64_t(0);
+        return c.fabric.name == kUec ? UecSummary(sim.topo)["data_packets"].get<uint64_t>()
+                                     : uint64_t(0);
     };
     f.failedConnections = [](const json& s) {
         return s.contains(kUec) ? s[kUec]["failed_pdcs"].get<uint64_t>() : uint64_t(0);
     };
     f.summarize = [](const RunConfig& c, const Simulation& sim, json& s) {
-        if (c.fabric == kUec)
+        if (c.fabric.name == kUec)
         {
             s[kUec] = UecSummary(sim.topo);
         }

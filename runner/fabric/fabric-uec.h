@@ -46,7 +46,7 @@ struct UecConfig
 std::vector<KeySpec> UecSchemaKeys();
 /// The `uec` object of the default scenario.
 nlohmann::json UecDefaults();
-/// Read `uec.*` into `r.uec`.
+/// Read `uec.*` into `r.fabric.uec`.
 void ResolveUec(const nlohmann::json& j, RunConfig& r);
 /// What `fabric: uec` cannot combine with, and what it runs in place of the RDMA fields.
 void FinishUec(RunConfig& r);

@@ -119,7 +119,7 @@ ResolveJobs(const json& j, RunConfig& cluster, const std::function<RunConfig(con
     {
         throw ScenarioError("jobs: at most 64 jobs (got " + std::to_string(list.size()) + ")");
     }
-    std::vector<bool> used(cluster.servers, false);
+    std::vector<bool> used(cluster.topology.servers, false);
     const uint32_t group = ServersPerLeafGroup(cluster);
     std::set<std::string> fabrics;
     for (size_t i = 0; i < list.size(); ++i)
@@ -162,7 +162,7 @@ ResolveJobs(const json& j, RunConfig& cluster, const std::function<RunConfig(con
         {
             throw JobError(
                 i,
-                "fabric: '" + fabric + "' cannot run on a " + cluster.fabric + " fabric (" +
+                "fabric: '" + fabric + "' cannot run on a " + cluster.fabric.name + " fabric (" +
                     (own.linkLayerWhy.empty() ? shared.linkLayerWhy : own.linkLayerWhy) + ")");
         }
         const std::string kind = jj["workload"]["kind"];
@@ -184,7 +184,7 @@ ResolveJobs(const json& j, RunConfig& cluster, const std::function<RunConfig(con
         {
             throw JobError(i, err.what());
         }
-        if (job.run.sharp)
+        if (job.run.fabric.infiniband.sharp)
         {
             throw JobError(i,
                            "infiniband.sharp: SHARP trees span the whole fabric; not "
@@ -204,7 +204,8 @@ ResolveJobs(const json& j, RunConfig& cluster, const std::function<RunConfig(con
             throw JobError(i,
                            "servers: " + std::to_string(job.servers) + " " + job.placement +
                                " servers do not fit in the " + std::to_string(freeCount) +
-                               " free of topology.servers " + std::to_string(cluster.servers) +
+                               " free of topology.servers " +
+                               std::to_string(cluster.topology.servers) +
                                (job.placement == "rail-aligned"
                                     ? " (rail-aligned blocks start every " + std::to_string(group) +
                                           " servers, one leaf group)"

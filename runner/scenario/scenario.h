@@ -58,119 +58,205 @@ struct FlowsConfig
 
 struct JobConfig;
 
-/// One fully resolved run of a scenario (defaults + file + --set + one compare entry).
-struct RunConfig
+// A run's configuration in the scenario's sections: `topology.link_gbps` is
+// `topology.linkGbps`, `tcp.stack` is `fabric.tcp.stack`. Every field is filled by resolving a
+// scenario (the defaults are the schema's, scenario-schema.cc).
+
+/// topology.*
+struct TopologyConfig
 {
-    std::string name;
-    uint32_t seed{1};
-    std::string topologyKind; //!< a name in FabricTopologyRegistry (default: DefaultScenario)
-    ns3::PluginKeyValues topologyKeys; //!< its own keys (topology.<kind>.*)
+    std::string kind;          //!< a name in FabricTopologyRegistry
+    ns3::PluginKeyValues keys; //!< its own keys (topology.<kind>.*)
     uint32_t servers{16};
     uint32_t gpusPerServer{8};
     double linkGbps{400};
     double oversubscription{1};
     uint32_t leafRadix{64};
-    uint32_t tiers{0};               //!< topology.tiers (rail-fat-tree; 0 = auto)
-    double spineOversubscription{1}; //!< topology.spine_oversubscription
-    uint32_t planes{1};              //!< topology.planes
+    uint32_t tiers{0}; //!< rail-fat-tree: 0 = auto
+    double spineOversubscription{1};
+    uint32_t planes{1};
     double hostCableM{3};
     double fabricCableM{50};
-    std::string fabric; //!< a name in FabricRegistry (default: DefaultScenario)
-    UecConfig uec;      //!< uec.* (fabric uec)
+    double hopLatencyUs{0};    //!< 0: the cables' lengths decide
+    double switchLatencyUs{0}; //!< with hop_latency_us
+};
+
+/// rdma.*
+struct RdmaConfig
+{
+    double retransmitTimeoutMs{67.108864};
+    uint32_t pathMtu{4096};
+    uint32_t reorderThreshold{0}; //!< selective repeat
+};
+
+/// tcp.*
+struct TcpConfig
+{
+    bool hostCosts{true};
+    std::string stack{"linux"}; //!< linux (LinuxTcpStack) or ns3 (ns-3's TCP)
+    bool tlp{true};
+    bool rack{true};
+    uint32_t socketsPerPeer{1};
+    uint32_t threads{1};
+    uint32_t cores{4};
+};
+
+/// infiniband.*
+struct InfinibandConfig
+{
+    double rxBufferKib{128};
+    double fecnThresholdKib{16};
+    bool sharp{false}; //!< SHARP aggregation nodes in the switches
+};
+
+/// The transport: fabric, pfc, congestion_control, loss_recovery and each fabric's own keys.
+struct FabricConfig
+{
+    std::string name; //!< fabric: a name in FabricRegistry
     bool pfc{true};
     //! resolved: a name in RdmaCongestionRegistry (fabric tcp, uec: what their stack runs)
     std::string congestionControl;
     ns3::PluginKeyValues congestionControlKeys; //!< its own keys (rdma.<name>.*)
     std::string lossRecovery; //!< a name in RdmaLossRecoveryRegistry (or the TCP stack's)
+    RdmaConfig rdma;
+    TcpConfig tcp;
+    InfinibandConfig infiniband;
+    UecConfig uec;
+};
+
+/// faults.random
+struct RandomFaultsConfig
+{
+    double mtbfHours{0};
+    double repairMs{1000};
+    bool hostLinks{false};
+};
+
+/// faults.*
+struct FaultsConfig
+{
     double dropRate{0};
-    nlohmann::json faultEvents = nlohmann::json::array(); //!< faults.events, validated
-    double randomMtbfHours{0};                            //!< faults.random
-    double randomRepairMs{1000};
-    bool randomHostLinks{false};
-    double convergenceMs{100};       //!< routing.convergence_ms
-    bool valleyFree{true};           //!< routing.valley_free
-    std::string loadBalancing;       //!< routing.load_balancing: a name in LoadBalancingRegistry
-    double flowletGapUs{10};         //!< routing.flowlet_gap_us
-    uint32_t qpsPerConnection{1};    //!< routing.qps_per_connection, resolved
-    bool watchdog{false};            //!< pfc_watchdog.enabled
-    double watchdogDetectionMs{200}; //!< pfc_watchdog.detection_ms
-    double watchdogRestorationMs{200};
-    double watchdogPollMs{100};
-    std::string watchdogAction{"drop"};
-    bool deadlockDetection{true}; //!< pfc_deadlock.enabled
-    double deadlockThresholdMs{10};
-    double deadlockPollMs{1};
-    bool deadlockStop{true};
+    nlohmann::json events = nlohmann::json::array(); //!< validated
+    RandomFaultsConfig random;
+};
+
+/// pfc_watchdog.*
+struct PfcWatchdogConfig
+{
+    bool enabled{false};
+    double detectionMs{200};
+    double restorationMs{200};
+    double pollMs{100};
+    std::string action{"drop"};
+};
+
+/// pfc_deadlock.*
+struct PfcDeadlockConfig
+{
+    bool enabled{true};
+    double thresholdMs{10};
+    double pollMs{1};
+    bool stop{true};
+};
+
+/// routing.*
+struct RoutingConfig
+{
+    double convergenceMs{100};
+    bool valleyFree{true};
+    std::string loadBalancing; //!< a name in LoadBalancingRegistry
+    double flowletGapUs{10};
+    uint32_t qpsPerConnection{1}; //!< resolved
+};
+
+/// gpu.*
+struct GpuConfig
+{
+    std::string model{"h100-sxm"};
+    double nvlinkGBytesPerS{450}; //!< per GPU per direction (nvlink_gbytes_per_s or preset)
+    bool nvls{true};              //!< the NVSwitch reduces (nvls or the preset)
+    double peakTflops{989.4};     //!< peak_tflops or the preset's
+    double computeEfficiency{0.55};
+};
+
+/// workload.*
+struct WorkloadConfig
+{
+    std::string kind{"collective"}; //!< collective, flows, matrix, training or chakra
     uint32_t steps{3};
     double computeMs{82};
     std::string collective{"allreduce"};
     std::string algorithm;              //!< a name in CollectiveAlgorithmRegistry, resolved
     ns3::PluginKeyValues algorithmKeys; //!< its own keys (workload.<algorithm>.*)
+    bool algorithmAuto{false};          //!< algorithm was "auto" (the tuner chose it)
     uint64_t bytes{64ULL << 20};
     uint32_t chunks{1};
     uint32_t buckets{1};
     uint32_t channels{1};
-    double gpuHourUsd{12.29};
-    double retransmitTimeoutMs{67.108864};
-    uint32_t pathMtu{4096};
-    uint32_t reorderThreshold{0}; //!< rdma.reorder_threshold (selective repeat)
-    double maxSimSeconds{60};
-    bool tcpHostCosts{true};
-    std::string tcpStack{"linux"}; //!< linux (LinuxTcpStack) or ns3 (ns-3's TCP)
-    bool tcpTlp{true};
-    bool tcpRack{true};
-    uint32_t tcpSocketsPerPeer{1};
-    uint32_t tcpThreads{1};
-    uint32_t tcpCores{4};
-    double ibRxBufferKib{128};
-    double ibFecnThresholdKib{16};
-    bool sharp{false}; //!< infiniband.sharp: SHARP aggregation nodes in the switches
-    std::string workloadKind{"collective"}; //!< collective, flows, matrix, training or chakra
-    std::string matrixFile; //!< workload.matrix (kind matrix), anchored to the scenario's folder
-    std::shared_ptr<const ns3::ConnectionMatrix> matrix; //!< workload.matrix, read once
-    double hopLatencyUs{0};    //!< topology.hop_latency_us (0: the cables' lengths decide)
-    double switchLatencyUs{0}; //!< topology.switch_latency_us (with hop_latency_us)
-
-    /// Flow traffic without GPUs' steps: workload.kind flows or matrix.
-    bool IsFlowWorkload() const
-    {
-        return workloadKind == "flows" || workloadKind == "matrix";
-    }
-
-    FlowsConfig flows;           //!< workload.flows (kind flows)
-    bool background{false};      //!< workload.background is set (kind collective)
-    FlowsConfig backgroundFlows; //!< workload.background
-    std::vector<std::pair<std::string, std::string>> attributes;
-    nlohmann::json resolved; //!< the run's full configuration as JSON
-
-    double maxMemoryGb{0}; //!< limits.max_memory_gb (0: the machine's memory)
-    std::string gpuModel{"h100-sxm"};
-    double nvlinkGBytesPerS{450};   //!< per GPU per direction (gpu.nvlink_gbytes_per_s or preset)
-    bool pxn{false};                //!< workload.pxn
-    bool nvls{true};                //!< the NVSwitch reduces (gpu.nvls or the preset)
-    bool algorithmAuto{false};      //!< workload.algorithm was "auto" (the tuner chose it)
+    bool channelsAuto{false};       //!< channels was 0 (NCCL's count per algorithm)
     std::string protocol{"simple"}; //!< NCCL protocol: simple, ll128, ll
-    bool protocolAuto{false};       //!< workload.protocol was "auto" (the tuner chose it)
-    bool channelsAuto{false};       //!< workload.channels was 0 (NCCL's count per algorithm)
-    double peakTflops{989.4};       //!< gpu.peak_tflops or the preset's
-    double computeEfficiency{0.55}; //!< gpu.compute_efficiency
-    ns3::TransformerModel model;    //!< workload.kind training
+    bool protocolAuto{false};       //!< protocol was "auto" (the tuner chose it)
+    bool pxn{false};
+    FlowsConfig flows;           //!< kind flows
+    bool background{false};      //!< background is set (kind collective)
+    FlowsConfig backgroundFlows; //!< background
+    std::string matrixFile;      //!< matrix (kind matrix), anchored to the scenario's folder
+    std::shared_ptr<const ns3::ConnectionMatrix> matrix; //!< matrix, read once
+    ns3::TransformerModel model;                         //!< kind training
     ns3::ParallelismConfig parallelism;
-    std::string trace;                               //!< workload.trace (kind chakra)
+    std::string trace;                               //!< kind chakra
     std::shared_ptr<const ns3::WorkloadGraph> graph; //!< kind chakra: the trace, read once
+};
+
+/// cost.*
+struct CostConfig
+{
+    double gpuHourUsd{12.29};
+};
+
+/// limits.*
+struct LimitsConfig
+{
+    double maxSimSeconds{60};
+    double maxMemoryGb{0}; //!< 0: the machine's memory
+};
+
+/// One fully resolved run of a scenario (defaults + file + --set + one compare entry).
+struct RunConfig
+{
+    std::string name;
+    uint32_t seed{1};
+    TopologyConfig topology;
+    FabricConfig fabric;
+    RoutingConfig routing;
+    FaultsConfig faults;
+    PfcWatchdogConfig pfcWatchdog;
+    PfcDeadlockConfig pfcDeadlock;
+    GpuConfig gpu;
+    WorkloadConfig workload;
+    CostConfig cost;
+    LimitsConfig limits;
+    std::vector<std::pair<std::string, std::string>> attributes; //!< attributes
+    nlohmann::json resolved;             //!< the run's full configuration as JSON
     std::vector<JobConfig> jobs;         //!< `jobs`: several jobs on this run's fabric (else empty)
     std::vector<std::string> jobFabrics; //!< the fabrics jobs run, once each, in registry order
     bool jobsBaselines{true}; //!< jobs_baselines: also run each job alone (and without each)
 
     uint32_t Gpus() const
     {
-        return servers * gpusPerServer;
+        return topology.servers * topology.gpusPerServer;
+    }
+
+    /// Flow traffic without GPUs' steps: workload.kind flows or matrix.
+    bool IsFlowWorkload() const
+    {
+        return workload.kind == "flows" || workload.kind == "matrix";
     }
 
     /// workload.kind training or chakra: a dependency graph run by ParallelTrainingJob.
     bool RunsGraph() const
     {
-        return workloadKind == "training" || workloadKind == "chakra";
+        return workload.kind == "training" || workload.kind == "chakra";
     }
 };
 
