@@ -371,7 +371,7 @@ TEST(RunnerTest, TcpRunsReportTheTcpAlgorithmsThatRun)
     j["fabric"] = "tcp";
     std::vector<aifabric::RunConfig> runs = aifabric::ResolveScenario(j);
     ASSERT_EQ(runs.size(), 1u);
-    EXPECT_EQ(runs[0].fabric.tcp.stack, "linux");
+    EXPECT_EQ(runs[0].fabric.tcp.stack, aifabric::TcpStack::LINUX);
     EXPECT_EQ(runs[0].fabric.congestionControl, "cubic");
     EXPECT_EQ(runs[0].fabric.lossRecovery, "rack-tlp");
     EXPECT_EQ(runs[0].resolved["congestion_control"], "cubic");

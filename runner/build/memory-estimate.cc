@@ -194,7 +194,7 @@ EstimateMemory(const RunConfig& r)
         e.connections = 0;
         ringBytes = 0;
     }
-    if (r.workload.kind == "training")
+    if (r.workload.kind == WorkloadKind::TRAINING)
     {
         // Per rank and micro-batch at most 12 operations a layer of its stage (4 forward and 4
         // backward for a dense layer, 7 each way for a MoE one, less in total), plus buckets.
@@ -204,7 +204,7 @@ EstimateMemory(const RunConfig& r)
         e.transfers = 0; // schedules are per communicator shape: small
         ringBytes = 0;
     }
-    if (r.workload.kind == "chakra" && r.workload.graph)
+    if (r.workload.kind == WorkloadKind::CHAKRA && r.workload.graph)
     {
         e.operations = r.workload.graph->OpCount();
         e.transfers = 0;
@@ -217,7 +217,7 @@ EstimateMemory(const RunConfig& r)
     const double jobSeconds =
         std::min(r.limits.maxSimSeconds, 2e-3 * r.workload.steps * r.workload.computeMs + 0.01);
     for (const auto& [on, f, seconds] :
-         {std::make_tuple(r.workload.kind == "flows",
+         {std::make_tuple(r.workload.kind == WorkloadKind::FLOWS,
                           r.workload.flows,
                           r.workload.flows.durationMs / 1e3),
           std::make_tuple(r.workload.background, r.workload.backgroundFlows, jobSeconds)})

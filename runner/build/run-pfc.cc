@@ -56,11 +56,11 @@ AddPfcHealth(const RunConfig& c, Simulation& sim)
         sim.watchdog->SetAttribute("RestorationTime",
                                    TimeValue(ScenarioMs(c.pfcWatchdog.restorationMs)));
         sim.watchdog->SetAttribute("PollInterval", TimeValue(ScenarioMs(c.pfcWatchdog.pollMs)));
-        sim.watchdog->SetAttribute("Action",
-                                   EnumValue(c.pfcWatchdog.action == "drop" ? PfcWatchdog::DROP
-                                             : c.pfcWatchdog.action == "forward"
-                                                 ? PfcWatchdog::FORWARD
-                                                 : PfcWatchdog::ALERT));
+        sim.watchdog->SetAttribute(
+            "Action",
+            EnumValue(c.pfcWatchdog.action == PfcWatchdogAction::DROP      ? PfcWatchdog::DROP
+                      : c.pfcWatchdog.action == PfcWatchdogAction::FORWARD ? PfcWatchdog::FORWARD
+                                                                           : PfcWatchdog::ALERT));
         for (uint32_t j = 0; j < n; ++j)
         {
             sim.watchdog->Install(sim.topo->GetSwitch(j));

@@ -63,7 +63,9 @@ BuildFlows(const FlowsConfig& f, Time duration, Ptr<FabricTopology> topo)
     w->SetDistribution(f.sizes);
     w->SetAttribute("Load", DoubleValue(f.load));
     w->SetAttribute("Duration", TimeValue(duration));
-    w->SetAttribute("Pattern", StringValue(f.pattern == "permutation" ? "Permutation" : "Uniform"));
+    w->SetAttribute(
+        "Pattern",
+        StringValue(f.pattern == FlowsPattern::PERMUTATION ? "Permutation" : "Uniform"));
     w->SetAttribute("IncastFanin", UintegerValue(f.incastFanin));
     w->SetAttribute("IncastBytes", UintegerValue(f.incastBytes));
     w->SetAttribute("IncastPeriod", TimeValue(NanoSeconds(int64_t(f.incastPeriodUs * 1e3))));
@@ -421,13 +423,13 @@ BuildSimulation(const RunConfig& c, const std::vector<bool>* include)
     {
         n->TraceConnectWithoutContext("MessageLatency", toHistogram);
     }
-    if (c.workload.kind == "flows" || c.workload.background)
+    if (c.workload.kind == WorkloadKind::FLOWS || c.workload.background)
     {
-        sim.flows =
-            BuildFlows(c.workload.kind == "flows" ? c.workload.flows : c.workload.backgroundFlows,
-                       c.workload.kind == "flows" ? ScenarioMs(c.workload.flows.durationMs)
-                                                  : Seconds(c.limits.maxSimSeconds),
-                       topo);
+        sim.flows = BuildFlows(
+            c.workload.kind == WorkloadKind::FLOWS ? c.workload.flows : c.workload.backgroundFlows,
+            c.workload.kind == WorkloadKind::FLOWS ? ScenarioMs(c.workload.flows.durationMs)
+                                                   : Seconds(c.limits.maxSimSeconds),
+            topo);
         sim.flowQueue = Create<LatencyHistogram>();
         WatchSwitchQueues(topo, sim.flowQueue);
     }
@@ -470,7 +472,7 @@ BuildSimulation(const RunConfig& c, const std::vector<bool>* include)
         sim.parallel = MakeParallelJob(c, topo->GetHosts(), ranks, network, nvlink);
         sim.timeline = TimelineRecorder::Attach(
             sim.parallel,
-            c.workload.kind == "training" ? &c.workload.parallelism : nullptr);
+            c.workload.kind == WorkloadKind::TRAINING ? &c.workload.parallelism : nullptr);
     }
     else
     {

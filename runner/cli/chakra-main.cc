@@ -168,7 +168,7 @@ Export(int argc, char** argv)
     {
         throw ScenarioError("workload.kind: chakra export writes a training step (kind training "
                             "or chakra; got " +
-                            c.workload.kind + ")");
+                            std::string(NameOf(c.workload.kind)) + ")");
     }
     const ns3::WorkloadGraph g =
         c.workload.graph

@@ -65,7 +65,7 @@ ResolveTcp(const json& j, RunConfig& r)
                             std::to_string(r.fabric.tcp.socketsPerPeer) + " sockets over " +
                             std::to_string(r.fabric.tcp.threads) + " threads)");
     }
-    if (r.fabric.tcp.stack == "ns3")
+    if (r.fabric.tcp.stack == TcpStack::NS3)
     {
         if (r.fabric.tcp.socketsPerPeer != 1 || r.fabric.tcp.threads != 1)
         {
@@ -84,7 +84,7 @@ ResolveTcp(const json& j, RunConfig& r)
         return;
     }
     // The RDMA fields do not apply: report what the TCP stack runs instead.
-    if (r.fabric.tcp.stack == "ns3")
+    if (r.fabric.tcp.stack == TcpStack::NS3)
     {
         r.fabric.congestionControl =
             TcpAlgorithmName(r.attributes, "ns3::TcpL4Protocol", "SocketType", "");
@@ -111,7 +111,7 @@ InstallTcp(const RunConfig& c,
            std::vector<Ptr<RdmaNic>>&)
 {
     Ptr<CollectiveTransport> network;
-    if (c.fabric.tcp.stack == "linux")
+    if (c.fabric.tcp.stack == TcpStack::LINUX)
     {
         // --- the Linux TCP model on every host's NIC, NCCL's socket transport over it
         LinuxTcpHelper lt;
@@ -193,7 +193,7 @@ TcpSummary(const RunConfig& c, const Simulation& sim, json& s)
                                          {"recv_cpu", 0.0},
                                          {"host_to_gpu", 0.0}};
     // Same keys in every run: RDMA runs report zeros. ns-3's TCP counts no probes or RACK.
-    json tcpCounters = json{{"stack", tcp ? c.fabric.tcp.stack : ""},
+    json tcpCounters = json{{"stack", tcp ? NameOf(c.fabric.tcp.stack) : ""},
                             {"segments_sent", 0},
                             {"retransmitted_segments", 0},
                             {"timeouts", 0},
@@ -255,9 +255,9 @@ TcpSchemaKeys()
         ObjectKey(kTcp, "kernel TCP hosts"),
         ChoiceKey(
             "tcp.stack",
-            {"linux", "ns3"},
+            NamesOf<TcpStack>(),
             "linux: the Linux TCP model on the fabric (RACK-TLP, GRO); ns3: ns-3's TCP over IPv4")
-            .Default("linux"),
+            .Default(TcpStack::LINUX),
         BoolKey("tcp.tlp", "tail loss probes (Linux default; stack linux only)").Default(true),
         BoolKey("tcp.rack",
                 "RACK loss detection (Linux default; false: RFC 6675 dup-threshold; stack linux "
@@ -322,10 +322,11 @@ static const bool g_tcpFabricRegistered = FabricRegistry::Add([] {
     f.resolve = ResolveTcp;
     f.finish = FinishTcp;
     f.checkJob = [](const JobConfig& job) {
-        return job.run.fabric.tcp.stack == "linux"
+        return job.run.fabric.tcp.stack == TcpStack::LINUX
                    ? std::string()
-                   : "fabric: a tcp job beside other jobs needs tcp.stack 'linux' (got '" +
-                         job.run.fabric.tcp.stack + "')";
+                   : std::string(
+                         "fabric: a tcp job beside other jobs needs tcp.stack 'linux' (got '") +
+                         NameOf(job.run.fabric.tcp.stack) + "')";
     };
     f.configure = [](const RunConfig& c, FabricTopologyHelper& helper) {
         // Lossless TCP: PFC on TCP's class (priority 0, DSCP 0) as well as RoCE's.
@@ -339,7 +340,8 @@ static const bool g_tcpFabricRegistered = FabricRegistry::Add([] {
         bool linuxTcp = false;
         for (const RunConfig* r : runs)
         {
-            linuxTcp = linuxTcp || (r->fabric.name == kTcp && r->fabric.tcp.stack == "linux");
+            linuxTcp =
+                linuxTcp || (r->fabric.name == kTcp && r->fabric.tcp.stack == TcpStack::LINUX);
         }
         if (!linuxTcp)
         {

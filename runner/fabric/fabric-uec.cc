@@ -45,7 +45,7 @@ UecSchemaKeys()
                AtMost(9000),
                "IPv4 bytes a trimmed packet keeps (84: IPv4+UDP+PDS+SES; Spectrum-4: 256)"),
         ChoiceKey("uec.pds",
-                  {"rud", "rod"},
+                  NamesOf<UecPds>(),
                   "packet delivery: reliable unordered or reliable ordered"),
         BoolKey("uec.pfc", "PFC on UET's data class (lossless UEC)"),
         NumKey("uec.ecn_min_bdp",
@@ -257,7 +257,7 @@ InstallUec(const RunConfig& c, Ptr<FabricTopology> topo, Ptr<LatencyHistogram> l
     }
     uet.SetLoadBalancer(UetLoadBalancerRegistry::Find(u.loadBalancing)->typeId);
     uet.SetNicAttribute("Mtu", UintegerValue(u.mtu));
-    uet.SetNicAttribute("Ordered", BooleanValue(u.pds == "rod"));
+    uet.SetNicAttribute("Ordered", BooleanValue(u.pds == UecPds::ROD));
     uet.SetNicAttribute("Trimming", BooleanValue(u.trimming));
     uet.SetNicAttribute("RetransmitTimeout", TimeValue(rto));
     uet.SetNicAttribute("NetworkRtt", TimeValue(rtt));

@@ -6,6 +6,8 @@
 // (schema and defaults), their resolution and checks, the switch and NIC set-up, and its
 // summary counters. The rest of the runner only calls these functions.
 
+#include "scenario-enums.h"
+
 #include "ns3/collective-transport.h"
 #include "ns3/fabric-link-helper.h"
 #include "ns3/fabric-topology.h"
@@ -28,7 +30,7 @@ struct UecConfig
     std::string loadBalancing; //!< uec.load_balancing: a name in UetLoadBalancerRegistry
     bool trimming{true};
     uint32_t trimBytes{84};
-    std::string pds{"rud"};
+    UecPds pds{UecPds::RUD};
     bool pfc{false};
     double ecnMinBdp{0.2};
     double ecnMaxBdp{0.8};

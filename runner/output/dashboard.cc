@@ -177,7 +177,7 @@ JobsDashboard(const RunOutput& run)
     };
     row("", [](const json& e, const JobConfig&) { return e["name"].get<std::string>(); });
     row("servers (placement)", [](const json&, const JobConfig& j) {
-        return std::to_string(j.servers) + " (" + j.placement + ")";
+        return std::to_string(j.servers) + " (" + NameOf(j.placement) + ")";
     });
     row("transport, workload", [](const json&, const JobConfig& j) {
         return j.run.fabric.name + ", " +
@@ -250,7 +250,7 @@ Dashboard(const std::vector<RunOutput>& runs)
         return os.str();
     };
     const RunConfig& first = runs.front().config;
-    if (first.workload.kind == "matrix")
+    if (first.workload.kind == WorkloadKind::MATRIX)
     {
         os << "\n  CONNECTION MATRIX — " << first.Gpus() << " hosts, " << first.topology.kind
            << ", " << first.topology.linkGbps << " Gb/s per host, "
@@ -304,13 +304,13 @@ Dashboard(const std::vector<RunOutput>& runs)
         });
         return print();
     }
-    if (first.workload.kind == "flows")
+    if (first.workload.kind == WorkloadKind::FLOWS)
     {
         const FlowsConfig& f = first.workload.flows;
         os << "\n  FLOW COMPLETION — " << first.Gpus() << " hosts, " << first.topology.kind << ", "
            << first.topology.linkGbps << " Gb/s per host, " << f.cdf << " at "
-           << Num(f.load * 100, 3) << "% load (" << f.pattern << ") for " << Num(f.durationMs, 4)
-           << " ms";
+           << Num(f.load * 100, 3) << "% load (" << NameOf(f.pattern) << ") for "
+           << Num(f.durationMs, 4) << " ms";
         if (f.incastFanin > 0)
         {
             os << ", incast " << f.incastFanin << " x " << f.incastBytes << " B every "
@@ -330,11 +330,12 @@ Dashboard(const std::vector<RunOutput>& runs)
     if (first.RunsGraph())
     {
         os << "\n  TRAINING STEP — "
-           << (first.workload.kind == "chakra" ? "Chakra trace " + first.workload.trace
-                                               : first.workload.model.name)
+           << (first.workload.kind == WorkloadKind::CHAKRA ? "Chakra trace " + first.workload.trace
+                                                           : first.workload.model.name)
            << " on " << first.Gpus() << " GPUs, " << first.topology.kind << ", "
            << first.topology.linkGbps << " Gb/s per GPU"
-           << (first.workload.kind == "chakra" ? "" : ", " + DescribeParallelism(first)) << "\n\n";
+           << (first.workload.kind == WorkloadKind::CHAKRA ? "" : ", " + DescribeParallelism(first))
+           << "\n\n";
         row("", [](const json& s) { return s["name"].get<std::string>().substr(0, 24); });
         row("MFU (model FLOPs)",
             [](const json& s) { return Num(s["mfu_effective"].get<double>() * 100, 3) + " %"; });

@@ -223,7 +223,7 @@ TrainingSummary(const RunConfig& c, const ParallelTrainingJob& job, size_t steps
                      {"ep_exposed", phase[4]},
                      {"fsdp_exposed", phase[5]},
                      {"barrier_wait", phase[6]}};
-    if (c.workload.kind == "chakra")
+    if (c.workload.kind == WorkloadKind::CHAKRA)
     {
         // A trace: no model shape or parallelism to report; its own FLOPs and operations.
         return json{{"model", "chakra"},

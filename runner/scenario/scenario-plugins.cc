@@ -363,7 +363,7 @@ CheckAlgorithm(const RunConfig& r)
                                       byBase,
                                       r.gpu.nvls,
                                       r.fabric.infiniband.sharp,
-                                      r.gpu.model,
+                                      NameOf(r.gpu.model),
                                       r.workload.algorithmKeys});
     if (!why.empty())
     {

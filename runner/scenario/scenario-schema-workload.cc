@@ -21,7 +21,7 @@ namespace aifabric
                AtMost(1),                                                                          \
                "offered load per host, fraction of its line rate (Poisson arrivals)"),             \
         ChoiceKey(prefix ".pattern",                                                               \
-                  {"uniform", "permutation"},                                                      \
+                  NamesOf<FlowsPattern>(),                                                         \
                   "destinations: uniformly random, or a random permutation"),                      \
         ObjectKey(prefix ".incast", "periodic N-to-1 bursts"),                                     \
         IntKey(prefix ".incast.fanin",                                                             \
@@ -41,13 +41,13 @@ WorkloadSchemaKeys()
         ObjectKey("workload", "the training job"),
         ChoiceKey(
             "workload.kind",
-            {"collective", "flows", "matrix", "training", "chakra"},
+            NamesOf<WorkloadKind>(),
             "collective: training steps of compute and a collective; flows: flow traffic "
             "(workload.flows) with FCT slowdown, no GPUs' steps (RDMA fabrics); matrix: the flows "
             "of an htsim connection matrix (workload.matrix), FCTs; training: a "
             "parallel transformer job (workload.model, workload.parallelism); chakra: the step of "
             "a Chakra execution trace (workload.trace)")
-            .Default("collective"),
+            .Default(WorkloadKind::COLLECTIVE),
         TextKey(
             "workload.matrix",
             0,

@@ -31,7 +31,7 @@ CheckComputeTimes(const RunConfig& r)
     // The key to blame: an efficiency below 1% (it is a fraction of the peak), else the peak.
     const std::string rateKey =
         r.gpu.computeEfficiency < 0.01 ? "gpu.compute_efficiency" : "gpu.peak_tflops";
-    if (r.workload.kind == "training")
+    if (r.workload.kind == WorkloadKind::TRAINING)
     {
         const ns3::ParallelismConfig& p = r.workload.parallelism;
         const double tokens =
@@ -55,7 +55,7 @@ CheckComputeTimes(const RunConfig& r)
                          "the optimizer step (parameters x bytes per parameter / HBM rate)");
         }
     }
-    if (r.workload.kind == "chakra" && r.workload.graph)
+    if (r.workload.kind == WorkloadKind::CHAKRA && r.workload.graph)
     {
         for (uint32_t rank = 0; rank < r.workload.graph->ranks; ++rank)
         {
@@ -189,11 +189,12 @@ CheckTimesAndRates(const RunConfig& r)
         }
     }
     // Flow traffic: the mean gap between a host's arrivals, and the incast period.
-    for (const auto& [on, f, key] :
-         {std::make_tuple(r.workload.kind == "flows", &r.workload.flows, "workload.flows"),
-          std::make_tuple(r.workload.background,
-                          &r.workload.backgroundFlows,
-                          "workload.background")})
+    for (const auto& [on, f, key] : {std::make_tuple(r.workload.kind == WorkloadKind::FLOWS,
+                                                     &r.workload.flows,
+                                                     "workload.flows"),
+                                     std::make_tuple(r.workload.background,
+                                                     &r.workload.backgroundFlows,
+                                                     "workload.background")})
     {
         if (!on)
         {

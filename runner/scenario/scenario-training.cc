@@ -16,19 +16,19 @@ namespace
 
 /// Dense BF16 peak and HBM bandwidth of each GPU preset (datasheets; see doc/ai-fabric.rst).
 void
-GpuPreset(const std::string& model, double& tflops, double& hbm)
+GpuPreset(GpuModel model, double& tflops, double& hbm)
 {
-    if (model == "a100-sxm")
+    if (model == GpuModel::A100_SXM)
     {
         tflops = 312;
         hbm = 2.039;
     }
-    else if (model == "b200")
+    else if (model == GpuModel::B200)
     {
         tflops = 2250;
         hbm = 8.0;
     }
-    else if (model == "gb200-nvl72")
+    else if (model == GpuModel::GB200_NVL72)
     {
         tflops = 2500;
         hbm = 8.0;
@@ -114,12 +114,12 @@ ResolveTraining(const json& j, RunConfig& r)
         gpu["hbm_tbytes_per_s"].get<double>() > 0 ? gpu["hbm_tbytes_per_s"].get<double>() : hbm;
     r.resolved["gpu"]["hbm_tbytes_per_s"] = hbmT;
     r.gpu.computeEfficiency = gpu["compute_efficiency"];
-    if (r.workload.kind == "chakra")
+    if (r.workload.kind == WorkloadKind::CHAKRA)
     {
         ResolveChakra(j, r);
         return;
     }
-    if (r.workload.kind != "training")
+    if (r.workload.kind != WorkloadKind::TRAINING)
     {
         return;
     }

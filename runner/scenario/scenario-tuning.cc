@@ -46,10 +46,10 @@ AutoChannels(const std::string& algorithm, uint32_t gpusPerServer)
 }
 
 std::string
-PresetNvlsEfficiency(const std::string& gpuModel)
+PresetNvlsEfficiency(GpuModel gpuModel)
 {
     // NCCL's nvlsEfficiency (src/graph/tuning.cc): Hopper 0.85, Blackwell 0.74.
-    return gpuModel == "b200" || gpuModel == "gb200-nvl72" ? "0.74" : "0.85";
+    return gpuModel == GpuModel::B200 || gpuModel == GpuModel::GB200_NVL72 ? "0.74" : "0.85";
 }
 
 uint32_t

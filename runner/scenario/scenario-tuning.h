@@ -32,7 +32,7 @@ std::string AttributeText(const std::vector<std::pair<std::string, std::string>>
 uint32_t AutoChannels(const std::string& algorithm, uint32_t gpusPerServer);
 
 /// NvlinkTransport::NvlsEfficiency for a GPU preset, as text.
-std::string PresetNvlsEfficiency(const std::string& gpuModel);
+std::string PresetNvlsEfficiency(GpuModel gpuModel);
 
 /// A CollectiveTuner for the run's cluster (NIC goodput from the link rate and the fabric's
 /// packet overhead, NVLink from the GPU preset and the run's NvlinkTransport attributes).

@@ -172,11 +172,11 @@ ToRun(const json& j, size_t index)
     r.pfcDeadlock.stop = j["pfc_deadlock"]["stop"];
     const json& w = j["workload"];
     r.workload.kind = w["kind"];
-    if (r.workload.kind == "flows")
+    if (r.workload.kind == WorkloadKind::FLOWS)
     {
         r.workload.flows = ToFlows(w["flows"], "workload.flows");
     }
-    if (r.workload.kind == "matrix")
+    if (r.workload.kind == WorkloadKind::MATRIX)
     {
         r.workload.matrixFile = w["matrix"];
         r.workload.matrix = LoadMatrix(r.workload.matrixFile);
@@ -185,9 +185,11 @@ ToRun(const json& j, size_t index)
     {
         if (r.IsFlowWorkload())
         {
-            throw ScenarioError("workload.background: flow traffic beside a training job needs "
-                                "workload.kind collective (with kind " +
-                                r.workload.kind + ", the workload is flow traffic already)");
+            throw ScenarioError(std::string("workload.background: flow traffic beside a "
+                                            "training job needs workload.kind collective (with "
+                                            "kind ") +
+                                NameOf(r.workload.kind) +
+                                ", the workload is flow traffic already)");
         }
         json b = FlowsDefaults(false);
         MergeScenario(b, w["background"]);
@@ -212,14 +214,15 @@ ToRun(const json& j, size_t index)
     r.gpu.nvlinkGBytesPerS = j["gpu"]["nvlink_gbytes_per_s"];
     if (r.gpu.nvlinkGBytesPerS <= 0)
     {
-        r.gpu.nvlinkGBytesPerS = r.gpu.model == "a100-sxm"                               ? 300
-                                 : r.gpu.model == "b200" || r.gpu.model == "gb200-nvl72" ? 900
-                                                                                         : 450;
+        r.gpu.nvlinkGBytesPerS =
+            r.gpu.model == GpuModel::A100_SXM                                       ? 300
+            : r.gpu.model == GpuModel::B200 || r.gpu.model == GpuModel::GB200_NVL72 ? 900
+                                                                                    : 450;
         r.resolved["gpu"]["nvlink_gbytes_per_s"] = r.gpu.nvlinkGBytesPerS;
     }
     // NVLS (NVLink SHARP) needs NVSwitch gen 3: H100 (Hopper) and later, not A100.
     const std::string nvls = j["gpu"]["nvls"];
-    r.gpu.nvls = nvls == "auto" ? r.gpu.model != "a100-sxm" : nvls == "on";
+    r.gpu.nvls = nvls == "auto" ? r.gpu.model != GpuModel::A100_SXM : nvls == "on";
     r.resolved["gpu"]["nvls"] = r.gpu.nvls ? "on" : "off";
     r.workload.pxn = j["workload"]["pxn"];
     ResolveTraining(j, r);
@@ -258,7 +261,7 @@ ToRun(const json& j, size_t index)
     {
         f.finish(r);
     }
-    if (r.gpu.model == "gb200-nvl72" && r.topology.gpusPerServer != 72)
+    if (r.gpu.model == GpuModel::GB200_NVL72 && r.topology.gpusPerServer != 72)
     {
         throw ScenarioError("gpu.model: gb200-nvl72 is 72 GPUs in one NVLink domain: "
                             "topology.gpus_per_server must be 72 (got " +

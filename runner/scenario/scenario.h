@@ -4,6 +4,7 @@
 
 #include "fabric-uec.h"
 #include "scenario-edit.h"
+#include "scenario-enums.h"
 
 #include "ns3/connection-matrix.h"
 #include "ns3/flow-size-distribution.h"
@@ -49,7 +50,7 @@ struct FlowsConfig
     std::string cdf{"websearch"}; //!< websearch, fb-hadoop, or a file of `bytes percent` lines
     double load{0.3};             //!< fraction of each host's line rate
     double durationMs{10};        //!< arrivals last this long (flows; background: the whole job)
-    std::string pattern{"uniform"};
+    FlowsPattern pattern{FlowsPattern::UNIFORM};
     ns3::FlowSizeDistribution sizes; //!< `cdf`, read once when the scenario is resolved
     uint32_t incastFanin{0};
     uint64_t incastBytes{500000};
@@ -93,7 +94,7 @@ struct RdmaConfig
 struct TcpConfig
 {
     bool hostCosts{true};
-    std::string stack{"linux"}; //!< linux (LinuxTcpStack) or ns3 (ns-3's TCP)
+    TcpStack stack{TcpStack::LINUX};
     bool tlp{true};
     bool rack{true};
     uint32_t socketsPerPeer{1};
@@ -147,7 +148,7 @@ struct PfcWatchdogConfig
     double detectionMs{200};
     double restorationMs{200};
     double pollMs{100};
-    std::string action{"drop"};
+    PfcWatchdogAction action{PfcWatchdogAction::DROP};
 };
 
 /// pfc_deadlock.*
@@ -172,7 +173,7 @@ struct RoutingConfig
 /// gpu.*
 struct GpuConfig
 {
-    std::string model{"h100-sxm"};
+    GpuModel model{GpuModel::H100_SXM};
     double nvlinkGBytesPerS{450}; //!< per GPU per direction (nvlink_gbytes_per_s or preset)
     bool nvls{true};              //!< the NVSwitch reduces (nvls or the preset)
     double peakTflops{989.4};     //!< peak_tflops or the preset's
@@ -182,7 +183,7 @@ struct GpuConfig
 /// workload.*
 struct WorkloadConfig
 {
-    std::string kind{"collective"}; //!< collective, flows, matrix, training or chakra
+    WorkloadKind kind{WorkloadKind::COLLECTIVE};
     uint32_t steps{3};
     double computeMs{82};
     std::string collective{"allreduce"};
@@ -250,13 +251,13 @@ struct RunConfig
     /// Flow traffic without GPUs' steps: workload.kind flows or matrix.
     bool IsFlowWorkload() const
     {
-        return workload.kind == "flows" || workload.kind == "matrix";
+        return workload.kind == WorkloadKind::FLOWS || workload.kind == WorkloadKind::MATRIX;
     }
 
     /// workload.kind training or chakra: a dependency graph run by ParallelTrainingJob.
     bool RunsGraph() const
     {
-        return workload.kind == "training" || workload.kind == "chakra";
+        return workload.kind == WorkloadKind::TRAINING || workload.kind == WorkloadKind::CHAKRA;
     }
 };
 
@@ -265,7 +266,7 @@ struct JobConfig
 {
     std::string name;
     uint32_t servers{0};
-    std::string placement{"contiguous"}; //!< contiguous, spread, rail-aligned or random
+    JobPlacement placement{JobPlacement::CONTIGUOUS};
     double startMs{0};
     RunConfig run;                   //!< the job as a run of its own (run.servers = servers)
     std::vector<uint32_t> serverIds; //!< the cluster's servers it runs on, ascending
