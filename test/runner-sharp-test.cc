@@ -25,7 +25,7 @@ TEST(RunnerTest, SharpSwitchesMakeCollNetACandidate)
     j["infiniband"]["sharp"] = true;
     const aifabric::RunConfig r = aifabric::ResolveScenario(j)[0];
     EXPECT_EQ(r.workload.algorithm, "collnet");
-    EXPECT_EQ(r.workload.protocol, "simple");
+    EXPECT_EQ(r.workload.protocol, ns3::CollectiveProtocol::SIMPLE);
     EXPECT_EQ(aifabric::AggregationLevels(r), 1u) << "16 servers: one leaf per rail";
     j["topology"]["servers"] = 64;
     EXPECT_EQ(aifabric::AggregationLevels(aifabric::ResolveScenario(j)[0]), 2u)

@@ -764,8 +764,7 @@ TEST(RunnerTest, DashboardNamesTheCollectiveAndShowsWhatDiffersPerRun)
     // One collective everywhere: its name, and algbw beside busbw.
     const double algbw = a.summary["algbw_gbytes_per_s"].get<double>();
     const std::string same = aifabric::Dashboard({a, a});
-    const std::string op = a.config.workload.collective;
-    ASSERT_EQ(op, "allreduce");
+    ASSERT_EQ(a.config.workload.collective, ns3::CollectiveSpec::ALLREDUCE);
     EXPECT_NE(same.find("AllReduce duration (mean)"), std::string::npos) << same;
     EXPECT_NE(same.find("algbw / busbw"), std::string::npos) << same;
     EXPECT_NE(same.find(aifabric::Num(algbw, 4) + " / "), std::string::npos) << same;
@@ -773,7 +772,7 @@ TEST(RunnerTest, DashboardNamesTheCollectiveAndShowsWhatDiffersPerRun)
     // Another collective and another size in the second run: the header says only what both
     // share, the rest is a row per run.
     aifabric::RunOutput b = a;
-    b.config.workload.collective = "allgather";
+    b.config.workload.collective = ns3::CollectiveSpec::ALLGATHER;
     b.config.workload.bytes = 2 * a.config.workload.bytes;
     const std::string diff = aifabric::Dashboard({a, b});
     EXPECT_NE(diff.find("Collective duration (mean)"), std::string::npos) << diff;

@@ -28,13 +28,6 @@ constexpr double kBytesPerOperation = 160;
 /// tree on 16 channels (8,128 connections; 114 MB at 64 MiB, 89 MB at 1 MiB measured).
 constexpr double kBytesPerConnection = 5e3;
 
-/// AllToAll, Broadcast and SendRecv: one schedule whatever the algorithm.
-bool
-IsBuiltByBase(const std::string& collective)
-{
-    return collective == "alltoall" || collective == "sendrecv" || collective == "broadcast";
-}
-
 /// The run's algorithm as registered (null if none: the test's or an unknown name).
 const ns3::CollectiveAlgorithmInfo*
 Algorithm(const RunConfig& r)
@@ -48,7 +41,7 @@ FootprintInput(const RunConfig& r, double n, double g)
 {
     const bool whole = g > 1 && std::fmod(n, g) == 0;
     ns3::CollectiveFootprintInput in;
-    in.collective = r.workload.collective;
+    in.collective = ns3::CollectiveSpec::OpName(r.workload.collective);
     in.n = n;
     in.g = g;
     in.m = whole ? n / g : n;
@@ -70,12 +63,12 @@ Connections(const RunConfig& r, double n, double g)
     {
         return 0;
     }
-    const std::string& c = r.workload.collective;
-    if (c == "alltoall")
+    const ns3::CollectiveSpec::Op c = r.workload.collective;
+    if (c == ns3::CollectiveSpec::ALLTOALL)
     {
         return n * (n - (whole ? g : 1));
     }
-    if (c == "sendrecv" || c == "broadcast")
+    if (c == ns3::CollectiveSpec::SENDRECV || c == ns3::CollectiveSpec::BROADCAST)
     {
         return n;
     }
@@ -92,24 +85,24 @@ Connections(const RunConfig& r, double n, double g)
 double
 TransfersPerChannel(const RunConfig& r, double n, double g)
 {
-    const std::string& collective = r.workload.collective;
+    const ns3::CollectiveSpec::Op collective = r.workload.collective;
     if (n < 2)
     {
         return 0;
     }
-    if (collective == "alltoall")
+    if (collective == ns3::CollectiveSpec::ALLTOALL)
     {
         return n * (n - 1);
     }
-    if (collective == "sendrecv")
+    if (collective == ns3::CollectiveSpec::SENDRECV)
     {
         return n;
     }
-    if (collective == "broadcast")
+    if (collective == ns3::CollectiveSpec::BROADCAST)
     {
         return n - 1; // per slice
     }
-    const double steps = collective == "allreduce" ? 2 * (n - 1) : n - 1;
+    const double steps = collective == ns3::CollectiveSpec::ALLREDUCE ? 2 * (n - 1) : n - 1;
     const ns3::CollectiveAlgorithmInfo* a = Algorithm(r);
     if (a && a->pipelinedTransfers)
     {
@@ -164,11 +157,11 @@ EstimateMemory(const RunConfig& r)
     const double g = r.topology.gpusPerServer;
     double perChannel = TransfersPerChannel(r, n, g);
     double copies = double(r.workload.chunks) * r.workload.buckets;
-    if (r.workload.collective != "alltoall")
+    if (r.workload.collective != ns3::CollectiveSpec::ALLTOALL)
     {
         copies *= r.workload.channels;
     }
-    if (r.workload.collective == "broadcast")
+    if (r.workload.collective == ns3::CollectiveSpec::BROADCAST)
     {
         const double bytes = double(r.workload.bytes) / r.workload.channels;
         copies *=
@@ -183,7 +176,8 @@ EstimateMemory(const RunConfig& r)
     double ringBytes = lazy.bytesPerRank > 0 ? double(r.workload.channels) * r.workload.buckets *
                                                    n * lazy.bytesPerRank
                                              : 0.0;
-    const bool pipelined = a && a->pipelinedTransfers && !IsBuiltByBase(r.workload.collective);
+    const bool pipelined = a && a->pipelinedTransfers &&
+                           !ns3::CollectiveAlgorithm::IsBuiltByBase(r.workload.collective);
     e.transfers = lazy.replacesTransfers ? 0
                   : pipelined            ? static_cast<uint64_t>(PipelinedTransfers(r, n, g))
                                          : static_cast<uint64_t>(perChannel * copies);

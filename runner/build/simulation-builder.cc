@@ -97,9 +97,10 @@ MakeParallelJob(const RunConfig& c,
     job->SetAttribute(
         "Algorithm",
         StringValue(c.workload.algorithmAuto ? std::string("auto") : c.workload.algorithm));
-    job->SetAttribute(
-        "Protocol",
-        StringValue(c.workload.protocolAuto ? std::string("auto") : c.workload.protocol));
+    job->SetAttribute("Protocol",
+                      StringValue(c.workload.protocolAuto
+                                      ? "auto"
+                                      : ns3::CollectiveProtocol::Name(c.workload.protocol)));
     // workload.channels and chunks apply to every collective too (they were ignored): 0
     // channels is NCCL's count per communicator and algorithm.
     job->SetAttribute("Channels", UintegerValue(c.workload.channelsAuto ? 0 : c.workload.channels));
@@ -132,7 +133,7 @@ MakeCollectiveJob(const RunConfig& c,
     }
     Ptr<TrainingJob> job = CreateObject<TrainingJob>();
     job->SetAttribute("Steps", UintegerValue(c.workload.steps));
-    job->SetAttribute("Collective", StringValue(c.workload.collective));
+    job->SetAttribute("Collective", StringValue(CollectiveSpec::OpName(c.workload.collective)));
     job->SetAttribute(
         "Algorithm",
         TypeIdValue(TypeId::LookupByName(CollectiveAlgorithm::TypeIdName(c.workload.algorithm))));
@@ -140,7 +141,7 @@ MakeCollectiveJob(const RunConfig& c,
     job->SetAttribute("Chunks", UintegerValue(c.workload.chunks));
     job->SetAttribute("Buckets", UintegerValue(c.workload.buckets));
     job->SetAttribute("Channels", UintegerValue(c.workload.channels));
-    job->SetAttribute("Protocol", StringValue(c.workload.protocol));
+    job->SetAttribute("Protocol", StringValue(CollectiveProtocol::Name(c.workload.protocol)));
     if (c.fabric.infiniband.sharp)
     {
         try

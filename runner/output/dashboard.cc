@@ -181,7 +181,8 @@ JobsDashboard(const RunOutput& run)
     });
     row("transport, workload", [](const json&, const JobConfig& j) {
         return j.run.fabric.name + ", " +
-               (j.run.RunsGraph() ? j.run.workload.model.name : j.run.workload.collective);
+               (j.run.RunsGraph() ? j.run.workload.model.name
+                                  : ns3::CollectiveSpec::OpName(j.run.workload.collective));
     });
     row("Step time (mean / p99)", [](const json& e, const JobConfig&) {
         return Num(e["step_ms"]["mean"].get<double>(), 4) + " / " +
@@ -379,11 +380,13 @@ Dashboard(const std::vector<RunOutput>& runs)
         {"link", [](const RunConfig& c) { return Num(c.topology.linkGbps) + " Gb/s per GPU"; }},
         {"collective",
          [](const RunConfig& c) {
-             return c.workload.collective + " of " + Num(c.workload.bytes / 1048576.0) + " MiB";
+             return ns3::CollectiveSpec::OpName(c.workload.collective) + std::string(" of ") +
+                    Num(c.workload.bytes / 1048576.0) + " MiB";
          }},
         {"algorithm / protocol",
          [](const RunConfig& c) {
-             return "(" + c.workload.algorithm + ", " + c.workload.protocol + ")";
+             return "(" + c.workload.algorithm + ", " +
+                    ns3::CollectiveProtocol::Name(c.workload.protocol) + ")";
          }},
         {"compute",
          [](const RunConfig& c) { return Num(c.workload.computeMs) + " ms compute/step"; }}};
@@ -420,7 +423,8 @@ Dashboard(const std::vector<RunOutput>& runs)
     const bool oneOp = std::all_of(runs.begin(), runs.end(), [&](const RunOutput& r) {
         return r.config.workload.collective == first.workload.collective;
     });
-    row((oneOp ? CollectiveTitle(first.workload.collective) : std::string("Collective")) +
+    row((oneOp ? CollectiveTitle(ns3::CollectiveSpec::OpName(first.workload.collective))
+               : std::string("Collective")) +
             " duration (mean)",
         [](const json& s) { return Num(s["collective_ms"]["mean"].get<double>(), 4) + " ms"; });
     row("Step time (mean / max)", [](const json& s) {

@@ -393,15 +393,16 @@ Summary(const RunConfig& c, const Simulation& sim, uint64_t events, double wall)
     s["completed"] = job || parallel ? done.size() == c.workload.steps
                                      : sim.flows->IsDrained() && sim.flows->GetNFailed() == 0;
     s["compute_ms"] = computeMs;
-    s["collective"] = c.workload.collective;
+    s["collective"] = CollectiveSpec::OpName(c.workload.collective);
     s["algorithm"] = c.workload.algorithmAuto ? "auto" : c.workload.algorithm;
     // What ran: All-to-All, Broadcast and SendRecv have one schedule whatever the algorithm.
     s["algorithm_used"] = spec.op == CollectiveSpec::ALLTOALL    ? "pairwise"
                           : spec.op == CollectiveSpec::BROADCAST ? "chain"
                           : spec.op == CollectiveSpec::SENDRECV  ? "p2p"
                                                                  : c.workload.algorithm;
-    s["protocol"] = c.workload.protocolAuto ? "auto" : c.workload.protocol;
-    s["protocol_used"] = c.workload.protocol;
+    s["protocol"] =
+        c.workload.protocolAuto ? "auto" : CollectiveProtocol::Name(c.workload.protocol);
+    s["protocol_used"] = CollectiveProtocol::Name(c.workload.protocol);
     s["gpu_model"] = c.gpu.model;
     s["nvlink_gbytes_per_s"] = c.gpu.nvlinkGBytesPerS;
     s["channels_used"] =

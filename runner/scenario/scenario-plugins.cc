@@ -354,10 +354,9 @@ CheckAlgorithm(const RunConfig& r)
         return; // auto: the tuner's choice
     }
     // AllToAll, Broadcast and SendRecv have one schedule whatever the algorithm.
-    ns3::CollectiveSpec::Op op;
-    const bool byBase = ns3::CollectiveSpec::OpByName(r.workload.collective, op) &&
-                        ns3::CollectiveAlgorithm::IsBuiltByBase(op);
-    const std::string why = a->Check({r.workload.collective,
+    const std::string collective = ns3::CollectiveSpec::OpName(r.workload.collective);
+    const bool byBase = ns3::CollectiveAlgorithm::IsBuiltByBase(r.workload.collective);
+    const std::string why = a->Check({collective,
                                       r.topology.servers,
                                       r.topology.gpusPerServer,
                                       byBase,
@@ -369,7 +368,7 @@ CheckAlgorithm(const RunConfig& r)
     {
         throw ScenarioError(why);
     }
-    if (!byBase && !a->Implements(r.workload.collective))
+    if (!byBase && !a->Implements(collective))
     {
         std::vector<std::string> ops = a->collectives;
         std::string implements;
@@ -378,15 +377,14 @@ CheckAlgorithm(const RunConfig& r)
             implements += (i == 0 ? "" : " and ") + ops[i];
         }
         throw ScenarioError("workload.algorithm: '" + a->name + "' implements " + implements +
-                            " only (use " + a->otherwise + " for " + r.workload.collective + ")");
+                            " only (use " + a->otherwise + " for " + collective + ")");
     }
-    ns3::CollectiveProtocol::Kind protocol;
-    if (!byBase && ns3::CollectiveProtocol::ByName(r.workload.protocol, protocol) &&
-        !ns3::CollectiveProtocol::Supports(a->name, protocol))
+    if (!byBase && !r.workload.protocolAuto &&
+        !ns3::CollectiveProtocol::Supports(a->name, r.workload.protocol))
     {
         throw ScenarioError("workload.protocol: '" + a->name +
                             "' runs the simple protocol only, as NCCL's does (got " +
-                            r.workload.protocol + ")");
+                            ns3::CollectiveProtocol::Name(r.workload.protocol) + ")");
     }
 }
 

@@ -99,12 +99,12 @@ MakeTuner(const RunConfig& r)
     return tuner;
 }
 
-std::pair<std::string, std::string>
+std::pair<std::string, ns3::CollectiveProtocol::Kind>
 TunedAlgorithmAndProtocol(const RunConfig& r)
 {
     ns3::Ptr<ns3::CollectiveTuner> tuner = MakeTuner(r);
     ns3::CollectiveSpec spec;
-    ns3::CollectiveSpec::OpByName(r.workload.collective, spec.op);
+    spec.op = r.workload.collective;
     spec.bytes = r.workload.bytes / std::max<uint32_t>(1, r.workload.buckets);
     spec.ranks = r.Gpus();
     spec.gpusPerServer = r.topology.gpusPerServer;
@@ -113,17 +113,16 @@ TunedAlgorithmAndProtocol(const RunConfig& r)
         r.workload.algorithm == "auto" ? ns3::CollectiveTuner::Candidates()
                                        : std::vector<std::string>{r.workload.algorithm};
     std::vector<ns3::CollectiveProtocol::Kind> protocols = ns3::CollectiveTuner::Protocols();
-    ns3::CollectiveProtocol::Kind fixed;
-    if (ns3::CollectiveProtocol::ByName(r.workload.protocol, fixed))
+    if (!r.workload.protocolAuto)
     {
-        protocols = {fixed};
+        protocols = {r.workload.protocol};
     }
     const ns3::CollectiveTuner::Choice c =
         tuner->Choose(spec, algorithms, protocols, [&r](const std::string& a) {
             return r.workload.channels ? r.workload.channels
                                        : AutoChannels(a, r.topology.gpusPerServer);
         });
-    return {c.algorithm, ns3::CollectiveProtocol::Name(c.protocol)};
+    return {c.algorithm, c.protocol};
 }
 
 } // namespace aifabric

@@ -199,7 +199,7 @@ ToRun(const json& j, size_t index)
     }
     r.workload.steps = w["steps"];
     r.workload.computeMs = w["compute_ms"];
-    r.workload.collective = w["collective"];
+    ns3::CollectiveSpec::OpByName(w["collective"].get<std::string>(), r.workload.collective);
     r.workload.algorithm = w["algorithm"];
     r.workload.bytes = w["bytes"].get<uint64_t>();
     r.workload.chunks = w["chunks"];
@@ -226,7 +226,10 @@ ToRun(const json& j, size_t index)
     r.resolved["gpu"]["nvls"] = r.gpu.nvls ? "on" : "off";
     r.workload.pxn = j["workload"]["pxn"];
     ResolveTraining(j, r);
-    r.workload.protocol = w["protocol"];
+    // "auto" leaves the protocol to the tuner, below.
+    const std::string protocol = w["protocol"];
+    r.workload.protocolAuto = protocol == "auto";
+    ns3::CollectiveProtocol::ByName(protocol, r.workload.protocol);
     CheckSharpTopology(r);
     if (r.workload.algorithm != "auto")
     {
@@ -237,13 +240,12 @@ ToRun(const json& j, size_t index)
     }
     // Every duration and rate ns-3 will hold (before the tuner computes with them).
     CheckTimesAndRates(r);
-    if (r.workload.algorithm == "auto" || r.workload.protocol == "auto")
+    if (r.workload.algorithm == "auto" || r.workload.protocolAuto)
     {
         r.workload.algorithmAuto = r.workload.algorithm == "auto";
-        r.workload.protocolAuto = r.workload.protocol == "auto";
         std::tie(r.workload.algorithm, r.workload.protocol) = TunedAlgorithmAndProtocol(r);
         r.resolved["workload"]["algorithm"] = r.workload.algorithm;
-        r.resolved["workload"]["protocol"] = r.workload.protocol;
+        r.resolved["workload"]["protocol"] = ns3::CollectiveProtocol::Name(r.workload.protocol);
     }
     if (r.workload.algorithmAuto)
     {

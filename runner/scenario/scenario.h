@@ -6,6 +6,8 @@
 #include "scenario-edit.h"
 #include "scenario-enums.h"
 
+#include "ns3/collective-algorithm.h"
+#include "ns3/collective-protocol.h"
 #include "ns3/connection-matrix.h"
 #include "ns3/flow-size-distribution.h"
 #include "ns3/nstime.h"
@@ -186,17 +188,17 @@ struct WorkloadConfig
     WorkloadKind kind{WorkloadKind::COLLECTIVE};
     uint32_t steps{3};
     double computeMs{82};
-    std::string collective{"allreduce"};
-    std::string algorithm;              //!< a name in CollectiveAlgorithmRegistry, resolved
-    ns3::PluginKeyValues algorithmKeys; //!< its own keys (workload.<algorithm>.*)
-    bool algorithmAuto{false};          //!< algorithm was "auto" (the tuner chose it)
+    ns3::CollectiveSpec::Op collective{}; //!< ns3::CollectiveSpec::OpName names it
+    std::string algorithm;                //!< a name in CollectiveAlgorithmRegistry, resolved
+    ns3::PluginKeyValues algorithmKeys;   //!< its own keys (workload.<algorithm>.*)
+    bool algorithmAuto{false};            //!< algorithm was "auto" (the tuner chose it)
     uint64_t bytes{64ULL << 20};
     uint32_t chunks{1};
     uint32_t buckets{1};
     uint32_t channels{1};
-    bool channelsAuto{false};       //!< channels was 0 (NCCL's count per algorithm)
-    std::string protocol{"simple"}; //!< NCCL protocol: simple, ll128, ll
-    bool protocolAuto{false};       //!< protocol was "auto" (the tuner chose it)
+    bool channelsAuto{false};                 //!< channels was 0 (NCCL's count per algorithm)
+    ns3::CollectiveProtocol::Kind protocol{}; //!< NCCL's; ns3::CollectiveProtocol::Name names it
+    bool protocolAuto{false};                 //!< protocol was "auto" (the tuner chose it)
     bool pxn{false};
     FlowsConfig flows;           //!< kind flows
     bool background{false};      //!< background is set (kind collective)
