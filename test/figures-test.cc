@@ -4,6 +4,7 @@
 #include "figures.h"
 #include "run-figures.h"
 #include "run-output.h"
+#include "scenario-schema.h"
 
 #include <gtest/gtest.h>
 #include <string>
@@ -18,6 +19,7 @@ RunOutput
 MakeRun(const std::string& name, const std::string& fabric)
 {
     RunOutput r;
+    r.config = aifabric::ResolveScenario(aifabric::DefaultScenario()).at(0);
     r.config.name = name;
     r.config.fabric.name = fabric;
     r.config.topology.linkGbps = 200;

@@ -35,78 +35,71 @@ UecSchemaKeys()
     static const std::string ccText =
         "UET congestion control (" + HelpClauses<UetCongestionRegistry>() + ")";
     return {
-        ObjectKey(kUec, "Ultra Ethernet fabric (fabric: uec)").Default(UecDefaults()),
-        ChoiceKey("uec.cc", UetCongestionRegistry::Names(), ccText.c_str()),
-        ChoiceKey("uec.load_balancing", UetLoadBalancerRegistry::Names(), lbText.c_str()),
+        ObjectKey(kUec, "Ultra Ethernet fabric (fabric: uec)"),
+        ChoiceKey("uec.cc", UetCongestionRegistry::Names(), ccText.c_str())
+            .Default(DefaultUetCongestion()),
+        ChoiceKey("uec.load_balancing", UetLoadBalancerRegistry::Names(), lbText.c_str())
+            .Default(DefaultUetLoadBalancer()),
         BoolKey("uec.trimming",
-                "switches trim overflowing UET packets to their headers (else drop them)"),
+                "switches trim overflowing UET packets to their headers (else drop them)")
+            .Default(true),
         IntKey("uec.trim_bytes",
                AtLeast(28),
                AtMost(9000),
-               "IPv4 bytes a trimmed packet keeps (84: IPv4+UDP+PDS+SES; Spectrum-4: 256)"),
+               "IPv4 bytes a trimmed packet keeps (84: IPv4+UDP+PDS+SES; Spectrum-4: 256)")
+            .Default(84),
         ChoiceKey("uec.pds",
                   NamesOf<UecPds>(),
-                  "packet delivery: reliable unordered or reliable ordered"),
-        BoolKey("uec.pfc", "PFC on UET's data class (lossless UEC)"),
+                  "packet delivery: reliable unordered or reliable ordered")
+            .Default(UecPds::RUD),
+        BoolKey("uec.pfc", "PFC on UET's data class (lossless UEC)").Default(false),
         NumKey("uec.ecn_min_bdp",
                AtLeast(0),
                AtMost(100),
-               "ECN marking starts at this fraction of the BDP (marked on dequeue)"),
+               "ECN marking starts at this fraction of the BDP (marked on dequeue)")
+            .Default(0.2),
         NumKey("uec.ecn_max_bdp",
                Above(0),
                AtMost(100),
-               "every packet is marked above this fraction of the BDP"),
+               "every packet is marked above this fraction of the BDP")
+            .Default(0.8),
         NumKey("uec.rto_us",
                AtLeast(0),
                AtMost(1e6),
-               "retransmission timeout, us (0 = htsim's 15 us + 6 drain times of a one-BDP queue)"),
+               "retransmission timeout, us (0 = htsim's 15 us + 6 drain times of a one-BDP queue)")
+            .Default(0),
         NumKey("uec.network_rtt_us",
                AtLeast(0),
                AtMost(1e6),
-               "RTT NSCC sizes its window for, us (0 = the longest path's unloaded RTT)"),
+               "RTT NSCC sizes its window for, us (0 = the longest path's unloaded RTT)")
+            .Default(0.0),
         ChoiceKey("uec.entropy_values",
                   {"1", "2", "4", "8", "16", "32", "64", "128", "256", "1024", "4096"},
-                  "EVs a connection sprays over"),
+                  "EVs a connection sprays over")
+            .Default("64"),
         IntKey("uec.ack_bytes",
                AtLeast(1),
                AtMost(1 << 24),
-               "the target acknowledges every this many bytes (and at once on CE, ack requests)"),
+               "the target acknowledges every this many bytes (and at once on CE, ack requests)")
+            .Default(16384),
         NumKey("uec.receive_gbps",
                AtLeast(0),
                AtMost(100000),
                "the target moves received payload into memory at this rate, Gb/s (PCIe, host "
                "memory; 0 = as fast as it arrives); below the link rate a backlog builds and ACKs "
-               "carry back-pressure on UEC's 0..127 scale"),
-        ChoiceKey("uec.mtu", {"1024", "2048", "4096", "8192"}, "payload bytes per packet"),
+               "carry back-pressure on UEC's 0..127 scale")
+            .Default(0.0),
+        ChoiceKey("uec.mtu", {"1024", "2048", "4096", "8192"}, "payload bytes per packet")
+            .Default("4096"),
         BoolKey(
             "uec.link_retry",
-            "link-level retry on every link: a corrupted frame is replayed by the link (UEC LLR)"),
+            "link-level retry on every link: a corrupted frame is replayed by the link (UEC LLR)")
+            .Default(false),
         BoolKey("uec.credit_flow_control",
                 "credit-based flow control on UET's data class instead of PFC (UEC CBFC; lossless, "
-                "no PAUSE)"),
+                "no PAUSE)")
+            .Default(false),
     };
-}
-
-json
-UecDefaults()
-{
-    const UecConfig d;
-    return json{{"cc", DefaultUetCongestion()},
-                {"load_balancing", DefaultUetLoadBalancer()},
-                {"trimming", d.trimming},
-                {"trim_bytes", d.trimBytes},
-                {"pds", d.pds},
-                {"pfc", d.pfc},
-                {"ecn_min_bdp", d.ecnMinBdp},
-                {"ecn_max_bdp", d.ecnMaxBdp},
-                {"rto_us", 0},
-                {"network_rtt_us", d.networkRttUs},
-                {"entropy_values", std::to_string(d.entropyValues)},
-                {"ack_bytes", d.ackBytes},
-                {"receive_gbps", d.receiveGbps},
-                {"mtu", std::to_string(d.mtu)},
-                {"link_retry", d.linkRetry},
-                {"credit_flow_control", d.creditFlowControl}};
 }
 
 void

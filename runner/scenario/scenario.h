@@ -49,14 +49,14 @@ class ScenarioError : public std::runtime_error
 /// Flow traffic (workload.flows, or workload.background beside a training job).
 struct FlowsConfig
 {
-    std::string cdf{"websearch"}; //!< websearch, fb-hadoop, or a file of `bytes percent` lines
-    double load{0.3};             //!< fraction of each host's line rate
-    double durationMs{10};        //!< arrivals last this long (flows; background: the whole job)
-    FlowsPattern pattern{FlowsPattern::UNIFORM};
+    std::string cdf;     //!< websearch, fb-hadoop, or a file of `bytes percent` lines
+    double load{};       //!< fraction of each host's line rate
+    double durationMs{}; //!< arrivals last this long (flows; background: the whole job)
+    FlowsPattern pattern{};
     ns3::FlowSizeDistribution sizes; //!< `cdf`, read once when the scenario is resolved
-    uint32_t incastFanin{0};
-    uint64_t incastBytes{500000};
-    double incastPeriodUs{0};
+    uint32_t incastFanin{};
+    uint64_t incastBytes{};
+    double incastPeriodUs{};
 };
 
 struct JobConfig;
@@ -70,53 +70,53 @@ struct TopologyConfig
 {
     std::string kind;          //!< a name in FabricTopologyRegistry
     ns3::PluginKeyValues keys; //!< its own keys (topology.<kind>.*)
-    uint32_t servers{16};
-    uint32_t gpusPerServer{8};
-    double linkGbps{400};
-    double oversubscription{1};
-    uint32_t leafRadix{64};
-    uint32_t tiers{0}; //!< rail-fat-tree: 0 = auto
-    double spineOversubscription{1};
-    uint32_t planes{1};
-    double hostCableM{3};
-    double fabricCableM{50};
-    double hopLatencyUs{0};    //!< 0: the cables' lengths decide
-    double switchLatencyUs{0}; //!< with hop_latency_us
+    uint32_t servers{};
+    uint32_t gpusPerServer{};
+    double linkGbps{};
+    double oversubscription{};
+    uint32_t leafRadix{};
+    uint32_t tiers{}; //!< rail-fat-tree: 0 = auto
+    double spineOversubscription{};
+    uint32_t planes{};
+    double hostCableM{};
+    double fabricCableM{};
+    double hopLatencyUs{};    //!< 0: the cables' lengths decide
+    double switchLatencyUs{}; //!< with hop_latency_us
 };
 
 /// rdma.*
 struct RdmaConfig
 {
-    double retransmitTimeoutMs{67.108864};
-    uint32_t pathMtu{4096};
-    uint32_t reorderThreshold{0}; //!< selective repeat
+    double retransmitTimeoutMs{};
+    uint32_t pathMtu{};
+    uint32_t reorderThreshold{}; //!< selective repeat
 };
 
 /// tcp.*
 struct TcpConfig
 {
-    bool hostCosts{true};
-    TcpStack stack{TcpStack::LINUX};
-    bool tlp{true};
-    bool rack{true};
-    uint32_t socketsPerPeer{1};
-    uint32_t threads{1};
-    uint32_t cores{4};
+    bool hostCosts{};
+    TcpStack stack{};
+    bool tlp{};
+    bool rack{};
+    uint32_t socketsPerPeer{};
+    uint32_t threads{};
+    uint32_t cores{};
 };
 
 /// infiniband.*
 struct InfinibandConfig
 {
-    double rxBufferKib{128};
-    double fecnThresholdKib{16};
-    bool sharp{false}; //!< SHARP aggregation nodes in the switches
+    double rxBufferKib{};
+    double fecnThresholdKib{};
+    bool sharp{}; //!< SHARP aggregation nodes in the switches
 };
 
 /// The transport: fabric, pfc, congestion_control, loss_recovery and each fabric's own keys.
 struct FabricConfig
 {
     std::string name; //!< fabric: a name in FabricRegistry
-    bool pfc{true};
+    bool pfc{};
     //! resolved: a name in RdmaCongestionRegistry (fabric tcp, uec: what their stack runs)
     std::string congestionControl;
     ns3::PluginKeyValues congestionControlKeys; //!< its own keys (rdma.<name>.*)
@@ -130,78 +130,78 @@ struct FabricConfig
 /// faults.random
 struct RandomFaultsConfig
 {
-    double mtbfHours{0};
-    double repairMs{1000};
-    bool hostLinks{false};
+    double mtbfHours{};
+    double repairMs{};
+    bool hostLinks{};
 };
 
 /// faults.*
 struct FaultsConfig
 {
-    double dropRate{0};
-    nlohmann::json events = nlohmann::json::array(); //!< validated
+    double dropRate{};
+    nlohmann::json events; //!< validated
     RandomFaultsConfig random;
 };
 
 /// pfc_watchdog.*
 struct PfcWatchdogConfig
 {
-    bool enabled{false};
-    double detectionMs{200};
-    double restorationMs{200};
-    double pollMs{100};
-    PfcWatchdogAction action{PfcWatchdogAction::DROP};
+    bool enabled{};
+    double detectionMs{};
+    double restorationMs{};
+    double pollMs{};
+    PfcWatchdogAction action{};
 };
 
 /// pfc_deadlock.*
 struct PfcDeadlockConfig
 {
-    bool enabled{true};
-    double thresholdMs{10};
-    double pollMs{1};
-    bool stop{true};
+    bool enabled{};
+    double thresholdMs{};
+    double pollMs{};
+    bool stop{};
 };
 
 /// routing.*
 struct RoutingConfig
 {
-    double convergenceMs{100};
-    bool valleyFree{true};
+    double convergenceMs{};
+    bool valleyFree{};
     std::string loadBalancing; //!< a name in LoadBalancingRegistry
-    double flowletGapUs{10};
-    uint32_t qpsPerConnection{1}; //!< resolved
+    double flowletGapUs{};
+    uint32_t qpsPerConnection{}; //!< resolved
 };
 
 /// gpu.*
 struct GpuConfig
 {
-    GpuModel model{GpuModel::H100_SXM};
-    double nvlinkGBytesPerS{450}; //!< per GPU per direction (nvlink_gbytes_per_s or preset)
-    bool nvls{true};              //!< the NVSwitch reduces (nvls or the preset)
-    double peakTflops{989.4};     //!< peak_tflops or the preset's
-    double computeEfficiency{0.55};
+    GpuModel model{};
+    double nvlinkGBytesPerS{}; //!< per GPU per direction (nvlink_gbytes_per_s or preset)
+    bool nvls{};               //!< the NVSwitch reduces (nvls or the preset)
+    double peakTflops{};       //!< peak_tflops or the preset's
+    double computeEfficiency{};
 };
 
 /// workload.*
 struct WorkloadConfig
 {
-    WorkloadKind kind{WorkloadKind::COLLECTIVE};
-    uint32_t steps{3};
-    double computeMs{82};
+    WorkloadKind kind{};
+    uint32_t steps{};
+    double computeMs{};
     ns3::CollectiveSpec::Op collective{}; //!< ns3::CollectiveSpec::OpName names it
     std::string algorithm;                //!< a name in CollectiveAlgorithmRegistry, resolved
     ns3::PluginKeyValues algorithmKeys;   //!< its own keys (workload.<algorithm>.*)
-    bool algorithmAuto{false};            //!< algorithm was "auto" (the tuner chose it)
-    uint64_t bytes{64ULL << 20};
-    uint32_t chunks{1};
-    uint32_t buckets{1};
-    uint32_t channels{1};
-    bool channelsAuto{false};                 //!< channels was 0 (NCCL's count per algorithm)
+    bool algorithmAuto{};                 //!< algorithm was "auto" (the tuner chose it)
+    uint64_t bytes{};
+    uint32_t chunks{};
+    uint32_t buckets{};
+    uint32_t channels{};
+    bool channelsAuto{};                      //!< channels was 0 (NCCL's count per algorithm)
     ns3::CollectiveProtocol::Kind protocol{}; //!< NCCL's; ns3::CollectiveProtocol::Name names it
-    bool protocolAuto{false};                 //!< protocol was "auto" (the tuner chose it)
-    bool pxn{false};
+    bool protocolAuto{};                      //!< protocol was "auto" (the tuner chose it)
+    bool pxn{};
     FlowsConfig flows;           //!< kind flows
-    bool background{false};      //!< background is set (kind collective)
+    bool background{};           //!< background is set (kind collective)
     FlowsConfig backgroundFlows; //!< background
     std::string matrixFile;      //!< matrix (kind matrix), anchored to the scenario's folder
     std::shared_ptr<const ns3::ConnectionMatrix> matrix; //!< matrix, read once
@@ -214,21 +214,21 @@ struct WorkloadConfig
 /// cost.*
 struct CostConfig
 {
-    double gpuHourUsd{12.29};
+    double gpuHourUsd{};
 };
 
 /// limits.*
 struct LimitsConfig
 {
-    double maxSimSeconds{60};
-    double maxMemoryGb{0}; //!< 0: the machine's memory
+    double maxSimSeconds{};
+    double maxMemoryGb{}; //!< 0: the machine's memory
 };
 
 /// One fully resolved run of a scenario (defaults + file + --set + one compare entry).
 struct RunConfig
 {
     std::string name;
-    uint32_t seed{1};
+    uint32_t seed{};
     TopologyConfig topology;
     FabricConfig fabric;
     RoutingConfig routing;
@@ -243,7 +243,7 @@ struct RunConfig
     nlohmann::json resolved;             //!< the run's full configuration as JSON
     std::vector<JobConfig> jobs;         //!< `jobs`: several jobs on this run's fabric (else empty)
     std::vector<std::string> jobFabrics; //!< the fabrics jobs run, once each, in registry order
-    bool jobsBaselines{true}; //!< jobs_baselines: also run each job alone (and without each)
+    bool jobsBaselines{}; //!< jobs_baselines: also run each job alone (and without each)
 
     uint32_t Gpus() const
     {
@@ -267,9 +267,9 @@ struct RunConfig
 struct JobConfig
 {
     std::string name;
-    uint32_t servers{0};
-    JobPlacement placement{JobPlacement::CONTIGUOUS};
-    double startMs{0};
+    uint32_t servers{};
+    JobPlacement placement{};
+    double startMs{};
     RunConfig run;                   //!< the job as a run of its own (run.servers = servers)
     std::vector<uint32_t> serverIds; //!< the cluster's servers it runs on, ascending
 };
