@@ -136,7 +136,7 @@ ResolveJobs(const json& j, RunConfig& cluster, const std::function<RunConfig(con
                                    "' is used twice; job names must be unique");
             }
         }
-        job.placement = Named<JobPlacement>(e.value("placement", std::string("contiguous")));
+        job.placement = e.value("placement", JobPlacement::CONTIGUOUS);
         job.startMs = e.value("start_ms", 0.0);
         if (!e.contains("servers"))
         {
