@@ -210,21 +210,21 @@ EstimateMemory(const RunConfig& r)
     // as the job, taken as twice its compute time (the run's time cap at most).
     const double jobSeconds =
         std::min(r.limits.maxSimSeconds, 2e-3 * r.workload.steps * r.workload.computeMs + 0.01);
-    for (const auto& [on, f, seconds] :
-         {std::make_tuple(r.workload.kind == WorkloadKind::FLOWS,
-                          r.workload.flows,
-                          r.workload.flows.durationMs / 1e3),
-          std::make_tuple(r.workload.background, r.workload.backgroundFlows, jobSeconds)})
+    const FlowsConfig* traffic =
+        r.workload.kind == WorkloadKind::FLOWS ? &r.workload.flows : nullptr;
+    for (const auto& [f, seconds] :
+         {std::make_pair(traffic, r.workload.flows.durationMs / 1e3),
+          std::make_pair(r.workload.background ? &*r.workload.background : nullptr, jobSeconds)})
     {
-        if (!on)
+        if (!f)
         {
             continue;
         }
-        const double mean = f.sizes.GetMean();
-        double flows = f.load * r.topology.linkGbps * 1e9 / (8 * mean) * n * seconds;
-        if (f.incastPeriodUs > 0)
+        const double mean = f->sizes.GetMean();
+        double flows = f->load * r.topology.linkGbps * 1e9 / (8 * mean) * n * seconds;
+        if (f->incastPeriodUs > 0)
         {
-            flows += seconds / (f.incastPeriodUs * 1e-6) * f.incastFanin;
+            flows += seconds / (f->incastPeriodUs * 1e-6) * f->incastFanin;
         }
         e.connections += static_cast<uint64_t>(std::min(flows, n * (n - 1)));
     }

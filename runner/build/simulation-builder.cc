@@ -427,7 +427,7 @@ BuildSimulation(const RunConfig& c, const std::vector<bool>* include)
     if (c.workload.kind == WorkloadKind::FLOWS || c.workload.background)
     {
         sim.flows = BuildFlows(
-            c.workload.kind == WorkloadKind::FLOWS ? c.workload.flows : c.workload.backgroundFlows,
+            c.workload.kind == WorkloadKind::FLOWS ? c.workload.flows : *c.workload.background,
             c.workload.kind == WorkloadKind::FLOWS ? ScenarioMs(c.workload.flows.durationMs)
                                                    : Seconds(c.limits.maxSimSeconds),
             topo);

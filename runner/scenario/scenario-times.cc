@@ -189,14 +189,13 @@ CheckTimesAndRates(const RunConfig& r)
         }
     }
     // Flow traffic: the mean gap between a host's arrivals, and the incast period.
-    for (const auto& [on, f, key] : {std::make_tuple(r.workload.kind == WorkloadKind::FLOWS,
-                                                     &r.workload.flows,
-                                                     "workload.flows"),
-                                     std::make_tuple(r.workload.background,
-                                                     &r.workload.backgroundFlows,
-                                                     "workload.background")})
+    const FlowsConfig* flows = r.workload.kind == WorkloadKind::FLOWS ? &r.workload.flows : nullptr;
+    for (const auto& [f, key] :
+         {std::make_pair(flows, "workload.flows"),
+          std::make_pair(r.workload.background ? &*r.workload.background : nullptr,
+                         "workload.background")})
     {
-        if (!on)
+        if (!f)
         {
             continue;
         }

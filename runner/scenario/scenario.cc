@@ -194,8 +194,7 @@ ToRun(const json& j, size_t index)
         json b = FlowsDefaults(false);
         MergeScenario(b, w["background"]);
         r.resolved["workload"]["background"] = b;
-        r.workload.background = true;
-        r.workload.backgroundFlows = ToFlows(b, "workload.background");
+        r.workload.background = ToFlows(b, "workload.background");
     }
     r.workload.steps = w["steps"];
     r.workload.computeMs = w["compute_ms"];
@@ -299,21 +298,20 @@ ToRun(const json& j, size_t index)
         }
         throw ScenarioError(TopologyKey(e.GetParameter()) + ": " + e.what());
     }
-    for (const auto& [on, f, key] :
-         {std::make_tuple(r.IsFlowWorkload(), r.workload.flows, "workload.flows"),
-          std::make_tuple(r.workload.background,
-                          r.workload.backgroundFlows,
-                          "workload.background")})
+    const FlowsConfig* flows = r.IsFlowWorkload() ? &r.workload.flows : nullptr;
+    const FlowsConfig* background = r.workload.background ? &*r.workload.background : nullptr;
+    for (const auto& [f, key] : {std::make_pair(flows, "workload.flows"),
+                                 std::make_pair(background, "workload.background")})
     {
-        if (on && f.incastFanin >= r.Gpus())
+        if (f && f->incastFanin >= r.Gpus())
         {
             throw ScenarioError(std::string(key) +
                                 ".incast.fanin: must be below the number of "
                                 "hosts, " +
                                 std::to_string(r.Gpus()) + " (got " +
-                                std::to_string(f.incastFanin) + ")");
+                                std::to_string(f->incastFanin) + ")");
         }
-        if (on && r.Gpus() < 2)
+        if (f && r.Gpus() < 2)
         {
             throw ScenarioError(std::string(key) + ": flows need at least two hosts "
                                                    "(topology.servers x gpus_per_server)");

@@ -17,6 +17,7 @@
 
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -200,10 +201,9 @@ struct WorkloadConfig
     ns3::CollectiveProtocol::Kind protocol{}; //!< NCCL's; ns3::CollectiveProtocol::Name names it
     bool protocolAuto{};                      //!< protocol was "auto" (the tuner chose it)
     bool pxn{};
-    FlowsConfig flows;           //!< kind flows
-    bool background{};           //!< background is set (kind collective)
-    FlowsConfig backgroundFlows; //!< background
-    std::string matrixFile;      //!< matrix (kind matrix), anchored to the scenario's folder
+    FlowsConfig flows;                     //!< kind flows
+    std::optional<FlowsConfig> background; //!< background, when set (kind collective)
+    std::string matrixFile; //!< matrix (kind matrix), anchored to the scenario's folder
     std::shared_ptr<const ns3::ConnectionMatrix> matrix; //!< matrix, read once
     ns3::TransformerModel model;                         //!< kind training
     ns3::ParallelismConfig parallelism;
@@ -270,7 +270,7 @@ struct JobConfig
     uint32_t servers{};
     JobPlacement placement{};
     double startMs{};
-    RunConfig run;                   //!< the job as a run of its own (run.servers = servers)
+    RunConfig run; //!< the job as a run of its own (run.topology.servers = servers)
     std::vector<uint32_t> serverIds; //!< the cluster's servers it runs on, ascending
 };
 
