@@ -211,6 +211,7 @@ TrainingSummary(const RunConfig& c, const ParallelTrainingJob& job, size_t steps
         }
     }
     const ParallelismConfig& p = c.workload.parallelism;
+    const TransformerModel& model = c.workload.model;
     json choices = json::array();
     for (const std::string& x : job.GetCollectiveChoices())
     {
@@ -235,35 +236,34 @@ TrainingSummary(const RunConfig& c, const ParallelTrainingJob& job, size_t steps
                     {"collectives_per_step", job.GetCollectivesPerStep()},
                     {"collectives", choices}};
     }
-    return json{
-        {"model", c.workload.model.name},
-        {"params_b", double(c.workload.model.TotalParams()) / 1e9},
-        {"active_params_b", double(c.workload.model.ActiveParams()) / 1e9},
-        {"parallelism",
-         {{"tp", p.tp},
-          {"pp", p.pp},
-          {"dp", p.dp},
-          {"ep", p.ep},
-          {"microbatches", p.microbatches},
-          {"micro_batch_size", p.microBatchSize},
-          {"zero", p.zero},
-          {"schedule", ParallelismConfig::ScheduleName(p.schedule)}}},
-        {"tokens_per_step",
-         double(p.dp) * p.microbatches * p.microBatchSize * double(c.workload.model.seqLen)},
-        {"model_tflop_per_step", job.GetGraph()->modelFlops / 1e12},
-        {"mfu", job.GetMfu()},
-        {"bubble_fraction_analytic", TransformerWorkload::BubbleFraction(p)},
-        {"phases_ms",
-         {{"compute", phase[0]},
-          {"tp_exposed", phase[1]},
-          {"pp_bubble", phase[2]},
-          {"dp_exposed", phase[3]},
-          {"ep_exposed", phase[4]},
-          {"fsdp_exposed", phase[5]},
-          {"barrier_wait", phase[6]}}},
-        {"operations_per_step", job.GetGraph()->OpCount()},
-        {"collectives_per_step", job.GetCollectivesPerStep()},
-        {"collectives", choices}};
+    return json{{"model", model.name},
+                {"params_b", double(model.TotalParams()) / 1e9},
+                {"active_params_b", double(model.ActiveParams()) / 1e9},
+                {"parallelism",
+                 {{"tp", p.tp},
+                  {"pp", p.pp},
+                  {"dp", p.dp},
+                  {"ep", p.ep},
+                  {"microbatches", p.microbatches},
+                  {"micro_batch_size", p.microBatchSize},
+                  {"zero", p.zero},
+                  {"schedule", ParallelismConfig::ScheduleName(p.schedule)}}},
+                {"tokens_per_step",
+                 double(p.dp) * p.microbatches * p.microBatchSize * double(model.seqLen)},
+                {"model_tflop_per_step", job.GetGraph()->modelFlops / 1e12},
+                {"mfu", job.GetMfu()},
+                {"bubble_fraction_analytic", TransformerWorkload::BubbleFraction(p)},
+                {"phases_ms",
+                 {{"compute", phase[0]},
+                  {"tp_exposed", phase[1]},
+                  {"pp_bubble", phase[2]},
+                  {"dp_exposed", phase[3]},
+                  {"ep_exposed", phase[4]},
+                  {"fsdp_exposed", phase[5]},
+                  {"barrier_wait", phase[6]}}},
+                {"operations_per_step", job.GetGraph()->OpCount()},
+                {"collectives_per_step", job.GetCollectivesPerStep()},
+                {"collectives", choices}};
 }
 
 double
