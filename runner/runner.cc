@@ -48,7 +48,7 @@ ExecuteOnce(const RunConfig& c,
     sampler.name = c.name;
     sampler.job = job;
     sampler.flows = sim.flows;
-    sampler.steps = c.steps;
+    sampler.steps = c.workload.steps;
     sampler.queue << "time_us,max_port_queue_bytes,total_queue_bytes,pfc_frames_in_interval,"
                      "max_switch_buffer_bytes\n";
     sampler.rate << "time_us,qpn,rate_gbps\n";
@@ -77,7 +77,7 @@ ExecuteOnce(const RunConfig& c,
     {
         Simulator::ScheduleNow(&FlowWorkload::Start, sim.flows);
     }
-    Simulator::Stop(Seconds(c.maxSimSeconds));
+    Simulator::Stop(Seconds(c.limits.maxSimSeconds));
 
     const auto wall0 = std::chrono::steady_clock::now();
     sampler.wall0 = wall0;
@@ -132,8 +132,8 @@ ExecuteOnce(const RunConfig& c,
     if (sim.flows)
     {
         const std::vector<uint32_t> linkFlows =
-            c.matrix ? MatrixLinkFlows(*sim.flows) : std::vector<uint32_t>();
-        out.flowsCsv = FlowsCsv(sim.flows->GetFlows(), c.matrix ? &linkFlows : nullptr);
+            c.workload.matrix ? MatrixLinkFlows(*sim.flows) : std::vector<uint32_t>();
+        out.flowsCsv = FlowsCsv(sim.flows->GetFlows(), c.workload.matrix ? &linkFlows : nullptr);
         out.slowdownCsv = SlowdownCsv(sim.flows->GetFlows());
     }
     Simulator::Destroy();
@@ -187,8 +187,8 @@ NotCompleted(const RunOutput& r)
     std::ostringstream os;
     if (!s.contains("jobs"))
     {
-        os << "the job did not complete (" << s["steps_completed"] << " of " << r.config.steps
-           << " steps)";
+        os << "the job did not complete (" << s["steps_completed"] << " of "
+           << r.config.workload.steps << " steps)";
         return os.str();
     }
     std::vector<const nlohmann::json*> left;
@@ -230,7 +230,7 @@ IncompleteRunMessage(const RunOutput& r)
     if (r.config.IsFlowWorkload() && qpErrors == 0 && failedPdcs == 0 &&
         s["pfc_health"]["deadlocks"].empty())
     {
-        os << "hit limits.max_sim_seconds (" << r.config.maxSimSeconds << " s) with "
+        os << "hit limits.max_sim_seconds (" << r.config.limits.maxSimSeconds << " s) with "
            << s["flows"]["completed"] << " of " << s["flows"]["total"]
            << " flows completed; its summary covers the completed flows";
         return os.str();
@@ -247,7 +247,7 @@ IncompleteRunMessage(const RunOutput& r)
         // the run stopped there (NCCL aborts the communicator on a failed work completion).
         os << qpErrors
            << (qpErrors == 1 ? " queue pair exhausted its" : " queue pairs exhausted their")
-           << " retries (faults.drop_rate " << r.config.dropRate << "); " << NotCompleted(r)
+           << " retries (faults.drop_rate " << r.config.faults.dropRate << "); " << NotCompleted(r)
            << (pfc.empty() ? "" : " (" + pfc + ")");
     }
     else if (failedPdcs > 0)
@@ -268,8 +268,8 @@ IncompleteRunMessage(const RunOutput& r)
     }
     else
     {
-        os << "hit limits.max_sim_seconds (" << r.config.maxSimSeconds << " s) after "
-           << s["steps_completed"] << " of " << r.config.steps
+        os << "hit limits.max_sim_seconds (" << r.config.limits.maxSimSeconds << " s) after "
+           << s["steps_completed"] << " of " << r.config.workload.steps
            << " steps; the job did not complete, its summary covers the completed steps"
            << (pfc.empty() ? "" : " (" + pfc + ")");
     }

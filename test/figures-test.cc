@@ -4,6 +4,7 @@
 #include "figures.h"
 #include "run-figures.h"
 #include "run-output.h"
+#include "scenario-schema.h"
 
 #include <gtest/gtest.h>
 #include <string>
@@ -18,9 +19,10 @@ RunOutput
 MakeRun(const std::string& name, const std::string& fabric)
 {
     RunOutput r;
+    r.config = aifabric::ResolveScenario(aifabric::DefaultScenario()).at(0);
     r.config.name = name;
-    r.config.fabric = fabric;
-    r.config.linkGbps = 200;
+    r.config.fabric.name = fabric;
+    r.config.topology.linkGbps = 200;
     // Two ranks, step 0: compute ends at 82 ms, the barrier at 82.62 ms.
     r.stepsCsv = "step,rank,start_ms,compute_end_ms,collective_end_ms,barrier_ms,last\n"
                  "0,0,0,82,82.6,82.62,0\n0,1,0,82.1,82.62,82.62,1\n"

@@ -259,7 +259,7 @@ const bool g_testFabricRegistered = aifabric::FabricRegistry::Add([] {
         return aifabric::InstallRdma(c, topo, latency, nics);
     };
     f.summarize = [](const aifabric::RunConfig& c, const aifabric::Simulation&, nlohmann::json& s) {
-        if (c.fabric == "test-fabric")
+        if (c.fabric.name == "test-fabric")
         {
             s["test-fabric"] = {{"marker", TestFabric::marker}};
         }

@@ -23,11 +23,11 @@ TEST(RunnerTest, AutoSeesTheScenariosNvlinkAttributes)
     json j =
         aifabric::LoadScenarioFile(std::string(AIFABRIC_SOURCE_DIR) + "/scenarios/default.json");
     j.erase("compare");
-    EXPECT_EQ(aifabric::ResolveScenario(j)[0].algorithm, "ring");
+    EXPECT_EQ(aifabric::ResolveScenario(j)[0].workload.algorithm, "ring");
     j["attributes"]["ns3::NvlinkTransport::Latency"] = "20us";
-    EXPECT_EQ(aifabric::ResolveScenario(j)[0].algorithm, "nvls-tree");
+    EXPECT_EQ(aifabric::ResolveScenario(j)[0].workload.algorithm, "nvls-tree");
     j["gpu"]["nvls"] = "off";
-    EXPECT_EQ(aifabric::ResolveScenario(j)[0].algorithm, "tree");
+    EXPECT_EQ(aifabric::ResolveScenario(j)[0].workload.algorithm, "tree");
 }
 
 // The memory estimate refuses a 65,536-GPU All-to-All (N² transfers) before building anything

@@ -21,11 +21,11 @@ TEST(RunnerTest, SharpSwitchesMakeCollNetACandidate)
         aifabric::LoadScenarioFile(std::string(AIFABRIC_SOURCE_DIR) + "/scenarios/default.json");
     j.erase("compare");
     j["fabric"] = "infiniband";
-    EXPECT_NE(aifabric::ResolveScenario(j)[0].algorithm, "collnet");
+    EXPECT_NE(aifabric::ResolveScenario(j)[0].workload.algorithm, "collnet");
     j["infiniband"]["sharp"] = true;
     const aifabric::RunConfig r = aifabric::ResolveScenario(j)[0];
-    EXPECT_EQ(r.algorithm, "collnet");
-    EXPECT_EQ(r.protocol, "simple");
+    EXPECT_EQ(r.workload.algorithm, "collnet");
+    EXPECT_EQ(r.workload.protocol, ns3::CollectiveProtocol::SIMPLE);
     EXPECT_EQ(aifabric::AggregationLevels(r), 1u) << "16 servers: one leaf per rail";
     j["topology"]["servers"] = 64;
     EXPECT_EQ(aifabric::AggregationLevels(aifabric::ResolveScenario(j)[0]), 2u)
@@ -135,7 +135,7 @@ TEST(RunnerTest, TimelyAndSwiftRunACollectiveOnRoceAndInfiniBand)
             j["fabric"] = fabric;
             j["congestion_control"] = cc;
             const aifabric::RunConfig r = aifabric::ResolveScenario(j)[0];
-            EXPECT_EQ(r.congestionControl, cc);
+            EXPECT_EQ(r.fabric.congestionControl, cc);
             aifabric::Simulation sim = aifabric::BuildSimulation(r);
             ns3::TimeValue ackInterval;
             sim.nics[0]->GetAttribute("AckInterval", ackInterval);

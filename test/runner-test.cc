@@ -371,33 +371,33 @@ TEST(RunnerTest, TcpRunsReportTheTcpAlgorithmsThatRun)
     j["fabric"] = "tcp";
     std::vector<aifabric::RunConfig> runs = aifabric::ResolveScenario(j);
     ASSERT_EQ(runs.size(), 1u);
-    EXPECT_EQ(runs[0].tcpStack, "linux");
-    EXPECT_EQ(runs[0].congestionControl, "cubic");
-    EXPECT_EQ(runs[0].lossRecovery, "rack-tlp");
+    EXPECT_EQ(runs[0].fabric.tcp.stack, aifabric::TcpStack::LINUX);
+    EXPECT_EQ(runs[0].fabric.congestionControl, "cubic");
+    EXPECT_EQ(runs[0].fabric.lossRecovery, "rack-tlp");
     EXPECT_EQ(runs[0].resolved["congestion_control"], "cubic");
     j["tcp"]["tlp"] = false;
     j["tcp"]["rack"] = false;
     j["attributes"]["ns3::LinuxTcpStack::CongestionControl"] = "ns3::LinuxTcpDctcp";
     runs = aifabric::ResolveScenario(j);
-    EXPECT_EQ(runs[0].congestionControl, "dctcp");
-    EXPECT_EQ(runs[0].lossRecovery, "sack");
+    EXPECT_EQ(runs[0].fabric.congestionControl, "dctcp");
+    EXPECT_EQ(runs[0].fabric.lossRecovery, "sack");
     j = json::parse(kSmall);
     j["fabric"] = "tcp";
     j["tcp"]["stack"] = "ns3";
     runs = aifabric::ResolveScenario(j);
-    EXPECT_EQ(runs[0].congestionControl, "cubic");
-    EXPECT_EQ(runs[0].lossRecovery, "prr");
-    EXPECT_FALSE(runs[0].tcpTlp) << "ns-3's TCP has no tail loss probe";
+    EXPECT_EQ(runs[0].fabric.congestionControl, "cubic");
+    EXPECT_EQ(runs[0].fabric.lossRecovery, "prr");
+    EXPECT_FALSE(runs[0].fabric.tcp.tlp) << "ns-3's TCP has no tail loss probe";
     EXPECT_EQ(runs[0].resolved["tcp"]["rack"], false);
     j["attributes"]["ns3::TcpL4Protocol::SocketType"] = "ns3::TcpDctcp";
     j["attributes"]["ns3::TcpL4Protocol::RecoveryType"] = "ns3::TcpClassicRecovery";
     runs = aifabric::ResolveScenario(j);
-    EXPECT_EQ(runs[0].congestionControl, "dctcp");
-    EXPECT_EQ(runs[0].lossRecovery, "classic");
+    EXPECT_EQ(runs[0].fabric.congestionControl, "dctcp");
+    EXPECT_EQ(runs[0].fabric.lossRecovery, "classic");
     j["fabric"] = "rocev2";
     runs = aifabric::ResolveScenario(j);
-    EXPECT_EQ(runs[0].congestionControl, "dcqcn-nvidia") << "what ConnectX NICs ship";
-    EXPECT_EQ(runs[0].lossRecovery, "go-back-n");
+    EXPECT_EQ(runs[0].fabric.congestionControl, "dcqcn-nvidia") << "what ConnectX NICs ship";
+    EXPECT_EQ(runs[0].fabric.lossRecovery, "go-back-n");
 }
 
 TEST(RunnerTest, ExistingOutputDirectoryIsRefused)
@@ -764,8 +764,7 @@ TEST(RunnerTest, DashboardNamesTheCollectiveAndShowsWhatDiffersPerRun)
     // One collective everywhere: its name, and algbw beside busbw.
     const double algbw = a.summary["algbw_gbytes_per_s"].get<double>();
     const std::string same = aifabric::Dashboard({a, a});
-    const std::string op = a.config.collective;
-    ASSERT_EQ(op, "allreduce");
+    ASSERT_EQ(a.config.workload.collective, ns3::CollectiveSpec::ALLREDUCE);
     EXPECT_NE(same.find("AllReduce duration (mean)"), std::string::npos) << same;
     EXPECT_NE(same.find("algbw / busbw"), std::string::npos) << same;
     EXPECT_NE(same.find(aifabric::Num(algbw, 4) + " / "), std::string::npos) << same;
@@ -773,8 +772,8 @@ TEST(RunnerTest, DashboardNamesTheCollectiveAndShowsWhatDiffersPerRun)
     // Another collective and another size in the second run: the header says only what both
     // share, the rest is a row per run.
     aifabric::RunOutput b = a;
-    b.config.collective = "allgather";
-    b.config.bytes = 2 * a.config.bytes;
+    b.config.workload.collective = ns3::CollectiveSpec::ALLGATHER;
+    b.config.workload.bytes = 2 * a.config.workload.bytes;
     const std::string diff = aifabric::Dashboard({a, b});
     EXPECT_NE(diff.find("Collective duration (mean)"), std::string::npos) << diff;
     EXPECT_EQ(diff.find("AllReduce duration"), std::string::npos) << diff;
@@ -840,12 +839,12 @@ TEST(RunnerTest, DefaultScenarioFileIsValid)
     std::set<std::string> fabrics;
     for (const auto& r : runs)
     {
-        fabrics.insert(r.fabric);
+        fabrics.insert(r.fabric.name);
     }
     EXPECT_EQ(fabrics, (std::set<std::string>{"tcp", "rocev2", "infiniband"}));
     json seed = aifabric::LoadScenarioFile(std::string(AIFABRIC_SOURCE_DIR) +
                                            "/scenarios/seed-1024-h100.json");
     runs = aifabric::ResolveScenario(seed);
     EXPECT_EQ(runs[0].Gpus(), 1024u);
-    EXPECT_DOUBLE_EQ(runs[0].computeMs, 82.0);
+    EXPECT_DOUBLE_EQ(runs[0].workload.computeMs, 82.0);
 }

@@ -616,9 +616,9 @@ TEST(SweepTest, EverySweepFileInScenariosIsValid)
         const auto runs = ResolveScenario(p.scenario);
         ASSERT_EQ(runs.size(), 1u);
         EXPECT_EQ(runs[0].Gpus(), 128u) << "the default cluster";
-        EXPECT_EQ(runs[0].pfc, runs[0].fabric != "tcp");
-        fabrics.insert(runs[0].fabric);
-        drops.insert(runs[0].dropRate);
+        EXPECT_EQ(runs[0].fabric.pfc, runs[0].fabric.name != "tcp");
+        fabrics.insert(runs[0].fabric.name);
+        drops.insert(runs[0].faults.dropRate);
         seeds.insert(runs[0].seed);
     }
     EXPECT_EQ(fabrics, (std::set<std::string>{"tcp", "rocev2", "infiniband"}));

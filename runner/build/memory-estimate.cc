@@ -28,18 +28,11 @@ constexpr double kBytesPerOperation = 160;
 /// tree on 16 channels (8,128 connections; 114 MB at 64 MiB, 89 MB at 1 MiB measured).
 constexpr double kBytesPerConnection = 5e3;
 
-/// AllToAll, Broadcast and SendRecv: one schedule whatever the algorithm.
-bool
-IsBuiltByBase(const std::string& collective)
-{
-    return collective == "alltoall" || collective == "sendrecv" || collective == "broadcast";
-}
-
 /// The run's algorithm as registered (null if none: the test's or an unknown name).
 const ns3::CollectiveAlgorithmInfo*
 Algorithm(const RunConfig& r)
 {
-    return ns3::CollectiveAlgorithmRegistry::Find(r.algorithm);
+    return ns3::CollectiveAlgorithmRegistry::Find(r.workload.algorithm);
 }
 
 /// The run's collective as the algorithm's footprint functions see it.
@@ -48,13 +41,14 @@ FootprintInput(const RunConfig& r, double n, double g)
 {
     const bool whole = g > 1 && std::fmod(n, g) == 0;
     ns3::CollectiveFootprintInput in;
-    in.collective = r.collective;
+    in.collective = ns3::CollectiveSpec::OpName(r.workload.collective);
     in.n = n;
     in.g = g;
     in.m = whole ? n / g : n;
-    in.channels = r.channels;
-    in.chunks = r.chunks;
-    in.perChannelBytes = r.bytes / std::max<uint32_t>(1, r.buckets) / r.channels;
+    in.channels = r.workload.channels;
+    in.chunks = r.workload.chunks;
+    in.perChannelBytes =
+        r.workload.bytes / std::max<uint32_t>(1, r.workload.buckets) / r.workload.channels;
     return in;
 }
 
@@ -69,12 +63,12 @@ Connections(const RunConfig& r, double n, double g)
     {
         return 0;
     }
-    const std::string& c = r.collective;
-    if (c == "alltoall")
+    const ns3::CollectiveSpec::Op c = r.workload.collective;
+    if (c == ns3::CollectiveSpec::ALLTOALL)
     {
         return n * (n - (whole ? g : 1));
     }
-    if (c == "sendrecv" || c == "broadcast")
+    if (c == ns3::CollectiveSpec::SENDRECV || c == ns3::CollectiveSpec::BROADCAST)
     {
         return n;
     }
@@ -83,7 +77,7 @@ Connections(const RunConfig& r, double n, double g)
     {
         return a->connections(FootprintInput(r, n, g));
     }
-    return r.channels * m; // ring: one network hop per server and channel
+    return r.workload.channels * m; // ring: one network hop per server and channel
 }
 
 /// Transfers of one schedule of the run's algorithm for N ranks in servers of G (one channel,
@@ -91,24 +85,24 @@ Connections(const RunConfig& r, double n, double g)
 double
 TransfersPerChannel(const RunConfig& r, double n, double g)
 {
-    const std::string& collective = r.collective;
+    const ns3::CollectiveSpec::Op collective = r.workload.collective;
     if (n < 2)
     {
         return 0;
     }
-    if (collective == "alltoall")
+    if (collective == ns3::CollectiveSpec::ALLTOALL)
     {
         return n * (n - 1);
     }
-    if (collective == "sendrecv")
+    if (collective == ns3::CollectiveSpec::SENDRECV)
     {
         return n;
     }
-    if (collective == "broadcast")
+    if (collective == ns3::CollectiveSpec::BROADCAST)
     {
         return n - 1; // per slice
     }
-    const double steps = collective == "allreduce" ? 2 * (n - 1) : n - 1;
+    const double steps = collective == ns3::CollectiveSpec::ALLREDUCE ? 2 * (n - 1) : n - 1;
     const ns3::CollectiveAlgorithmInfo* a = Algorithm(r);
     if (a && a->pipelinedTransfers)
     {
@@ -127,7 +121,7 @@ double
 PipelinedTransfers(const RunConfig& r, double n, double g)
 {
     const double perBucket = Algorithm(r)->pipelinedTransfers(FootprintInput(r, n, g));
-    return perBucket * r.channels * r.buckets;
+    return perBucket * r.workload.channels * r.workload.buckets;
 }
 
 } // namespace
@@ -160,27 +154,30 @@ EstimateMemory(const RunConfig& r)
     e.switchPorts = size.switchPorts;
     e.routes = size.routes;
     const double n = e.hosts;
-    const double g = r.gpusPerServer;
+    const double g = r.topology.gpusPerServer;
     double perChannel = TransfersPerChannel(r, n, g);
-    double copies = double(r.chunks) * r.buckets;
-    if (r.collective != "alltoall")
+    double copies = double(r.workload.chunks) * r.workload.buckets;
+    if (r.workload.collective != ns3::CollectiveSpec::ALLTOALL)
     {
-        copies *= r.channels;
+        copies *= r.workload.channels;
     }
-    if (r.collective == "broadcast")
+    if (r.workload.collective == ns3::CollectiveSpec::BROADCAST)
     {
-        const double bytes = double(r.bytes) / r.channels;
-        copies *= std::max<double>(r.chunks, std::min(1024.0, std::ceil(bytes / (512 * 1024))));
-        copies /= r.chunks;
+        const double bytes = double(r.workload.bytes) / r.workload.channels;
+        copies *=
+            std::max<double>(r.workload.chunks, std::min(1024.0, std::ceil(bytes / (512 * 1024))));
+        copies /= r.workload.chunks;
     }
     // A lazily laid schedule (a ring, the hierarchical rail rings): its state per channel,
     // bucket and rank, as the algorithm registered it.
     const ns3::CollectiveAlgorithmInfo* a = Algorithm(r);
     const ns3::CollectiveLazyState lazy =
         a && a->lazyState ? a->lazyState(FootprintInput(r, n, g)) : ns3::CollectiveLazyState();
-    double ringBytes =
-        lazy.bytesPerRank > 0 ? double(r.channels) * r.buckets * n * lazy.bytesPerRank : 0.0;
-    const bool pipelined = a && a->pipelinedTransfers && !IsBuiltByBase(r.collective);
+    double ringBytes = lazy.bytesPerRank > 0 ? double(r.workload.channels) * r.workload.buckets *
+                                                   n * lazy.bytesPerRank
+                                             : 0.0;
+    const bool pipelined = a && a->pipelinedTransfers &&
+                           !ns3::CollectiveAlgorithm::IsBuiltByBase(r.workload.collective);
     e.transfers = lazy.replacesTransfers ? 0
                   : pipelined            ? static_cast<uint64_t>(PipelinedTransfers(r, n, g))
                                          : static_cast<uint64_t>(perChannel * copies);
@@ -191,19 +188,19 @@ EstimateMemory(const RunConfig& r)
         e.connections = 0;
         ringBytes = 0;
     }
-    if (r.workloadKind == "training")
+    if (r.workload.kind == WorkloadKind::TRAINING)
     {
         // Per rank and micro-batch at most 12 operations a layer of its stage (4 forward and 4
         // backward for a dense layer, 7 each way for a MoE one, less in total), plus buckets.
-        const ns3::ParallelismConfig& p = r.parallelism;
-        const double layers = std::ceil(double(r.model.layers) / p.pp);
+        const ns3::ParallelismConfig& p = r.workload.parallelism;
+        const double layers = std::ceil(double(r.workload.model.layers) / p.pp);
         e.operations = static_cast<uint64_t>(n * (layers * p.microbatches * 12.0 + 64.0));
         e.transfers = 0; // schedules are per communicator shape: small
         ringBytes = 0;
     }
-    if (r.workloadKind == "chakra" && r.graph)
+    if (r.workload.kind == WorkloadKind::CHAKRA && r.workload.graph)
     {
-        e.operations = r.graph->OpCount();
+        e.operations = r.workload.graph->OpCount();
         e.transfers = 0;
         ringBytes = 0;
     }
@@ -211,26 +208,29 @@ EstimateMemory(const RunConfig& r)
     // hosts, at most one per flow and per ordered pair; the expected number of flows is the
     // Poisson rate x hosts x duration, plus the incast bursts'. Background flows last as long
     // as the job, taken as twice its compute time (the run's time cap at most).
-    const double jobSeconds = std::min(r.maxSimSeconds, 2e-3 * r.steps * r.computeMs + 0.01);
-    for (const auto& [on, f, seconds] :
-         {std::make_tuple(r.workloadKind == "flows", r.flows, r.flows.durationMs / 1e3),
-          std::make_tuple(r.background, r.backgroundFlows, jobSeconds)})
+    const double jobSeconds =
+        std::min(r.limits.maxSimSeconds, 2e-3 * r.workload.steps * r.workload.computeMs + 0.01);
+    const FlowsConfig* traffic =
+        r.workload.kind == WorkloadKind::FLOWS ? &r.workload.flows : nullptr;
+    for (const auto& [f, seconds] :
+         {std::make_pair(traffic, r.workload.flows.durationMs / 1e3),
+          std::make_pair(r.workload.background ? &*r.workload.background : nullptr, jobSeconds)})
     {
-        if (!on)
+        if (!f)
         {
             continue;
         }
-        const double mean = f.sizes.GetMean();
-        double flows = f.load * r.linkGbps * 1e9 / (8 * mean) * n * seconds;
-        if (f.incastPeriodUs > 0)
+        const double mean = f->sizes.GetMean();
+        double flows = f->load * r.topology.linkGbps * 1e9 / (8 * mean) * n * seconds;
+        if (f->incastPeriodUs > 0)
         {
-            flows += seconds / (f.incastPeriodUs * 1e-6) * f.incastFanin;
+            flows += seconds / (f->incastPeriodUs * 1e-6) * f->incastFanin;
         }
         e.connections += static_cast<uint64_t>(std::min(flows, n * (n - 1)));
     }
-    if (r.matrix)
+    if (r.workload.matrix)
     {
-        e.connections += r.matrix->GetConnections().size(); // at most one per flow
+        e.connections += r.workload.matrix->GetConnections().size(); // at most one per flow
     }
     e.bytes = kBaseBytes + kBytesPerHost * double(e.hosts) +
               kBytesPerConnection * double(e.connections) +
@@ -252,8 +252,8 @@ void
 CheckMemory(const RunConfig& r)
 {
     const MemoryEstimate e = EstimateMemory(r);
-    const bool machine = r.maxMemoryGb <= 0;
-    const double limit = machine ? double(PhysicalMemoryBytes()) : r.maxMemoryGb * 1e9;
+    const bool machine = r.limits.maxMemoryGb <= 0;
+    const double limit = machine ? double(PhysicalMemoryBytes()) : r.limits.maxMemoryGb * 1e9;
     if (limit > 0 && e.bytes > limit)
     {
         char text[160];

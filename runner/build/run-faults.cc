@@ -44,17 +44,17 @@ StormEnd(const nlohmann::json& j, Ptr<FabricTopology> topo, uint32_t link, const
 Ptr<FabricFaultInjector>
 BuildFaults(const RunConfig& c, Ptr<FabricTopology> topo)
 {
-    if (c.faultEvents.empty() && c.randomMtbfHours <= 0)
+    if (c.faults.events.empty() && c.faults.random.mtbfHours <= 0)
     {
         return nullptr;
     }
     Ptr<FabricFaultInjector> inj = CreateObject<FabricFaultInjector>();
     inj->SetTopology(topo);
-    inj->SetAttribute("ConvergenceTime", TimeValue(ScenarioMs(c.convergenceMs)));
+    inj->SetAttribute("ConvergenceTime", TimeValue(ScenarioMs(c.routing.convergenceMs)));
     inj->AssignStreams(900000);
-    for (size_t i = 0; i < c.faultEvents.size(); ++i)
+    for (size_t i = 0; i < c.faults.events.size(); ++i)
     {
-        const nlohmann::json& j = c.faultEvents[i];
+        const nlohmann::json& j = c.faults.events[i];
         const std::string at = "faults.events[" + std::to_string(i) + "].";
         FabricFaultEvent e;
         e.at = ScenarioMs(j["at_ms"].get<double>());
@@ -124,12 +124,12 @@ BuildFaults(const RunConfig& c, Ptr<FabricTopology> topo)
         e.until = ScenarioMs(j.value("until_ms", 0.0));
         inj->AddEvent(e);
     }
-    if (c.randomMtbfHours > 0)
+    if (c.faults.random.mtbfHours > 0)
     {
-        inj->AddRandomFailures(Seconds(c.randomMtbfHours * 3600),
-                               ScenarioMs(c.randomRepairMs),
-                               c.randomHostLinks,
-                               Seconds(c.maxSimSeconds));
+        inj->AddRandomFailures(Seconds(c.faults.random.mtbfHours * 3600),
+                               ScenarioMs(c.faults.random.repairMs),
+                               c.faults.random.hostLinks,
+                               Seconds(c.limits.maxSimSeconds));
     }
     return inj;
 }

@@ -36,7 +36,7 @@ JobsSummary(const RunConfig& c, const Simulation& sim, uint64_t events, double w
                {"placement", jc.placement},
                {"server_ids", jc.serverIds},
                {"start_ms", jc.startMs},
-               {"fabric", jc.run.fabric}};
+               {"fabric", jc.run.fabric.name}};
         for (const char* k : {"workload_kind",
                               "gpus",
                               "steps",

@@ -43,33 +43,36 @@ EgressNames(const FabricTopology& topo)
 void
 AddPfcHealth(const RunConfig& c, Simulation& sim)
 {
-    if (!c.pfc || !FabricOf(c).pauseFrames)
+    if (!c.fabric.pfc || !FabricOf(c).pauseFrames)
     {
         return;
     }
     const uint32_t n = sim.topo->GetNSwitches();
-    if (c.watchdog)
+    if (c.pfcWatchdog.enabled)
     {
         sim.watchdog = CreateObject<PfcWatchdog>();
-        sim.watchdog->SetAttribute("DetectionTime", TimeValue(ScenarioMs(c.watchdogDetectionMs)));
+        sim.watchdog->SetAttribute("DetectionTime",
+                                   TimeValue(ScenarioMs(c.pfcWatchdog.detectionMs)));
         sim.watchdog->SetAttribute("RestorationTime",
-                                   TimeValue(ScenarioMs(c.watchdogRestorationMs)));
-        sim.watchdog->SetAttribute("PollInterval", TimeValue(ScenarioMs(c.watchdogPollMs)));
-        sim.watchdog->SetAttribute("Action",
-                                   EnumValue(c.watchdogAction == "drop"      ? PfcWatchdog::DROP
-                                             : c.watchdogAction == "forward" ? PfcWatchdog::FORWARD
-                                                                             : PfcWatchdog::ALERT));
+                                   TimeValue(ScenarioMs(c.pfcWatchdog.restorationMs)));
+        sim.watchdog->SetAttribute("PollInterval", TimeValue(ScenarioMs(c.pfcWatchdog.pollMs)));
+        sim.watchdog->SetAttribute(
+            "Action",
+            EnumValue(c.pfcWatchdog.action == PfcWatchdogAction::DROP      ? PfcWatchdog::DROP
+                      : c.pfcWatchdog.action == PfcWatchdogAction::FORWARD ? PfcWatchdog::FORWARD
+                                                                           : PfcWatchdog::ALERT));
         for (uint32_t j = 0; j < n; ++j)
         {
             sim.watchdog->Install(sim.topo->GetSwitch(j));
         }
     }
-    if (c.deadlockDetection)
+    if (c.pfcDeadlock.enabled)
     {
         sim.deadlock = CreateObject<PfcDeadlockDetector>();
-        sim.deadlock->SetAttribute("Threshold", TimeValue(ScenarioMs(c.deadlockThresholdMs)));
-        sim.deadlock->SetAttribute("PollInterval", TimeValue(ScenarioMs(c.deadlockPollMs)));
-        sim.deadlock->SetAttribute("StopSimulation", BooleanValue(c.deadlockStop && !c.watchdog));
+        sim.deadlock->SetAttribute("Threshold", TimeValue(ScenarioMs(c.pfcDeadlock.thresholdMs)));
+        sim.deadlock->SetAttribute("PollInterval", TimeValue(ScenarioMs(c.pfcDeadlock.pollMs)));
+        sim.deadlock->SetAttribute("StopSimulation",
+                                   BooleanValue(c.pfcDeadlock.stop && !c.pfcWatchdog.enabled));
         for (uint32_t j = 0; j < n; ++j)
         {
             sim.deadlock->AddSwitch(sim.topo->GetSwitch(j));
@@ -143,7 +146,7 @@ PfcSummary(const RunConfig& c, const Simulation& sim)
     const auto& w = sim.watchdog;
     return json{{"pause_storms", sim.faults ? sim.faults->GetPauseStorms() : 0},
                 {"watchdog",
-                 {{"enabled", c.watchdog},
+                 {{"enabled", c.pfcWatchdog.enabled},
                   {"storms_detected", w ? w->GetStormsDetected() : 0},
                   {"restorations", w ? w->GetRestorations() : 0},
                   {"dropped_frames", w ? w->GetDroppedFrames() : 0},

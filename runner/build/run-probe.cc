@@ -28,9 +28,9 @@ nlohmann::json
 IdleMessageProbe(const RunConfig& run, uint64_t bytes)
 {
     RunConfig c = run;
-    c.dropRate = 0;
-    c.faultEvents = nlohmann::json::array();
-    c.randomMtbfHours = 0;
+    c.faults.dropRate = 0;
+    c.faults.events = nlohmann::json::array();
+    c.faults.random.mtbfHours = 0;
     Ptr<FabricTopology> topo = BuildTopology(c);
     const uint32_t n = topo->GetNHosts();
     nlohmann::json out{{"bytes", bytes}, {"us", 0.0}, {"src", 0}, {"dst", 0}};

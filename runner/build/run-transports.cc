@@ -22,7 +22,8 @@ InstallRdma(const RunConfig& c,
     RdmaHelper rdma;
     // The congestion control as registered beside its class: its TypeId and preset, its own
     // keys' attributes and what it needs of the NICs (an ACK per packet, a CNP interval).
-    if (const RdmaCongestionControlInfo* cc = RdmaCongestionRegistry::Find(c.congestionControl))
+    if (const RdmaCongestionControlInfo* cc =
+            RdmaCongestionRegistry::Find(c.fabric.congestionControl))
     {
         rdma.SetCongestionControl(cc->typeId);
         for (const auto& [name, value] : cc->attributes)
@@ -35,7 +36,7 @@ InstallRdma(const RunConfig& c,
             {
                 rdma.SetCongestionControlAttribute(
                     k.attribute,
-                    StringValue(PluginValueText(c.congestionControlKeys.at(k.name))));
+                    StringValue(PluginValueText(c.fabric.congestionControlKeys.at(k.name))));
             }
         }
         for (const auto& [name, value] : cc->nicAttributes)
@@ -44,16 +45,18 @@ InstallRdma(const RunConfig& c,
         }
     }
     // The loss recovery as registered beside its class (loss_recovery, validated).
-    if (const RdmaLossRecoveryInfo* lr = RdmaLossRecoveryRegistry::Find(c.lossRecovery))
+    if (const RdmaLossRecoveryInfo* lr = RdmaLossRecoveryRegistry::Find(c.fabric.lossRecovery))
     {
         rdma.SetLossRecovery(lr->typeId);
     }
-    if (c.reorderThreshold > 0)
+    if (c.fabric.rdma.reorderThreshold > 0)
     {
-        rdma.SetLossRecoveryAttribute("ReorderThreshold", UintegerValue(c.reorderThreshold));
+        rdma.SetLossRecoveryAttribute("ReorderThreshold",
+                                      UintegerValue(c.fabric.rdma.reorderThreshold));
     }
-    rdma.SetNicAttribute("RetransmitTimeout", TimeValue(ScenarioMs(c.retransmitTimeoutMs)));
-    rdma.SetNicAttribute("PathMtu", UintegerValue(c.pathMtu));
+    rdma.SetNicAttribute("RetransmitTimeout",
+                         TimeValue(ScenarioMs(c.fabric.rdma.retransmitTimeoutMs)));
+    rdma.SetNicAttribute("PathMtu", UintegerValue(c.fabric.rdma.pathMtu));
     nics = rdma.Install(topo);
     for (auto& n : nics)
     {
@@ -64,7 +67,7 @@ InstallRdma(const RunConfig& c,
         nics.push_back(n);
     }
     Ptr<RdmaCollectiveTransport> r = CreateObject<RdmaCollectiveTransport>();
-    r->SetAttribute("QpsPerConnection", UintegerValue(c.qpsPerConnection));
+    r->SetAttribute("QpsPerConnection", UintegerValue(c.routing.qpsPerConnection));
     r->SetRanks(topo->GetEndpoints());
     return r;
 }

@@ -63,7 +63,9 @@ BuildFlows(const FlowsConfig& f, Time duration, Ptr<FabricTopology> topo)
     w->SetDistribution(f.sizes);
     w->SetAttribute("Load", DoubleValue(f.load));
     w->SetAttribute("Duration", TimeValue(duration));
-    w->SetAttribute("Pattern", StringValue(f.pattern == "permutation" ? "Permutation" : "Uniform"));
+    w->SetAttribute(
+        "Pattern",
+        StringValue(f.pattern == FlowsPattern::PERMUTATION ? "Permutation" : "Uniform"));
     w->SetAttribute("IncastFanin", UintegerValue(f.incastFanin));
     w->SetAttribute("IncastBytes", UintegerValue(f.incastBytes));
     w->SetAttribute("IncastPeriod", TimeValue(NanoSeconds(int64_t(f.incastPeriodUs * 1e3))));
@@ -83,24 +85,29 @@ MakeParallelJob(const RunConfig& c,
 {
     // A Chakra trace's graph as read, or the transformer's step built from the model.
     std::shared_ptr<const WorkloadGraph> graph =
-        c.graph ? c.graph
-                : std::make_shared<const WorkloadGraph>(
-                      TransformerWorkload::Build(c.model, c.parallelism));
+        c.workload.graph
+            ? c.workload.graph
+            : std::make_shared<const WorkloadGraph>(
+                  TransformerWorkload::Build(c.workload.model, c.workload.parallelism));
     Ptr<ParallelTrainingJob> job = CreateObject<ParallelTrainingJob>();
-    job->SetAttribute("Steps", UintegerValue(c.steps));
-    job->SetAttribute("PeakTflops", DoubleValue(c.peakTflops));
-    job->SetAttribute("ComputeEfficiency", DoubleValue(c.computeEfficiency));
-    job->SetAttribute("Nvls", BooleanValue(c.nvls));
-    job->SetAttribute("Algorithm",
-                      StringValue(c.algorithmAuto ? std::string("auto") : c.algorithm));
-    job->SetAttribute("Protocol", StringValue(c.protocolAuto ? std::string("auto") : c.protocol));
+    job->SetAttribute("Steps", UintegerValue(c.workload.steps));
+    job->SetAttribute("PeakTflops", DoubleValue(c.gpu.peakTflops));
+    job->SetAttribute("ComputeEfficiency", DoubleValue(c.gpu.computeEfficiency));
+    job->SetAttribute("Nvls", BooleanValue(c.gpu.nvls));
+    job->SetAttribute(
+        "Algorithm",
+        StringValue(c.workload.algorithmAuto ? std::string("auto") : c.workload.algorithm));
+    job->SetAttribute("Protocol",
+                      StringValue(c.workload.protocolAuto
+                                      ? "auto"
+                                      : ns3::CollectiveProtocol::Name(c.workload.protocol)));
     // workload.channels and chunks apply to every collective too (they were ignored): 0
     // channels is NCCL's count per communicator and algorithm.
-    job->SetAttribute("Channels", UintegerValue(c.channelsAuto ? 0 : c.channels));
-    job->SetAttribute("Chunks", UintegerValue(c.chunks));
+    job->SetAttribute("Channels", UintegerValue(c.workload.channelsAuto ? 0 : c.workload.channels));
+    job->SetAttribute("Chunks", UintegerValue(c.workload.chunks));
     job->SetTuner(MakeTuner(c));
     job->SetGraph(graph);
-    job->Setup(gpus, ranks, c.gpusPerServer, network, nvlink);
+    job->Setup(gpus, ranks, c.topology.gpusPerServer, network, nvlink);
     return job;
 }
 
@@ -119,23 +126,23 @@ MakeCollectiveJob(const RunConfig& c,
     for (uint32_t r : ranks)
     {
         Ptr<GpuTrainingApp> app = CreateObject<GpuTrainingApp>();
-        app->SetAttribute("ComputeTime", TimeValue(ScenarioMs(c.computeMs)));
+        app->SetAttribute("ComputeTime", TimeValue(ScenarioMs(c.workload.computeMs)));
         app->AssignStreams(100000 + r);
         topo->GetHostNode(r)->AddApplication(app);
         gpus.Add(topo->GetHostNode(r));
     }
     Ptr<TrainingJob> job = CreateObject<TrainingJob>();
-    job->SetAttribute("Steps", UintegerValue(c.steps));
-    job->SetAttribute("Collective", StringValue(c.collective));
+    job->SetAttribute("Steps", UintegerValue(c.workload.steps));
+    job->SetAttribute("Collective", StringValue(CollectiveSpec::OpName(c.workload.collective)));
     job->SetAttribute(
         "Algorithm",
-        TypeIdValue(TypeId::LookupByName(CollectiveAlgorithm::TypeIdName(c.algorithm))));
-    job->SetAttribute("Bytes", UintegerValue(c.bytes));
-    job->SetAttribute("Chunks", UintegerValue(c.chunks));
-    job->SetAttribute("Buckets", UintegerValue(c.buckets));
-    job->SetAttribute("Channels", UintegerValue(c.channels));
-    job->SetAttribute("Protocol", StringValue(c.protocol));
-    if (c.sharp)
+        TypeIdValue(TypeId::LookupByName(CollectiveAlgorithm::TypeIdName(c.workload.algorithm))));
+    job->SetAttribute("Bytes", UintegerValue(c.workload.bytes));
+    job->SetAttribute("Chunks", UintegerValue(c.workload.chunks));
+    job->SetAttribute("Buckets", UintegerValue(c.workload.buckets));
+    job->SetAttribute("Channels", UintegerValue(c.workload.channels));
+    job->SetAttribute("Protocol", StringValue(CollectiveProtocol::Name(c.workload.protocol)));
+    if (c.fabric.infiniband.sharp)
     {
         try
         {
@@ -151,7 +158,7 @@ MakeCollectiveJob(const RunConfig& c,
     {
         job->SetTransportRanks(ranks);
     }
-    job->Setup(gpus, c.gpusPerServer, network, nvlink);
+    job->Setup(gpus, c.topology.gpusPerServer, network, nvlink);
     return job;
 }
 
@@ -232,16 +239,16 @@ AddJobs(const RunConfig& c, const std::vector<bool>* include, Simulation& sim)
         NodeContainer gpus;
         for (uint32_t server : jc.serverIds)
         {
-            for (uint32_t g = 0; g < c.gpusPerServer; ++g)
+            for (uint32_t g = 0; g < c.topology.gpusPerServer; ++g)
             {
-                ranks.push_back(server * c.gpusPerServer + g);
+                ranks.push_back(server * c.topology.gpusPerServer + g);
                 gpus.Add(sim.topo->GetHostNode(ranks.back()));
                 left->owner[ranks.back()] = int32_t(sim.jobs.size());
             }
         }
         SimulatedJob sj;
         sj.index = i;
-        sj.network = sim.networks.at(jc.run.fabric);
+        sj.network = sim.networks.at(jc.run.fabric.name);
         if (jc.run.RunsGraph())
         {
             sj.parallel = MakeParallelJob(jc.run, gpus, ranks, sj.network, sim.nvlink);
@@ -253,7 +260,7 @@ AddJobs(const RunConfig& c, const std::vector<bool>* include, Simulation& sim)
         WatchSteps(sj.parallel ? Ptr<Object>(sj.parallel) : Ptr<Object>(sj.job),
                    left,
                    sim.jobs.size(),
-                   jc.run.steps);
+                   jc.run.workload.steps);
         if (sim.jobs.empty())
         {
             sim.job = sj.job;
@@ -272,16 +279,16 @@ BuildTopology(const RunConfig& c)
     Config::Reset();
     // Scenario keys first, so that the scenario's "attributes" can still override them.
     Config::SetDefault("ns3::NvlinkTransport::Bandwidth",
-                       DataRateValue(DataRate(uint64_t(c.nvlinkGBytesPerS * 8e9))));
-    Config::SetDefault("ns3::RingCollective::Pxn", BooleanValue(c.pxn));
+                       DataRateValue(DataRate(uint64_t(c.gpu.nvlinkGBytesPerS * 8e9))));
+    Config::SetDefault("ns3::RingCollective::Pxn", BooleanValue(c.workload.pxn));
     Config::SetDefault("ns3::NvlinkTransport::NvlsEfficiency",
-                       StringValue(PresetNvlsEfficiency(c.gpuModel)));
+                       StringValue(PresetNvlsEfficiency(c.gpu.model)));
     // What the congestion control needs of the switches (DCQCN: ECN below PFC's XOFF).
-    const RdmaCongestionControlInfo* cc = RdmaCongestionRegistry::Find(c.congestionControl);
+    const RdmaCongestionControlInfo* cc = RdmaCongestionRegistry::Find(c.fabric.congestionControl);
     if (cc && cc->switchDefaults)
     {
-        for (const auto& [name, value] :
-             cc->switchDefaults({c.fabric, c.linkGbps, c.congestionControlKeys}))
+        for (const auto& [name, value] : cc->switchDefaults(
+                 {c.fabric.name, c.topology.linkGbps, c.fabric.congestionControlKeys}))
         {
             Config::SetDefault(name, StringValue(value));
         }
@@ -293,7 +300,7 @@ BuildTopology(const RunConfig& c)
             throw ScenarioError("attributes." + a.first + ": invalid value '" + a.second + "'");
         }
     }
-    Config::SetDefault("ns3::FabricTopology::ValleyFree", BooleanValue(c.valleyFree));
+    Config::SetDefault("ns3::FabricTopology::ValleyFree", BooleanValue(c.routing.valleyFree));
     RngSeedManager::SetSeed(c.seed);
     RngSeedManager::SetRun(1);
     // Takes effect when this call creates the simulator (the first run, or a run after
@@ -311,29 +318,30 @@ BuildTopology(const RunConfig& c)
     {
         f.configure(c, *helper);
     }
-    helper->SetAttribute("InNetworkAggregation", BooleanValue(c.sharp));
+    helper->SetAttribute("InNetworkAggregation", BooleanValue(c.fabric.infiniband.sharp));
     // The load balancing as registered beside the switch (routing.load_balancing, validated).
-    if (const int ps = LoadBalancingRegistry::Find(c.loadBalancing)->pathSelection; ps >= 0)
+    if (const int ps = LoadBalancingRegistry::Find(c.routing.loadBalancing)->pathSelection; ps >= 0)
     {
         helper->SetSwitchAttribute("PathSelection",
                                    EnumValue(static_cast<FabricSwitch::PathSelection>(ps)));
         helper->SetSwitchAttribute("FlowletGap",
-                                   TimeValue(NanoSeconds(int64_t(c.flowletGapUs * 1e3))));
+                                   TimeValue(NanoSeconds(int64_t(c.routing.flowletGapUs * 1e3))));
     }
-    helper->SetAttribute("Servers", UintegerValue(c.servers));
-    helper->SetAttribute("GpusPerServer", UintegerValue(c.gpusPerServer));
-    helper->SetAttribute("LinkRate", DataRateValue(DataRate(uint64_t(c.linkGbps * 1e9))));
-    helper->SetAttribute("HostCableLength", DoubleValue(c.hostCableM));
-    helper->SetAttribute("FabricCableLength", DoubleValue(c.fabricCableM));
-    if (c.hopLatencyUs > 0)
+    helper->SetAttribute("Servers", UintegerValue(c.topology.servers));
+    helper->SetAttribute("GpusPerServer", UintegerValue(c.topology.gpusPerServer));
+    helper->SetAttribute("LinkRate", DataRateValue(DataRate(uint64_t(c.topology.linkGbps * 1e9))));
+    helper->SetAttribute("HostCableLength", DoubleValue(c.topology.hostCableM));
+    helper->SetAttribute("FabricCableLength", DoubleValue(c.topology.fabricCableM));
+    if (c.topology.hopLatencyUs > 0)
     {
         // htsim's hop: a fixed delay per link (its Pipe), store-and-forward switches (its
         // queues serialize whole packets) with a fixed switching latency. 5 ns per metre.
-        helper->SetAttribute("HostCableLength", DoubleValue(c.hopLatencyUs * 200));
-        helper->SetAttribute("FabricCableLength", DoubleValue(c.hopLatencyUs * 200));
+        helper->SetAttribute("HostCableLength", DoubleValue(c.topology.hopLatencyUs * 200));
+        helper->SetAttribute("FabricCableLength", DoubleValue(c.topology.hopLatencyUs * 200));
         helper->SetSwitchAttribute("CutThrough", BooleanValue(false));
-        helper->SetSwitchAttribute("PortToPortLatency",
-                                   TimeValue(NanoSeconds(int64_t(c.switchLatencyUs * 1e3))));
+        helper->SetSwitchAttribute(
+            "PortToPortLatency",
+            TimeValue(NanoSeconds(int64_t(c.topology.switchLatencyUs * 1e3))));
     }
     Ptr<FabricTopology> topo;
     try
@@ -352,7 +360,8 @@ BuildTopology(const RunConfig& c)
     {
         for (uint32_t p = 0; p < topo->GetNHostPorts(h); ++p)
         {
-            topo->GetHostDevice(h, p)->SetAttribute("ReceiveErrorRate", DoubleValue(c.dropRate));
+            topo->GetHostDevice(h, p)->SetAttribute("ReceiveErrorRate",
+                                                    DoubleValue(c.faults.dropRate));
         }
     }
     return topo;
@@ -361,7 +370,7 @@ BuildTopology(const RunConfig& c)
 void
 CheckFaultTargets(const RunConfig& c)
 {
-    if (c.faultEvents.empty())
+    if (c.faults.events.empty())
     {
         return;
     }
@@ -381,13 +390,13 @@ BuildSimulation(const RunConfig& c, const std::vector<bool>* include)
     // the run's keys if it is the run's fabric, else with its first job's.
     std::map<std::string, Ptr<CollectiveTransport>> networks;
     Ptr<CollectiveTransport> network;
-    const std::vector<std::string> single{c.fabric};
+    const std::vector<std::string> single{c.fabric.name};
     for (const std::string& name : c.jobs.empty() ? single : c.jobFabrics)
     {
         const RunConfig* keys = &c;
-        for (size_t i = 0; i < c.jobs.size() && name != c.fabric; ++i)
+        for (size_t i = 0; i < c.jobs.size() && name != c.fabric.name; ++i)
         {
-            if (c.jobs[i].run.fabric == name)
+            if (c.jobs[i].run.fabric.name == name)
             {
                 keys = &c.jobs[i].run;
                 break;
@@ -415,21 +424,22 @@ BuildSimulation(const RunConfig& c, const std::vector<bool>* include)
     {
         n->TraceConnectWithoutContext("MessageLatency", toHistogram);
     }
-    if (c.workloadKind == "flows" || c.background)
+    if (c.workload.kind == WorkloadKind::FLOWS || c.workload.background)
     {
-        sim.flows = BuildFlows(c.workloadKind == "flows" ? c.flows : c.backgroundFlows,
-                               c.workloadKind == "flows" ? ScenarioMs(c.flows.durationMs)
-                                                         : Seconds(c.maxSimSeconds),
-                               topo);
+        sim.flows = BuildFlows(
+            c.workload.kind == WorkloadKind::FLOWS ? c.workload.flows : *c.workload.background,
+            c.workload.kind == WorkloadKind::FLOWS ? ScenarioMs(c.workload.flows.durationMs)
+                                                   : Seconds(c.limits.maxSimSeconds),
+            topo);
         sim.flowQueue = Create<LatencyHistogram>();
         WatchSwitchQueues(topo, sim.flowQueue);
     }
-    if (c.matrix)
+    if (c.workload.matrix)
     {
         // The matrix's flows only: no Poisson arrivals (no distribution, rate 0).
         sim.flows = CreateObject<FlowWorkload>();
         sim.flows->Install(topo);
-        for (const MatrixConnection& m : c.matrix->GetConnections())
+        for (const MatrixConnection& m : c.workload.matrix->GetConnections())
         {
             sim.flows->AddScheduledFlow(m.start, m.src, m.dst, m.bytes);
         }
@@ -442,7 +452,7 @@ BuildSimulation(const RunConfig& c, const std::vector<bool>* include)
         return sim;
     }
     Ptr<NvlinkTransport> nvlink;
-    if (c.gpusPerServer > 1)
+    if (c.topology.gpusPerServer > 1)
     {
         nvlink = CreateObject<NvlinkTransport>();
         nvlink->SetRanks(topo->GetNHosts());
@@ -461,9 +471,9 @@ BuildSimulation(const RunConfig& c, const std::vector<bool>* include)
     if (c.RunsGraph())
     {
         sim.parallel = MakeParallelJob(c, topo->GetHosts(), ranks, network, nvlink);
-        sim.timeline =
-            TimelineRecorder::Attach(sim.parallel,
-                                     c.workloadKind == "training" ? &c.parallelism : nullptr);
+        sim.timeline = TimelineRecorder::Attach(
+            sim.parallel,
+            c.workload.kind == WorkloadKind::TRAINING ? &c.workload.parallelism : nullptr);
     }
     else
     {
@@ -472,7 +482,10 @@ BuildSimulation(const RunConfig& c, const std::vector<bool>* include)
     // One job on every host: its last step or a failed connection stops the run.
     auto left = std::make_shared<JobsLeft>();
     left->owner.assign(topo->GetNHosts(), 0);
-    WatchSteps(sim.parallel ? Ptr<Object>(sim.parallel) : Ptr<Object>(sim.job), left, 0, c.steps);
+    WatchSteps(sim.parallel ? Ptr<Object>(sim.parallel) : Ptr<Object>(sim.job),
+               left,
+               0,
+               c.workload.steps);
     WatchConnections(sim, left);
     return sim;
 }

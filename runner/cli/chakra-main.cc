@@ -168,17 +168,22 @@ Export(int argc, char** argv)
     {
         throw ScenarioError("workload.kind: chakra export writes a training step (kind training "
                             "or chakra; got " +
-                            c.workloadKind + ")");
+                            std::string(NameOf(c.workload.kind)) + ")");
     }
     const ns3::WorkloadGraph g =
-        c.graph ? *c.graph : ns3::TransformerWorkload::Build(c.model, c.parallelism);
+        c.workload.graph
+            ? *c.workload.graph
+            : ns3::TransformerWorkload::Build(c.workload.model, c.workload.parallelism);
     // Written beside DIR, then renamed: DIR appears whole or not at all.
     const fs::path tmp =
         fs::path(args.out).parent_path() /
         (fs::path(args.out).filename().string() + ".tmp-" + std::to_string(::getpid()));
     try
     {
-        ns3::ChakraTrace::Write(g, tmp.string(), prefix, c.peakTflops * 1e12 * c.computeEfficiency);
+        ns3::ChakraTrace::Write(g,
+                                tmp.string(),
+                                prefix,
+                                c.gpu.peakTflops * 1e12 * c.gpu.computeEfficiency);
         fs::rename(tmp, args.out);
     }
     catch (const ns3::ChakraTraceError& e)
@@ -193,7 +198,7 @@ Export(int argc, char** argv)
                             e.code().message() + ")");
     }
     std::cout << "wrote " << g.ranks << " ranks, " << g.OpCount() << " operations of "
-              << c.model.name << " to " << args.out << "\n";
+              << c.workload.model.name << " to " << args.out << "\n";
     return 0;
 }
 

@@ -167,7 +167,7 @@ main(int argc, char** argv)
         Plot(dir.GetPath(),
              "busbw.gp",
              NcclTestsPlotScript(name + ": " + o.op + " on " + std::to_string(runs.front().Gpus()) +
-                                 " GPUs (" + runs.front().fabric + ")"));
+                                 " GPUs (" + runs.front().fabric.name + ")"));
         ThrowIfInterrupted();
         const std::string commitError = dir.Commit();
         if (!commitError.empty())

@@ -83,13 +83,13 @@ RunCommand(int argc, char** argv)
             if (!quiet)
             {
                 std::cerr << "[" << i + 1 << "/" << runs.size() << "] " << runs[i].name << ": "
-                          << runs[i].Gpus() << " GPUs, " << runs[i].fabric
+                          << runs[i].Gpus() << " GPUs, " << runs[i].fabric.name
                           << (!FabricOf(runs[i]).flowControlLabel.empty()
                                   ? " " + FabricOf(runs[i]).flowControlLabel
-                              : runs[i].pfc ? " PFC"
-                                            : " no-PFC")
-                          << ", " << runs[i].congestionControl << ", drop rate " << runs[i].dropRate
-                          << std::endl;
+                              : runs[i].fabric.pfc ? " PFC"
+                                                   : " no-PFC")
+                          << ", " << runs[i].fabric.congestionControl << ", drop rate "
+                          << runs[i].faults.dropRate << std::endl;
             }
             results.push_back(ExecuteRun(runs[i], progress, i, runs.size()));
             const std::string why = IncompleteRunMessage(results.back());

@@ -81,8 +81,8 @@ main(int argc, char** argv)
         }
         std::ostringstream os;
         os << topo->Describe() << "\n"
-           << "  GPUs " << topo->GetNHosts() << " (" << c.servers << " servers x "
-           << c.gpusPerServer << "), switches " << topo->GetNSwitches() << ", links "
+           << "  GPUs " << topo->GetNHosts() << " (" << c.topology.servers << " servers x "
+           << c.topology.gpusPerServer << "), switches " << topo->GetNSwitches() << ", links "
            << topo->GetNLinks() << " (" << linkKinds["host-leaf"] << " host-leaf, "
            << linkKinds["switch-switch"] << " switch-switch)\n"
            << "  built in " << Num(buildS, 3) << " s, peak RSS " << Num(PeakRssMb(), 4) << " MB\n";

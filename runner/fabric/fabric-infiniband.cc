@@ -48,43 +48,43 @@ void
 ResolveInfiniband(const json& j, RunConfig& r)
 {
     const json& ib = j[kInfiniband];
-    r.sharp = ib["sharp"];
-    if (r.sharp && r.fabric != kInfiniband)
+    r.fabric.infiniband.sharp = ib["sharp"];
+    if (r.fabric.infiniband.sharp && r.fabric.name != kInfiniband)
     {
         throw ScenarioError("infiniband.sharp: SHARP reduces in InfiniBand switches: needs "
                             "fabric infiniband (got " +
-                            r.fabric + ")");
+                            r.fabric.name + ")");
     }
-    r.ibRxBufferKib = ib["rx_buffer_kib"];
-    r.ibFecnThresholdKib = ib["fecn_threshold_kib"];
+    r.fabric.infiniband.rxBufferKib = ib["rx_buffer_kib"];
+    r.fabric.infiniband.fecnThresholdKib = ib["fecn_threshold_kib"];
 }
 
 /// What fabric infiniband cannot combine with.
 void
 FinishInfiniband(RunConfig& r)
 {
-    if (!r.pfc)
+    if (!r.fabric.pfc)
     {
         throw ScenarioError(
             "pfc: InfiniBand is lossless by credit flow control; pfc must stay true "
             "with fabric infiniband (pfc: false applies to rocev2 and tcp)");
     }
-    if (!LoadBalancingRegistry::Find(r.loadBalancing)->onInfiniband)
+    if (!LoadBalancingRegistry::Find(r.routing.loadBalancing)->onInfiniband)
     {
         const std::string allowed = NamesWhere<LoadBalancingRegistry>(
             [](const LoadBalancingInfo& e) { return e.onInfiniband; },
             " or ");
         throw ScenarioError("routing.load_balancing: with fabric infiniband must be " + allowed +
                             " (what the subnet manager's LFT or adaptive routing does; got " +
-                            r.loadBalancing + ")");
+                            r.routing.loadBalancing + ")");
     }
     // A full IB packet (4096 + LRH/BTH/RETH/ICRC/VCRC = 4138 B) must fit the buffer.
     const double minKib = std::ceil((4096.0 + 8 + 12 + 16 + 4 + 2) / 64) * 64 / 1024;
-    if (r.ibRxBufferKib < minKib)
+    if (r.fabric.infiniband.rxBufferKib < minKib)
     {
         std::ostringstream msg;
         msg << "infiniband.rx_buffer_kib: must hold one full packet: >= " << minKib << " KiB (got "
-            << r.ibRxBufferKib << ")";
+            << r.fabric.infiniband.rxBufferKib << ")";
         throw ScenarioError(msg.str());
     }
 }
@@ -112,10 +112,10 @@ static const bool g_infinibandFabricRegistered = FabricRegistry::Add([] {
         helper.SetAttribute("LinkLayer", EnumValue(FabricNetDevice::INFINIBAND));
         helper.GetLinkHelper().SetFlowControlAttribute(
             "RxBufferBytes",
-            UintegerValue(uint32_t(c.ibRxBufferKib * 1024)));
+            UintegerValue(uint32_t(c.fabric.infiniband.rxBufferKib * 1024)));
         helper.GetLinkHelper().SetFlowControlAttribute(
             "FecnThreshold",
-            UintegerValue(uint32_t(c.ibFecnThresholdKib * 1024)));
+            UintegerValue(uint32_t(c.fabric.infiniband.fecnThresholdKib * 1024)));
     };
     f.install = InstallRdma;
     return f;

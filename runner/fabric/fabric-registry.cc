@@ -32,7 +32,7 @@ FabricNamed(const std::string& name)
 const FabricInfo&
 FabricOf(const RunConfig& r)
 {
-    return FabricNamed(r.fabric);
+    return FabricNamed(r.fabric.name);
 }
 
 const std::string&

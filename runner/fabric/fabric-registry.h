@@ -83,7 +83,7 @@ struct FabricInfo
 /// The fabrics a scenario can name (fabric, jobs[].fabric).
 using FabricRegistry = ns3::PluginRegistry<FabricInfo>;
 
-/// The entry of `r.fabric` (validated: always found).
+/// The entry of `r.fabric.name` (validated: always found).
 const FabricInfo& FabricOf(const RunConfig& r);
 
 /// The entry of `name`; aborts when unknown (the schema has refused it before).

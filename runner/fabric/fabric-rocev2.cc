@@ -20,7 +20,7 @@ static const bool g_rocev2FabricRegistered = FabricRegistry::Add([] {
     f.packetLabel = "RDMA data packets";
     f.colour = "'#2b6cb0'";
     f.configure = [](const RunConfig& c, FabricTopologyHelper& helper) {
-        if (!c.pfc)
+        if (!c.fabric.pfc)
         {
             helper.GetLinkHelper().SetFlowControlAttribute("EnabledPriorities", UintegerValue(0));
         }

@@ -52,53 +52,54 @@ void
 ResolveTcp(const json& j, RunConfig& r)
 {
     const json& t = j[kTcp];
-    r.tcpHostCosts = t["host_costs"];
-    r.tcpCores = t["cores"];
-    r.tcpStack = t["stack"];
-    r.tcpTlp = t["tlp"];
-    r.tcpRack = t["rack"];
-    r.tcpSocketsPerPeer = t["sockets_per_peer"];
-    r.tcpThreads = t["threads"];
-    if (r.tcpSocketsPerPeer % r.tcpThreads != 0)
+    r.fabric.tcp.hostCosts = t["host_costs"];
+    r.fabric.tcp.cores = t["cores"];
+    r.fabric.tcp.stack = t["stack"];
+    r.fabric.tcp.tlp = t["tlp"];
+    r.fabric.tcp.rack = t["rack"];
+    r.fabric.tcp.socketsPerPeer = t["sockets_per_peer"];
+    r.fabric.tcp.threads = t["threads"];
+    if (r.fabric.tcp.socketsPerPeer % r.fabric.tcp.threads != 0)
     {
         throw ScenarioError("tcp.sockets_per_peer: must be a multiple of tcp.threads (got " +
-                            std::to_string(r.tcpSocketsPerPeer) + " sockets over " +
-                            std::to_string(r.tcpThreads) + " threads)");
+                            std::to_string(r.fabric.tcp.socketsPerPeer) + " sockets over " +
+                            std::to_string(r.fabric.tcp.threads) + " threads)");
     }
-    if (r.tcpStack == "ns3")
+    if (r.fabric.tcp.stack == TcpStack::NS3)
     {
-        if (r.tcpSocketsPerPeer != 1 || r.tcpThreads != 1)
+        if (r.fabric.tcp.socketsPerPeer != 1 || r.fabric.tcp.threads != 1)
         {
             throw ScenarioError("tcp.sockets_per_peer: NCCL's multi-socket transport needs "
                                 "tcp.stack linux (tcp.stack ns3 opens one socket per "
                                 "connection: sockets_per_peer and threads must be 1)");
         }
         // ns-3's TCP has neither (its documentation, through ns-3.48).
-        r.tcpTlp = false;
-        r.tcpRack = false;
+        r.fabric.tcp.tlp = false;
+        r.fabric.tcp.rack = false;
         r.resolved[kTcp]["tlp"] = false;
         r.resolved[kTcp]["rack"] = false;
     }
-    if (r.fabric != kTcp)
+    if (r.fabric.name != kTcp)
     {
         return;
     }
     // The RDMA fields do not apply: report what the TCP stack runs instead.
-    if (r.tcpStack == "ns3")
+    if (r.fabric.tcp.stack == TcpStack::NS3)
     {
-        r.congestionControl =
+        r.fabric.congestionControl =
             TcpAlgorithmName(r.attributes, "ns3::TcpL4Protocol", "SocketType", "");
-        r.lossRecovery =
+        r.fabric.lossRecovery =
             TcpAlgorithmName(r.attributes, "ns3::TcpL4Protocol", "RecoveryType", "Recovery");
     }
     else
     {
-        r.congestionControl =
+        r.fabric.congestionControl =
             TcpAlgorithmName(r.attributes, "ns3::LinuxTcpStack", "CongestionControl", "");
-        r.lossRecovery = std::string(r.tcpRack ? "rack" : "sack") + (r.tcpTlp ? "-tlp" : "");
+        r.fabric.lossRecovery =
+            std::string(r.fabric.tcp.rack ? "rack" : "sack") + (r.fabric.tcp.tlp ? "-tlp" : "");
     }
-    r.resolved["congestion_control"] = r.congestionControl;
-    r.resolved["loss_recovery"] = r.lossRecovery;
+    r.resolved["congestion_control"] = r.fabric.congestionControl;
+    r.resolved["loss_recovery"] = r.fabric.lossRecovery;
 }
 
 /// Kernel TCP on every host (the Linux model with NCCL's socket transport, or ns-3's TCP);
@@ -110,18 +111,19 @@ InstallTcp(const RunConfig& c,
            std::vector<Ptr<RdmaNic>>&)
 {
     Ptr<CollectiveTransport> network;
-    if (c.tcpStack == "linux")
+    if (c.fabric.tcp.stack == TcpStack::LINUX)
     {
         // --- the Linux TCP model on every host's NIC, NCCL's socket transport over it
         LinuxTcpHelper lt;
-        lt.SetHostCosts(c.tcpHostCosts);
-        lt.SetCostModelAttribute("Cores", UintegerValue(c.tcpCores));
-        lt.SetStackAttribute("Tlp", BooleanValue(c.tcpTlp));
-        lt.SetStackAttribute("Rack", BooleanValue(c.tcpRack));
+        lt.SetHostCosts(c.fabric.tcp.hostCosts);
+        lt.SetCostModelAttribute("Cores", UintegerValue(c.fabric.tcp.cores));
+        lt.SetStackAttribute("Tlp", BooleanValue(c.fabric.tcp.tlp));
+        lt.SetStackAttribute("Rack", BooleanValue(c.fabric.tcp.rack));
         lt.Install(topo);
         Ptr<LinuxTcpCollectiveTransport> t = CreateObject<LinuxTcpCollectiveTransport>();
-        t->SetAttribute("Threads", UintegerValue(c.tcpThreads));
-        t->SetAttribute("SocketsPerThread", UintegerValue(c.tcpSocketsPerPeer / c.tcpThreads));
+        t->SetAttribute("Threads", UintegerValue(c.fabric.tcp.threads));
+        t->SetAttribute("SocketsPerThread",
+                        UintegerValue(c.fabric.tcp.socketsPerPeer / c.fabric.tcp.threads));
         t->SetRanks(topo->GetHosts());
         network = t;
     }
@@ -129,10 +131,10 @@ InstallTcp(const RunConfig& c,
     {
         // --- kernel TCP (ns-3's TCP) on every host's NIC
         FabricInternetHelper::Install(topo);
-        if (c.tcpHostCosts)
+        if (c.fabric.tcp.hostCosts)
         {
             ObjectFactory cost("ns3::HostStackCostModel");
-            cost.Set("Cores", UintegerValue(c.tcpCores));
+            cost.Set("Cores", UintegerValue(c.fabric.tcp.cores));
             FabricInternetHelper::InstallHostCosts(topo, cost);
         }
         Ptr<TcpCollectiveTransport> t = CreateObject<TcpCollectiveTransport>();
@@ -163,7 +165,7 @@ uint64_t
 TcpDataPackets(const RunConfig& c, const Simulation& sim)
 {
     uint64_t n = 0;
-    if (c.fabric != kTcp)
+    if (c.fabric.name != kTcp)
     {
         return n;
     }
@@ -182,7 +184,7 @@ TcpDataPackets(const RunConfig& c, const Simulation& sim)
 void
 TcpSummary(const RunConfig& c, const Simulation& sim, json& s)
 {
-    const bool tcp = c.fabric == kTcp;
+    const bool tcp = c.fabric.name == kTcp;
     // Same keys in every run: RDMA runs report zero TCP messages.
     s["tcp_message_breakdown_us"] = json{{"messages", 0},
                                          {"gpu_to_host", 0.0},
@@ -191,7 +193,7 @@ TcpSummary(const RunConfig& c, const Simulation& sim, json& s)
                                          {"recv_cpu", 0.0},
                                          {"host_to_gpu", 0.0}};
     // Same keys in every run: RDMA runs report zeros. ns-3's TCP counts no probes or RACK.
-    json tcpCounters = json{{"stack", tcp ? c.tcpStack : ""},
+    json tcpCounters = json{{"stack", tcp ? NameOf(c.fabric.tcp.stack) : ""},
                             {"segments_sent", 0},
                             {"retransmitted_segments", 0},
                             {"timeouts", 0},
@@ -253,9 +255,9 @@ TcpSchemaKeys()
         ObjectKey(kTcp, "kernel TCP hosts"),
         ChoiceKey(
             "tcp.stack",
-            {"linux", "ns3"},
+            NamesOf<TcpStack>(),
             "linux: the Linux TCP model on the fabric (RACK-TLP, GRO); ns3: ns-3's TCP over IPv4")
-            .Default("linux"),
+            .Default(TcpStack::LINUX),
         BoolKey("tcp.tlp", "tail loss probes (Linux default; stack linux only)").Default(true),
         BoolKey("tcp.rack",
                 "RACK loss detection (Linux default; false: RFC 6675 dup-threshold; stack linux "
@@ -282,22 +284,23 @@ TcpSchemaKeys()
 void
 FinishTcp(RunConfig& r)
 {
-    if (r.IsFlowWorkload() || r.background)
+    if (r.IsFlowWorkload() || r.workload.background)
     {
-        throw ScenarioError(std::string(r.background ? "workload.background" : "workload.kind") +
-                            ": flow traffic runs on RDMA queue pairs: needs fabric rocev2 or "
-                            "infiniband (got tcp)");
+        throw ScenarioError(
+            std::string(r.workload.background ? "workload.background" : "workload.kind") +
+            ": flow traffic runs on RDMA queue pairs: needs fabric rocev2 or "
+            "infiniband (got tcp)");
     }
-    if (r.planes > 1)
+    if (r.topology.planes > 1)
     {
-        throw ScenarioError("topology.planes: " + std::to_string(r.planes) +
+        throw ScenarioError("topology.planes: " + std::to_string(r.topology.planes) +
                             " planes need an RDMA fabric (rocev2 or infiniband): the kernel TCP "
                             "models send on one NIC port (a bonded interface is not modelled; "
                             "got fabric tcp)");
     }
-    if (LoadBalancingRegistry::Find(r.loadBalancing)->queuePairs)
+    if (LoadBalancingRegistry::Find(r.routing.loadBalancing)->queuePairs)
     {
-        throw ScenarioError("routing.load_balancing: " + r.loadBalancing +
+        throw ScenarioError("routing.load_balancing: " + r.routing.loadBalancing +
                             " needs RDMA queue pairs (fabric rocev2); kernel TCP spreads over "
                             "tcp.sockets_per_peer connections");
     }
@@ -319,15 +322,16 @@ static const bool g_tcpFabricRegistered = FabricRegistry::Add([] {
     f.resolve = ResolveTcp;
     f.finish = FinishTcp;
     f.checkJob = [](const JobConfig& job) {
-        return job.run.tcpStack == "linux"
+        return job.run.fabric.tcp.stack == TcpStack::LINUX
                    ? std::string()
-                   : "fabric: a tcp job beside other jobs needs tcp.stack 'linux' (got '" +
-                         job.run.tcpStack + "')";
+                   : std::string(
+                         "fabric: a tcp job beside other jobs needs tcp.stack 'linux' (got '") +
+                         NameOf(job.run.fabric.tcp.stack) + "')";
     };
     f.configure = [](const RunConfig& c, FabricTopologyHelper& helper) {
         // Lossless TCP: PFC on TCP's class (priority 0, DSCP 0) as well as RoCE's.
         helper.GetLinkHelper().SetFlowControlAttribute("EnabledPriorities",
-                                                       UintegerValue(c.pfc ? 0x09 : 0));
+                                                       UintegerValue(c.fabric.pfc ? 0x09 : 0));
     };
     f.install = InstallTcp;
     f.dataPackets = TcpDataPackets;
@@ -336,7 +340,8 @@ static const bool g_tcpFabricRegistered = FabricRegistry::Add([] {
         bool linuxTcp = false;
         for (const RunConfig* r : runs)
         {
-            linuxTcp = linuxTcp || (r->fabric == kTcp && r->tcpStack == "linux");
+            linuxTcp =
+                linuxTcp || (r->fabric.name == kTcp && r->fabric.tcp.stack == TcpStack::LINUX);
         }
         if (!linuxTcp)
         {

@@ -35,85 +35,78 @@ UecSchemaKeys()
     static const std::string ccText =
         "UET congestion control (" + HelpClauses<UetCongestionRegistry>() + ")";
     return {
-        ObjectKey(kUec, "Ultra Ethernet fabric (fabric: uec)").Default(UecDefaults()),
-        ChoiceKey("uec.cc", UetCongestionRegistry::Names(), ccText.c_str()),
-        ChoiceKey("uec.load_balancing", UetLoadBalancerRegistry::Names(), lbText.c_str()),
+        ObjectKey(kUec, "Ultra Ethernet fabric (fabric: uec)"),
+        ChoiceKey("uec.cc", UetCongestionRegistry::Names(), ccText.c_str())
+            .Default(DefaultUetCongestion()),
+        ChoiceKey("uec.load_balancing", UetLoadBalancerRegistry::Names(), lbText.c_str())
+            .Default(DefaultUetLoadBalancer()),
         BoolKey("uec.trimming",
-                "switches trim overflowing UET packets to their headers (else drop them)"),
+                "switches trim overflowing UET packets to their headers (else drop them)")
+            .Default(true),
         IntKey("uec.trim_bytes",
                AtLeast(28),
                AtMost(9000),
-               "IPv4 bytes a trimmed packet keeps (84: IPv4+UDP+PDS+SES; Spectrum-4: 256)"),
+               "IPv4 bytes a trimmed packet keeps (84: IPv4+UDP+PDS+SES; Spectrum-4: 256)")
+            .Default(84),
         ChoiceKey("uec.pds",
-                  {"rud", "rod"},
-                  "packet delivery: reliable unordered or reliable ordered"),
-        BoolKey("uec.pfc", "PFC on UET's data class (lossless UEC)"),
+                  NamesOf<UecPds>(),
+                  "packet delivery: reliable unordered or reliable ordered")
+            .Default(UecPds::RUD),
+        BoolKey("uec.pfc", "PFC on UET's data class (lossless UEC)").Default(false),
         NumKey("uec.ecn_min_bdp",
                AtLeast(0),
                AtMost(100),
-               "ECN marking starts at this fraction of the BDP (marked on dequeue)"),
+               "ECN marking starts at this fraction of the BDP (marked on dequeue)")
+            .Default(0.2),
         NumKey("uec.ecn_max_bdp",
                Above(0),
                AtMost(100),
-               "every packet is marked above this fraction of the BDP"),
+               "every packet is marked above this fraction of the BDP")
+            .Default(0.8),
         NumKey("uec.rto_us",
                AtLeast(0),
                AtMost(1e6),
-               "retransmission timeout, us (0 = htsim's 15 us + 6 drain times of a one-BDP queue)"),
+               "retransmission timeout, us (0 = htsim's 15 us + 6 drain times of a one-BDP queue)")
+            .Default(0),
         NumKey("uec.network_rtt_us",
                AtLeast(0),
                AtMost(1e6),
-               "RTT NSCC sizes its window for, us (0 = the longest path's unloaded RTT)"),
+               "RTT NSCC sizes its window for, us (0 = the longest path's unloaded RTT)")
+            .Default(0.0),
         ChoiceKey("uec.entropy_values",
                   {"1", "2", "4", "8", "16", "32", "64", "128", "256", "1024", "4096"},
-                  "EVs a connection sprays over"),
+                  "EVs a connection sprays over")
+            .Default("64"),
         IntKey("uec.ack_bytes",
                AtLeast(1),
                AtMost(1 << 24),
-               "the target acknowledges every this many bytes (and at once on CE, ack requests)"),
+               "the target acknowledges every this many bytes (and at once on CE, ack requests)")
+            .Default(16384),
         NumKey("uec.receive_gbps",
                AtLeast(0),
                AtMost(100000),
                "the target moves received payload into memory at this rate, Gb/s (PCIe, host "
                "memory; 0 = as fast as it arrives); below the link rate a backlog builds and ACKs "
-               "carry back-pressure on UEC's 0..127 scale"),
-        ChoiceKey("uec.mtu", {"1024", "2048", "4096", "8192"}, "payload bytes per packet"),
+               "carry back-pressure on UEC's 0..127 scale")
+            .Default(0.0),
+        ChoiceKey("uec.mtu", {"1024", "2048", "4096", "8192"}, "payload bytes per packet")
+            .Default("4096"),
         BoolKey(
             "uec.link_retry",
-            "link-level retry on every link: a corrupted frame is replayed by the link (UEC LLR)"),
+            "link-level retry on every link: a corrupted frame is replayed by the link (UEC LLR)")
+            .Default(false),
         BoolKey("uec.credit_flow_control",
                 "credit-based flow control on UET's data class instead of PFC (UEC CBFC; lossless, "
-                "no PAUSE)"),
+                "no PAUSE)")
+            .Default(false),
     };
-}
-
-json
-UecDefaults()
-{
-    const UecConfig d;
-    return json{{"cc", DefaultUetCongestion()},
-                {"load_balancing", DefaultUetLoadBalancer()},
-                {"trimming", d.trimming},
-                {"trim_bytes", d.trimBytes},
-                {"pds", d.pds},
-                {"pfc", d.pfc},
-                {"ecn_min_bdp", d.ecnMinBdp},
-                {"ecn_max_bdp", d.ecnMaxBdp},
-                {"rto_us", 0},
-                {"network_rtt_us", d.networkRttUs},
-                {"entropy_values", std::to_string(d.entropyValues)},
-                {"ack_bytes", d.ackBytes},
-                {"receive_gbps", d.receiveGbps},
-                {"mtu", std::to_string(d.mtu)},
-                {"link_retry", d.linkRetry},
-                {"credit_flow_control", d.creditFlowControl}};
 }
 
 void
 ResolveUec(const json& j, RunConfig& r)
 {
     const json& u = j[kUec];
-    UecConfig& c = r.uec;
+    UecConfig& c = r.fabric.uec;
     c.cc = u["cc"];
     c.loadBalancing = u["load_balancing"];
     c.trimming = u["trimming"];
@@ -142,7 +135,7 @@ ResolveUec(const json& j, RunConfig& r)
 void
 FinishUec(RunConfig& r)
 {
-    const UecConfig& c = r.uec;
+    const UecConfig& c = r.fabric.uec;
     if (c.creditFlowControl && c.pfc)
     {
         throw ScenarioError("uec.credit_flow_control: CBFC replaces PFC on UET's data class; "
@@ -153,12 +146,12 @@ FinishUec(RunConfig& r)
         throw ScenarioError("uec.ecn_max_bdp: must be >= uec.ecn_min_bdp (" +
                             std::to_string(c.ecnMinBdp) + ")");
     }
-    if (r.planes > 1)
+    if (r.topology.planes > 1)
     {
         throw ScenarioError("topology.planes: fabric uec has one NIC port (planes 1)");
     }
     // The RDMA congestion control does not apply: record what runs.
-    r.congestionControl = c.cc;
+    r.fabric.congestionControl = c.cc;
     r.resolved["congestion_control"] = c.cc;
 }
 
@@ -166,23 +159,26 @@ uint32_t
 UecPfcPriorities(const RunConfig& c)
 {
     // UET data on traffic class 2 (UetNic DataPriority): lossless only with uec.pfc.
-    return c.uec.pfc ? (1U << 2) : 0;
+    return c.fabric.uec.pfc ? (1U << 2) : 0;
 }
 
 void
 ConfigureUecLinks(const RunConfig& c, FabricLinkHelper& link)
 {
-    if (c.uec.creditFlowControl)
+    if (c.fabric.uec.creditFlowControl)
     {
         // Credits on UET data's class (2); its ACKs and trimmed headers stay lossy. Each credited
         // VC gets the IB default of 128 KiB, or twice the credit loop's bytes if more: a frame
         // to the far end (cable, a switch's forwarding latency, at most 1 us unless set) and
         // the credit update back, plus two largest frames.
-        const double cableS = c.hopLatencyUs > 0 ? c.hopLatencyUs * 1e-6
-                                                 : std::max(c.hostCableM, c.fabricCableM) * 5e-9;
-        const double switchS = c.hopLatencyUs > 0 ? c.switchLatencyUs * 1e-6 : 1e-6;
-        const double frameS = (c.uec.mtu + 200) * 8 / (c.linkGbps * 1e9);
-        const double loopBytes = c.linkGbps * 1e9 / 8 * (2 * cableS + switchS + 2 * frameS);
+        const double cableS = c.topology.hopLatencyUs > 0
+                                  ? c.topology.hopLatencyUs * 1e-6
+                                  : std::max(c.topology.hostCableM, c.topology.fabricCableM) * 5e-9;
+        const double switchS =
+            c.topology.hopLatencyUs > 0 ? c.topology.switchLatencyUs * 1e-6 : 1e-6;
+        const double frameS = (c.fabric.uec.mtu + 200) * 8 / (c.topology.linkGbps * 1e9);
+        const double loopBytes =
+            c.topology.linkGbps * 1e9 / 8 * (2 * cableS + switchS + 2 * frameS);
         const uint32_t rx =
             std::max<uint32_t>(131072, uint32_t(std::ceil(2 * loopBytes / 64)) * 64);
         link.SetFlowControl("ns3::CbfcFlowControl");
@@ -193,7 +189,7 @@ ConfigureUecLinks(const RunConfig& c, FabricLinkHelper& link)
     {
         link.SetFlowControlAttribute("EnabledPriorities", UintegerValue(UecPfcPriorities(c)));
     }
-    if (c.uec.linkRetry)
+    if (c.fabric.uec.linkRetry)
     {
         link.SetLinkRetry("ns3::LinkLevelRetry");
     }
@@ -202,7 +198,7 @@ ConfigureUecLinks(const RunConfig& c, FabricLinkHelper& link)
 Ptr<CollectiveTransport>
 InstallUec(const RunConfig& c, Ptr<FabricTopology> topo, Ptr<LatencyHistogram> latency)
 {
-    const UecConfig& u = c.uec;
+    const UecConfig& u = c.fabric.uec;
     // The unloaded RTT of the longest path: host 0 to the last host and back.
     Time rtt = MicroSeconds(u.networkRttUs);
     if (u.networkRttUs <= 0)
@@ -222,7 +218,7 @@ InstallUec(const RunConfig& c, Ptr<FabricTopology> topo, Ptr<LatencyHistogram> l
         rtt = timer.Path(0, data).TrainDelay(wd, wd, wd) +
               timer.Path(last, ack).TrainDelay(wa, wa, wa);
     }
-    const double bdp = c.linkGbps * 1e9 / 8 * rtt.GetSeconds();
+    const double bdp = c.topology.linkGbps * 1e9 / 8 * rtt.GetSeconds();
     // A queue holds about one BDP before the buffer refuses (and trims), as htsim's UEC queues
     // do: the egress dynamic threshold alpha x free bytes, with alpha = BDP / the shared pool.
     // The retransmission timeout follows: htsim's 15 us + 6 drain times of such a queue.
@@ -254,7 +250,7 @@ InstallUec(const RunConfig& c, Ptr<FabricTopology> topo, Ptr<LatencyHistogram> l
     }
     uet.SetLoadBalancer(UetLoadBalancerRegistry::Find(u.loadBalancing)->typeId);
     uet.SetNicAttribute("Mtu", UintegerValue(u.mtu));
-    uet.SetNicAttribute("Ordered", BooleanValue(u.pds == "rod"));
+    uet.SetNicAttribute("Ordered", BooleanValue(u.pds == UecPds::ROD));
     uet.SetNicAttribute("Trimming", BooleanValue(u.trimming));
     uet.SetNicAttribute("RetransmitTimeout", TimeValue(rto));
     uet.SetNicAttribute("NetworkRtt", TimeValue(rtt));
@@ -416,14 +412,14 @@ static const bool g_uecFabricRegistered = FabricRegistry::Add([] {
                    Ptr<LatencyHistogram> latency,
                    std::vector<Ptr<RdmaNic>>&) { return InstallUec(c, topo, latency); };
     f.dataPackets = [](const RunConfig& c, const Simulation& sim) {
-        return c.fabric == kUec ? UecSummary(sim.topo)["data_packets"].get<uint64_t>()
-                                : uint64_t(0);
+        return c.fabric.name == kUec ? UecSummary(sim.topo)["data_packets"].get<uint64_t>()
+                                     : uint64_t(0);
     };
     f.failedConnections = [](const json& s) {
         return s.contains(kUec) ? s[kUec]["failed_pdcs"].get<uint64_t>() : uint64_t(0);
     };
     f.summarize = [](const RunConfig& c, const Simulation& sim, json& s) {
-        if (c.fabric == kUec)
+        if (c.fabric.name == kUec)
         {
             s[kUec] = UecSummary(sim.topo);
         }

@@ -6,6 +6,8 @@
 // (schema and defaults), their resolution and checks, the switch and NIC set-up, and its
 // summary counters. The rest of the runner only calls these functions.
 
+#include "scenario-enums.h"
+
 #include "ns3/collective-transport.h"
 #include "ns3/fabric-link-helper.h"
 #include "ns3/fabric-topology.h"
@@ -26,27 +28,25 @@ struct UecConfig
 {
     std::string cc;            //!< uec.cc: a name in UetCongestionRegistry
     std::string loadBalancing; //!< uec.load_balancing: a name in UetLoadBalancerRegistry
-    bool trimming{true};
-    uint32_t trimBytes{84};
-    std::string pds{"rud"};
-    bool pfc{false};
-    double ecnMinBdp{0.2};
-    double ecnMaxBdp{0.8};
-    double rtoUs{0};        //!< 0: htsim's 15 us + 6 network RTTs
-    double networkRttUs{0}; //!< 0: the unloaded RTT of the fabric's longest path
-    uint32_t entropyValues{64};
-    uint32_t ackBytes{16384};
-    double receiveGbps{0}; //!< uec.receive_gbps: UetNic::ReceiveRate (0: off)
-    uint32_t mtu{4096};
-    bool linkRetry{false};         //!< uec.link_retry: LLR on every link
-    bool creditFlowControl{false}; //!< uec.credit_flow_control: CBFC instead of PFC
+    bool trimming{};
+    uint32_t trimBytes{};
+    UecPds pds{};
+    bool pfc{};
+    double ecnMinBdp{};
+    double ecnMaxBdp{};
+    double rtoUs{};        //!< 0: htsim's 15 us + 6 network RTTs
+    double networkRttUs{}; //!< 0: the unloaded RTT of the fabric's longest path
+    uint32_t entropyValues{};
+    uint32_t ackBytes{};
+    double receiveGbps{}; //!< uec.receive_gbps: UetNic::ReceiveRate (0: off)
+    uint32_t mtu{};
+    bool linkRetry{};         //!< uec.link_retry: LLR on every link
+    bool creditFlowControl{}; //!< uec.credit_flow_control: CBFC instead of PFC
 };
 
 /// The `uec.*` keys of the schema.
 std::vector<KeySpec> UecSchemaKeys();
-/// The `uec` object of the default scenario.
-nlohmann::json UecDefaults();
-/// Read `uec.*` into `r.uec`.
+/// Read `uec.*` into `r.fabric.uec`.
 void ResolveUec(const nlohmann::json& j, RunConfig& r);
 /// What `fabric: uec` cannot combine with, and what it runs in place of the RDMA fields.
 void FinishUec(RunConfig& r);

@@ -61,7 +61,7 @@ CollectiveTitle(const std::string& op)
 std::string
 DescribeParallelism(const RunConfig& c)
 {
-    const ns3::ParallelismConfig& p = c.parallelism;
+    const ns3::ParallelismConfig& p = c.workload.parallelism;
     return "tp " + std::to_string(p.tp) + ", pp " + std::to_string(p.pp) + ", dp " +
            std::to_string(p.dp) + ", ep " + std::to_string(p.ep) + ", " +
            ns3::ParallelismConfig::ScheduleName(p.schedule) + ", " +
@@ -164,8 +164,8 @@ JobsDashboard(const RunOutput& run)
     const json& jobs = run.summary["jobs"];
     std::ostringstream os;
     os << "\n  JOBS ON ONE FABRIC — " << run.summary["name"].get<std::string>() << ": " << c.Gpus()
-       << " GPUs, " << c.topologyKind << ", " << c.linkGbps << " Gb/s per GPU, " << jobs.size()
-       << " jobs\n\n";
+       << " GPUs, " << c.topology.kind << ", " << c.topology.linkGbps << " Gb/s per GPU, "
+       << jobs.size() << " jobs\n\n";
     std::vector<std::pair<std::string, std::vector<std::string>>> table;
     auto row = [&](const std::string& label, auto fn) {
         std::vector<std::string> cells;
@@ -177,10 +177,12 @@ JobsDashboard(const RunOutput& run)
     };
     row("", [](const json& e, const JobConfig&) { return e["name"].get<std::string>(); });
     row("servers (placement)", [](const json&, const JobConfig& j) {
-        return std::to_string(j.servers) + " (" + j.placement + ")";
+        return std::to_string(j.servers) + " (" + NameOf(j.placement) + ")";
     });
     row("transport, workload", [](const json&, const JobConfig& j) {
-        return j.run.fabric + ", " + (j.run.RunsGraph() ? j.run.model.name : j.run.collective);
+        return j.run.fabric.name + ", " +
+               (j.run.RunsGraph() ? j.run.workload.model.name
+                                  : ns3::CollectiveSpec::OpName(j.run.workload.collective));
     });
     row("Step time (mean / p99)", [](const json& e, const JobConfig&) {
         return Num(e["step_ms"]["mean"].get<double>(), 4) + " / " +
@@ -249,11 +251,12 @@ Dashboard(const std::vector<RunOutput>& runs)
         return os.str();
     };
     const RunConfig& first = runs.front().config;
-    if (first.workloadKind == "matrix")
+    if (first.workload.kind == WorkloadKind::MATRIX)
     {
-        os << "\n  CONNECTION MATRIX — " << first.Gpus() << " hosts, " << first.topologyKind << ", "
-           << first.linkGbps << " Gb/s per host, " << first.matrix->GetConnections().size()
-           << " flows of " << std::filesystem::path(first.matrixFile).filename().string() << "\n\n";
+        os << "\n  CONNECTION MATRIX — " << first.Gpus() << " hosts, " << first.topology.kind
+           << ", " << first.topology.linkGbps << " Gb/s per host, "
+           << first.workload.matrix->GetConnections().size() << " flows of "
+           << std::filesystem::path(first.workload.matrixFile).filename().string() << "\n\n";
         // A compare entry may run another workload: its cells are "-".
         auto matrix = [](const json& s) {
             return s.contains("flows") && s["flows"].contains("fct_us");
@@ -302,12 +305,13 @@ Dashboard(const std::vector<RunOutput>& runs)
         });
         return print();
     }
-    if (first.workloadKind == "flows")
+    if (first.workload.kind == WorkloadKind::FLOWS)
     {
-        const FlowsConfig& f = first.flows;
-        os << "\n  FLOW COMPLETION — " << first.Gpus() << " hosts, " << first.topologyKind << ", "
-           << first.linkGbps << " Gb/s per host, " << f.cdf << " at " << Num(f.load * 100, 3)
-           << "% load (" << f.pattern << ") for " << Num(f.durationMs, 4) << " ms";
+        const FlowsConfig& f = first.workload.flows;
+        os << "\n  FLOW COMPLETION — " << first.Gpus() << " hosts, " << first.topology.kind << ", "
+           << first.topology.linkGbps << " Gb/s per host, " << f.cdf << " at "
+           << Num(f.load * 100, 3) << "% load (" << NameOf(f.pattern) << ") for "
+           << Num(f.durationMs, 4) << " ms";
         if (f.incastFanin > 0)
         {
             os << ", incast " << f.incastFanin << " x " << f.incastBytes << " B every "
@@ -327,10 +331,12 @@ Dashboard(const std::vector<RunOutput>& runs)
     if (first.RunsGraph())
     {
         os << "\n  TRAINING STEP — "
-           << (first.workloadKind == "chakra" ? "Chakra trace " + first.trace : first.model.name)
-           << " on " << first.Gpus() << " GPUs, " << first.topologyKind << ", " << first.linkGbps
-           << " Gb/s per GPU"
-           << (first.workloadKind == "chakra" ? "" : ", " + DescribeParallelism(first)) << "\n\n";
+           << (first.workload.kind == WorkloadKind::CHAKRA ? "Chakra trace " + first.workload.trace
+                                                           : first.workload.model.name)
+           << " on " << first.Gpus() << " GPUs, " << first.topology.kind << ", "
+           << first.topology.linkGbps << " Gb/s per GPU"
+           << (first.workload.kind == WorkloadKind::CHAKRA ? "" : ", " + DescribeParallelism(first))
+           << "\n\n";
         row("", [](const json& s) { return s["name"].get<std::string>().substr(0, 24); });
         row("MFU (model FLOPs)",
             [](const json& s) { return Num(s["mfu_effective"].get<double>() * 100, 3) + " %"; });
@@ -370,15 +376,20 @@ Dashboard(const std::vector<RunOutput>& runs)
     // What every run shares goes in the header; what differs between runs gets a row.
     const std::vector<std::pair<std::string, std::string (*)(const RunConfig&)>> parts{
         {"GPUs", [](const RunConfig& c) { return std::to_string(c.Gpus()) + " GPUs"; }},
-        {"topology", [](const RunConfig& c) { return c.topologyKind; }},
-        {"link", [](const RunConfig& c) { return Num(c.linkGbps) + " Gb/s per GPU"; }},
+        {"topology", [](const RunConfig& c) { return c.topology.kind; }},
+        {"link", [](const RunConfig& c) { return Num(c.topology.linkGbps) + " Gb/s per GPU"; }},
         {"collective",
          [](const RunConfig& c) {
-             return c.collective + " of " + Num(c.bytes / 1048576.0) + " MiB";
+             return ns3::CollectiveSpec::OpName(c.workload.collective) + std::string(" of ") +
+                    Num(c.workload.bytes / 1048576.0) + " MiB";
          }},
         {"algorithm / protocol",
-         [](const RunConfig& c) { return "(" + c.algorithm + ", " + c.protocol + ")"; }},
-        {"compute", [](const RunConfig& c) { return Num(c.computeMs) + " ms compute/step"; }}};
+         [](const RunConfig& c) {
+             return "(" + c.workload.algorithm + ", " +
+                    ns3::CollectiveProtocol::Name(c.workload.protocol) + ")";
+         }},
+        {"compute",
+         [](const RunConfig& c) { return Num(c.workload.computeMs) + " ms compute/step"; }}};
     std::string header;
     std::vector<std::pair<std::string, std::string (*)(const RunConfig&)>> differing;
     for (const auto& part : parts)
@@ -410,9 +421,10 @@ Dashboard(const std::vector<RunOutput>& runs)
     row("Effective MFU",
         [](const json& s) { return Num(s["mfu_effective"].get<double>() * 100, 3) + " %"; });
     const bool oneOp = std::all_of(runs.begin(), runs.end(), [&](const RunOutput& r) {
-        return r.config.collective == first.collective;
+        return r.config.workload.collective == first.workload.collective;
     });
-    row((oneOp ? CollectiveTitle(first.collective) : std::string("Collective")) +
+    row((oneOp ? CollectiveTitle(ns3::CollectiveSpec::OpName(first.workload.collective))
+               : std::string("Collective")) +
             " duration (mean)",
         [](const json& s) { return Num(s["collective_ms"]["mean"].get<double>(), 4) + " ms"; });
     row("Step time (mean / max)", [](const json& s) {
@@ -468,7 +480,7 @@ Dashboard(const std::vector<RunOutput>& runs)
             f.dashboardRows(configs, addRow);
         }
     }
-    if (first.background)
+    if (first.workload.background)
     {
         FlowRows(row);
     }

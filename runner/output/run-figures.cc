@@ -73,7 +73,7 @@ RunPlotsScript(const RunOutput& r)
     };
     const RunConfig& c = r.config;
     const std::string& name = c.name;
-    const std::string colour = FabricColour(c.fabric);
+    const std::string colour = FabricColour(c.fabric.name);
     std::ostringstream gp;
     gp << "set datafile separator ','\nset grid\n";
     double lo = 0;
@@ -151,12 +151,13 @@ RunPlotsScript(const RunOutput& r)
     {
         gp << Terminal("rate", 1000, 600) << "set title "
            << GnuplotString(name + ": rank 0 queue-pair rates (congestion control)") << "\n"
-           << "set xlabel 'time (ms)'\nset ylabel 'Gb/s'\nset yrange [0:" << Num(c.linkGbps * 1.15)
-           << "]\nset key outside top horizontal\n"
+           << "set xlabel 'time (ms)'\nset ylabel 'Gb/s'\nset yrange [0:"
+           << Num(c.topology.linkGbps * 1.15) << "]\nset key outside top horizontal\n"
            << "plot 'rate.csv' every ::1 using ($1/1000):3 with points pt 7 ps 0.4 lc rgb "
-           << colour << " title 'a queue pair (one sample)', \\\n     " << Num(c.linkGbps)
+           << colour << " title 'a queue pair (one sample)', \\\n     " << Num(c.topology.linkGbps)
            << " with lines dt 2 lc rgb '#404040' title "
-           << GnuplotString("line rate " + Num(c.linkGbps) + " Gb/s") << "\nset yrange [*:*]\n";
+           << GnuplotString("line rate " + Num(c.topology.linkGbps) + " Gb/s")
+           << "\nset yrange [*:*]\n";
     }
     return gp.str();
 }

@@ -210,7 +210,8 @@ TrainingSummary(const RunConfig& c, const ParallelTrainingJob& job, size_t steps
             }
         }
     }
-    const ParallelismConfig& p = c.parallelism;
+    const ParallelismConfig& p = c.workload.parallelism;
+    const TransformerModel& model = c.workload.model;
     json choices = json::array();
     for (const std::string& x : job.GetCollectiveChoices())
     {
@@ -223,11 +224,11 @@ TrainingSummary(const RunConfig& c, const ParallelTrainingJob& job, size_t steps
                      {"ep_exposed", phase[4]},
                      {"fsdp_exposed", phase[5]},
                      {"barrier_wait", phase[6]}};
-    if (c.workloadKind == "chakra")
+    if (c.workload.kind == WorkloadKind::CHAKRA)
     {
         // A trace: no model shape or parallelism to report; its own FLOPs and operations.
         return json{{"model", "chakra"},
-                    {"trace", c.trace},
+                    {"trace", c.workload.trace},
                     {"model_tflop_per_step", job.GetGraph()->modelFlops / 1e12},
                     {"mfu", job.GetMfu()},
                     {"phases_ms", ph},
@@ -235,9 +236,9 @@ TrainingSummary(const RunConfig& c, const ParallelTrainingJob& job, size_t steps
                     {"collectives_per_step", job.GetCollectivesPerStep()},
                     {"collectives", choices}};
     }
-    return json{{"model", c.model.name},
-                {"params_b", double(c.model.TotalParams()) / 1e9},
-                {"active_params_b", double(c.model.ActiveParams()) / 1e9},
+    return json{{"model", model.name},
+                {"params_b", double(model.TotalParams()) / 1e9},
+                {"active_params_b", double(model.ActiveParams()) / 1e9},
                 {"parallelism",
                  {{"tp", p.tp},
                   {"pp", p.pp},
@@ -248,7 +249,7 @@ TrainingSummary(const RunConfig& c, const ParallelTrainingJob& job, size_t steps
                   {"zero", p.zero},
                   {"schedule", ParallelismConfig::ScheduleName(p.schedule)}}},
                 {"tokens_per_step",
-                 double(p.dp) * p.microbatches * p.microBatchSize * double(c.model.seqLen)},
+                 double(p.dp) * p.microbatches * p.microBatchSize * double(model.seqLen)},
                 {"model_tflop_per_step", job.GetGraph()->modelFlops / 1e12},
                 {"mfu", job.GetMfu()},
                 {"bubble_fraction_analytic", TransformerWorkload::BubbleFraction(p)},
@@ -322,7 +323,7 @@ Summary(const RunConfig& c, const Simulation& sim, uint64_t events, double wall)
                                         : 0;
     const double busyFraction = meanStep > 0 ? std::min(1.0, computeMs / meanStep) : 0;
     const CollectiveSpec spec = job ? job->GetSpec() : CollectiveSpec();
-    const double algbw = meanColl > 0 ? double(c.bytes) / (meanColl * 1e-3) / 1e9 : 0;
+    const double algbw = meanColl > 0 ? double(c.workload.bytes) / (meanColl * 1e-3) / 1e9 : 0;
 
     uint64_t dataPackets = 0;
     uint64_t cnps = 0;
@@ -383,38 +384,39 @@ Summary(const RunConfig& c, const Simulation& sim, uint64_t events, double wall)
     const double stepTimeP = Simulator::Now().GetSeconds();
     json s;
     s["name"] = c.name;
-    s["fabric"] = c.fabric;
+    s["fabric"] = c.fabric.name;
     s["gpus"] = c.Gpus();
-    s["drop_rate"] = c.dropRate;
-    s["steps"] = c.steps;
-    s["workload_kind"] = c.workloadKind;
+    s["drop_rate"] = c.faults.dropRate;
+    s["steps"] = c.workload.steps;
+    s["workload_kind"] = c.workload.kind;
     s["steps_completed"] = done.size();
-    s["completed"] = job || parallel ? done.size() == c.steps
+    s["completed"] = job || parallel ? done.size() == c.workload.steps
                                      : sim.flows->IsDrained() && sim.flows->GetNFailed() == 0;
     s["compute_ms"] = computeMs;
-    s["collective"] = c.collective;
-    s["algorithm"] = c.algorithmAuto ? "auto" : c.algorithm;
+    s["collective"] = CollectiveSpec::OpName(c.workload.collective);
+    s["algorithm"] = c.workload.algorithmAuto ? "auto" : c.workload.algorithm;
     // What ran: All-to-All, Broadcast and SendRecv have one schedule whatever the algorithm.
     s["algorithm_used"] = spec.op == CollectiveSpec::ALLTOALL    ? "pairwise"
                           : spec.op == CollectiveSpec::BROADCAST ? "chain"
                           : spec.op == CollectiveSpec::SENDRECV  ? "p2p"
-                                                                 : c.algorithm;
-    s["protocol"] = c.protocolAuto ? "auto" : c.protocol;
-    s["protocol_used"] = c.protocol;
-    s["gpu_model"] = c.gpuModel;
-    s["nvlink_gbytes_per_s"] = c.nvlinkGBytesPerS;
+                                                                 : c.workload.algorithm;
+    s["protocol"] =
+        c.workload.protocolAuto ? "auto" : CollectiveProtocol::Name(c.workload.protocol);
+    s["protocol_used"] = CollectiveProtocol::Name(c.workload.protocol);
+    s["gpu_model"] = c.gpu.model;
+    s["nvlink_gbytes_per_s"] = c.gpu.nvlinkGBytesPerS;
     s["channels_used"] =
         spec.op == CollectiveSpec::ALLTOALL ? 1u : CollectiveAlgorithm::EffectiveChannels(spec);
-    s["bytes"] = c.bytes;
-    s["pfc"] = c.pfc;
-    s["congestion_control"] = c.congestionControl;
-    s["loss_recovery"] = c.lossRecovery;
+    s["bytes"] = c.workload.bytes;
+    s["pfc"] = c.fabric.pfc;
+    s["congestion_control"] = c.fabric.congestionControl;
+    s["loss_recovery"] = c.fabric.lossRecovery;
     s["step_ms"] = Stats(stepMs);
     s["collective_ms"] = Stats(collMs);
     s["mfu_effective"] = job        ? busyFraction * job->GetMfuInsideCompute()
                          : parallel ? parallel->GetMfu()
                                     : 0.0;
-    s["idle_cost_usd_per_hr"] = double(c.Gpus()) * c.gpuHourUsd * (1.0 - busyFraction);
+    s["idle_cost_usd_per_hr"] = double(c.Gpus()) * c.cost.gpuHourUsd * (1.0 - busyFraction);
     s["network_latency_us"] = json{{"p50", latency->Quantile(0.5) / 1000.0},
                                    {"p99", latency->Quantile(0.99) / 1000.0},
                                    {"max", double(latency->GetMax()) / 1000.0}};
@@ -508,7 +510,7 @@ Summary(const RunConfig& c, const Simulation& sim, uint64_t events, double wall)
     s["barrier"] = last;
     // Same keys in every run: without a fault timeline, zeros.
     const auto& f = sim.faults;
-    s["faults"] = json{{"events", c.faultEvents.size()},
+    s["faults"] = json{{"events", c.faults.events.size()},
                        {"changes", f ? f->GetChanges() : 0},
                        {"reconvergences", f ? f->GetReconvergences() : 0},
                        {"link_down_drops", f ? f->GetLinkDownDrops() : 0},
@@ -520,12 +522,12 @@ Summary(const RunConfig& c, const Simulation& sim, uint64_t events, double wall)
     if (sim.flows)
     {
         s["flows"] = FlowsSummary(*sim.flows, *sim.flowQueue, topo);
-        if (c.matrix)
+        if (c.workload.matrix)
         {
             const json m = MatrixSummary(*sim.flows);
             s["flows"]["fct_us"] = m["fct_us"];
             s["flows"]["paths"] = m["paths"];
-            s["flows"]["matrix"] = c.matrixFile;
+            s["flows"]["matrix"] = c.workload.matrixFile;
         }
     }
     if (parallel)

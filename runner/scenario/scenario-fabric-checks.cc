@@ -15,23 +15,24 @@ void
 CheckFabricFields(const RunConfig& r)
 {
     CheckTopology(r);
-    if (r.planes > 1 && r.sharp)
+    if (r.topology.planes > 1 && r.fabric.infiniband.sharp)
     {
         throw ScenarioError("infiniband.sharp: SHARP trees per plane are not modelled; needs "
                             "topology.planes 1 (got " +
-                            std::to_string(r.planes) + ")");
+                            std::to_string(r.topology.planes) + ")");
     }
-    for (size_t i = 0; i < r.faultEvents.size(); ++i)
+    for (size_t i = 0; i < r.faults.events.size(); ++i)
     {
-        if (r.faultEvents[i]["action"] == "pause-storm" && (!FabricOf(r).pauseFrames || !r.pfc))
+        if (r.faults.events[i]["action"] == "pause-storm" &&
+            (!FabricOf(r).pauseFrames || !r.fabric.pfc))
         {
             const std::string with =
                 NamesWhere<FabricRegistry>([](const FabricInfo& f) { return f.pauseFrames; },
                                            " or ");
             throw ScenarioError("faults.events[" + std::to_string(i) +
                                 "].action: pause-storm needs PFC's PAUSE frames (pfc true on " +
-                                with + "; got fabric " + r.fabric + (r.pfc ? "" : ", pfc false") +
-                                ")");
+                                with + "; got fabric " + r.fabric.name +
+                                (r.fabric.pfc ? "" : ", pfc false") + ")");
         }
     }
     CheckCongestionControl(r);

@@ -54,7 +54,7 @@ FreeBlock(const std::vector<bool>& used, uint32_t n, uint32_t align)
 }
 
 std::vector<uint32_t>
-Place(const std::string& placement,
+Place(JobPlacement placement,
       std::vector<bool>& used,
       uint32_t n,
       uint32_t group,
@@ -74,15 +74,15 @@ Place(const std::string& placement,
     {
         return chosen;
     }
-    if (placement == "contiguous")
+    if (placement == JobPlacement::CONTIGUOUS)
     {
         chosen = FreeBlock(used, n, 1);
     }
-    else if (placement == "rail-aligned")
+    else if (placement == JobPlacement::RAIL_ALIGNED)
     {
         chosen = FreeBlock(used, n, group);
     }
-    else if (placement == "spread")
+    else if (placement == JobPlacement::SPREAD)
     {
         for (uint32_t k = 0; k < n; ++k)
         {
@@ -119,7 +119,7 @@ ResolveJobs(const json& j, RunConfig& cluster, const std::function<RunConfig(con
     {
         throw ScenarioError("jobs: at most 64 jobs (got " + std::to_string(list.size()) + ")");
     }
-    std::vector<bool> used(cluster.servers, false);
+    std::vector<bool> used(cluster.topology.servers, false);
     const uint32_t group = ServersPerLeafGroup(cluster);
     std::set<std::string> fabrics;
     for (size_t i = 0; i < list.size(); ++i)
@@ -136,7 +136,7 @@ ResolveJobs(const json& j, RunConfig& cluster, const std::function<RunConfig(con
                                    "' is used twice; job names must be unique");
             }
         }
-        job.placement = e.value("placement", std::string("contiguous"));
+        job.placement = e.value("placement", JobPlacement::CONTIGUOUS);
         job.startMs = e.value("start_ms", 0.0);
         if (!e.contains("servers"))
         {
@@ -162,7 +162,7 @@ ResolveJobs(const json& j, RunConfig& cluster, const std::function<RunConfig(con
         {
             throw JobError(
                 i,
-                "fabric: '" + fabric + "' cannot run on a " + cluster.fabric + " fabric (" +
+                "fabric: '" + fabric + "' cannot run on a " + cluster.fabric.name + " fabric (" +
                     (own.linkLayerWhy.empty() ? shared.linkLayerWhy : own.linkLayerWhy) + ")");
         }
         const std::string kind = jj["workload"]["kind"];
@@ -184,7 +184,7 @@ ResolveJobs(const json& j, RunConfig& cluster, const std::function<RunConfig(con
         {
             throw JobError(i, err.what());
         }
-        if (job.run.sharp)
+        if (job.run.fabric.infiniband.sharp)
         {
             throw JobError(i,
                            "infiniband.sharp: SHARP trees span the whole fabric; not "
@@ -202,10 +202,11 @@ ResolveJobs(const json& j, RunConfig& cluster, const std::function<RunConfig(con
         {
             const uint32_t freeCount = uint32_t(std::count(used.begin(), used.end(), false));
             throw JobError(i,
-                           "servers: " + std::to_string(job.servers) + " " + job.placement +
+                           "servers: " + std::to_string(job.servers) + " " + NameOf(job.placement) +
                                " servers do not fit in the " + std::to_string(freeCount) +
-                               " free of topology.servers " + std::to_string(cluster.servers) +
-                               (job.placement == "rail-aligned"
+                               " free of topology.servers " +
+                               std::to_string(cluster.topology.servers) +
+                               (job.placement == JobPlacement::RAIL_ALIGNED
                                     ? " (rail-aligned blocks start every " + std::to_string(group) +
                                           " servers, one leaf group)"
                                     : ""));

@@ -221,23 +221,23 @@ TopologyHelp()
 const ns3::FabricTopologyInfo&
 TopologyOf(const RunConfig& r)
 {
-    return *ns3::FabricTopologyRegistry::Find(r.topologyKind);
+    return *ns3::FabricTopologyRegistry::Find(r.topology.kind);
 }
 
 ns3::TopologyParams
 TopologyParamsOf(const RunConfig& r)
 {
     ns3::TopologyParams p;
-    p.servers = r.servers;
-    p.gpusPerServer = r.gpusPerServer;
-    p.linkGbps = r.linkGbps;
-    p.leafRadix = r.leafRadix;
-    p.oversubscription = r.oversubscription;
-    p.tiers = r.tiers;
-    p.spineOversubscription = r.spineOversubscription;
-    p.planes = r.planes;
-    p.sharp = r.sharp;
-    p.keys = r.topologyKeys;
+    p.servers = r.topology.servers;
+    p.gpusPerServer = r.topology.gpusPerServer;
+    p.linkGbps = r.topology.linkGbps;
+    p.leafRadix = r.topology.leafRadix;
+    p.oversubscription = r.topology.oversubscription;
+    p.tiers = r.topology.tiers;
+    p.spineOversubscription = r.topology.spineOversubscription;
+    p.planes = r.topology.planes;
+    p.sharp = r.fabric.infiniband.sharp;
+    p.keys = r.topology.keys;
     return p;
 }
 
@@ -245,7 +245,7 @@ void
 ResolveTopology(const json& j, RunConfig& r)
 {
     const ns3::FabricTopologyInfo& t = TopologyOf(r);
-    r.topologyKeys = PluginValues(j, "topology", t.name, t.keys, r.resolved);
+    r.topology.keys = PluginValues(j, "topology", t.name, t.keys, r.resolved);
 }
 
 void
@@ -254,9 +254,9 @@ CheckTopology(const RunConfig& r)
     const ns3::FabricTopologyInfo& t = TopologyOf(r);
     // The shared keys only some kinds read, at a value other than their neutral one.
     for (const auto& shared :
-         {std::make_pair("tiers", r.tiers != 0),
-          std::make_pair("planes", r.planes != 1),
-          std::make_pair("spine_oversubscription", r.spineOversubscription != 1.0)})
+         {std::make_pair("tiers", r.topology.tiers != 0),
+          std::make_pair("planes", r.topology.planes != 1),
+          std::make_pair("spine_oversubscription", r.topology.spineOversubscription != 1.0)})
     {
         // not a structured binding: C++17 lambdas cannot capture one (clang refuses)
         const char* key = shared.first;
@@ -287,7 +287,7 @@ void
 CheckSharpTopology(const RunConfig& r)
 {
     const ns3::FabricTopologyInfo& t = TopologyOf(r);
-    if (!r.sharp || t.noSharp.empty())
+    if (!r.fabric.infiniband.sharp || t.noSharp.empty())
     {
         return;
     }
@@ -339,35 +339,36 @@ ProtocolHelp()
 void
 ResolveAlgorithmKeys(const json& j, RunConfig& r)
 {
-    const ns3::CollectiveAlgorithmInfo* a = ns3::CollectiveAlgorithmRegistry::Find(r.algorithm);
-    r.algorithmKeys = PluginValues(j, "workload", a->name, a->keys, r.resolved);
+    const ns3::CollectiveAlgorithmInfo* a =
+        ns3::CollectiveAlgorithmRegistry::Find(r.workload.algorithm);
+    r.workload.algorithmKeys = PluginValues(j, "workload", a->name, a->keys, r.resolved);
 }
 
 void
 CheckAlgorithm(const RunConfig& r)
 {
-    const ns3::CollectiveAlgorithmInfo* a = ns3::CollectiveAlgorithmRegistry::Find(r.algorithm);
+    const ns3::CollectiveAlgorithmInfo* a =
+        ns3::CollectiveAlgorithmRegistry::Find(r.workload.algorithm);
     if (!a)
     {
         return; // auto: the tuner's choice
     }
     // AllToAll, Broadcast and SendRecv have one schedule whatever the algorithm.
-    ns3::CollectiveSpec::Op op;
-    const bool byBase = ns3::CollectiveSpec::OpByName(r.collective, op) &&
-                        ns3::CollectiveAlgorithm::IsBuiltByBase(op);
-    const std::string why = a->Check({r.collective,
-                                      r.servers,
-                                      r.gpusPerServer,
+    const std::string collective = ns3::CollectiveSpec::OpName(r.workload.collective);
+    const bool byBase = ns3::CollectiveAlgorithm::IsBuiltByBase(r.workload.collective);
+    const std::string why = a->Check({collective,
+                                      r.topology.servers,
+                                      r.topology.gpusPerServer,
                                       byBase,
-                                      r.nvls,
-                                      r.sharp,
-                                      r.gpuModel,
-                                      r.algorithmKeys});
+                                      r.gpu.nvls,
+                                      r.fabric.infiniband.sharp,
+                                      NameOf(r.gpu.model),
+                                      r.workload.algorithmKeys});
     if (!why.empty())
     {
         throw ScenarioError(why);
     }
-    if (!byBase && !a->Implements(r.collective))
+    if (!byBase && !a->Implements(collective))
     {
         std::vector<std::string> ops = a->collectives;
         std::string implements;
@@ -376,31 +377,30 @@ CheckAlgorithm(const RunConfig& r)
             implements += (i == 0 ? "" : " and ") + ops[i];
         }
         throw ScenarioError("workload.algorithm: '" + a->name + "' implements " + implements +
-                            " only (use " + a->otherwise + " for " + r.collective + ")");
+                            " only (use " + a->otherwise + " for " + collective + ")");
     }
-    ns3::CollectiveProtocol::Kind protocol;
-    if (!byBase && ns3::CollectiveProtocol::ByName(r.protocol, protocol) &&
-        !ns3::CollectiveProtocol::Supports(a->name, protocol))
+    if (!byBase && !r.workload.protocolAuto &&
+        !ns3::CollectiveProtocol::Supports(a->name, r.workload.protocol))
     {
         throw ScenarioError("workload.protocol: '" + a->name +
-                            "' runs the simple protocol only, as NCCL's does (got " + r.protocol +
-                            ")");
+                            "' runs the simple protocol only, as NCCL's does (got " +
+                            ns3::CollectiveProtocol::Name(r.workload.protocol) + ")");
     }
 }
 
 void
 ResolveCongestionControl(const json& j, RunConfig& r)
 {
-    r.congestionControl = j["congestion_control"];
-    if (r.congestionControl == "auto")
+    r.fabric.congestionControl = j["congestion_control"];
+    if (r.fabric.congestionControl == "auto")
     {
         // What each fabric's NICs ship (RoCEv2: ConnectX firmware's DCQCN), as registered.
-        r.congestionControl = ns3::AutoCongestionControl(r.fabric)->name;
-        r.resolved["congestion_control"] = r.congestionControl;
+        r.fabric.congestionControl = ns3::AutoCongestionControl(r.fabric.name)->name;
+        r.resolved["congestion_control"] = r.fabric.congestionControl;
     }
     const ns3::RdmaCongestionControlInfo* cc =
-        ns3::RdmaCongestionRegistry::Find(r.congestionControl);
-    r.congestionControlKeys = PluginValues(j, "rdma", cc->name, cc->keys, r.resolved);
+        ns3::RdmaCongestionRegistry::Find(r.fabric.congestionControl);
+    r.fabric.congestionControlKeys = PluginValues(j, "rdma", cc->name, cc->keys, r.resolved);
 }
 
 void
@@ -408,12 +408,13 @@ CheckCongestionControl(const RunConfig& r)
 {
     // fabric tcp and uec record the congestion control their own stack runs instead.
     const ns3::RdmaCongestionControlInfo* cc =
-        ns3::RdmaCongestionRegistry::Find(r.congestionControl);
+        ns3::RdmaCongestionRegistry::Find(r.fabric.congestionControl);
     if (!cc)
     {
         return;
     }
-    const std::string why = cc->Check({r.fabric, r.linkGbps, r.congestionControlKeys});
+    const std::string why =
+        cc->Check({r.fabric.name, r.topology.linkGbps, r.fabric.congestionControlKeys});
     if (why.empty())
     {
         return;
@@ -426,13 +427,13 @@ CheckCongestionControl(const RunConfig& r)
         {
             defaults[k.name] = k.defaultValue;
         }
-        if (e.Check({r.fabric, r.linkGbps, defaults}).empty())
+        if (e.Check({r.fabric.name, r.topology.linkGbps, defaults}).empty())
         {
             allowed.push_back(e.name);
         }
     }
     throw ScenarioError("congestion_control: '" + cc->name + "' " + why + " (allowed on " +
-                        r.fabric + ": " + Join(allowed) + ")");
+                        r.fabric.name + ": " + Join(allowed) + ")");
 }
 
 } // namespace aifabric

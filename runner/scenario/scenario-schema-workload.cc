@@ -8,6 +8,37 @@
 namespace aifabric
 {
 
+namespace
+{
+
+/// workload.collective's values: ns3::CollectiveSpec's names of its operations.
+std::vector<std::string>
+CollectiveNames()
+{
+    std::vector<std::string> v;
+    for (int op = ns3::CollectiveSpec::ALLREDUCE; op <= ns3::CollectiveSpec::SENDRECV; ++op)
+    {
+        v.emplace_back(ns3::CollectiveSpec::OpName(ns3::CollectiveSpec::Op(op)));
+    }
+    return v;
+}
+
+/// workload.protocol's values: auto and ns3::CollectiveProtocol's names.
+std::vector<std::string>
+ProtocolNames()
+{
+    std::vector<std::string> v{"auto"};
+    for (auto k : {ns3::CollectiveProtocol::SIMPLE,
+                   ns3::CollectiveProtocol::LL128,
+                   ns3::CollectiveProtocol::LL})
+    {
+        v.emplace_back(ns3::CollectiveProtocol::Name(k));
+    }
+    return v;
+}
+
+} // namespace
+
 /// The keys of a flow-traffic object (workload.flows, workload.background).
 #define FLOW_KEYS(prefix, what, value)                                                             \
     ObjectKey(prefix, what).Default(value),                                                        \
@@ -21,7 +52,7 @@ namespace aifabric
                AtMost(1),                                                                          \
                "offered load per host, fraction of its line rate (Poisson arrivals)"),             \
         ChoiceKey(prefix ".pattern",                                                               \
-                  {"uniform", "permutation"},                                                      \
+                  NamesOf<FlowsPattern>(),                                                         \
                   "destinations: uniformly random, or a random permutation"),                      \
         ObjectKey(prefix ".incast", "periodic N-to-1 bursts"),                                     \
         IntKey(prefix ".incast.fanin",                                                             \
@@ -41,13 +72,13 @@ WorkloadSchemaKeys()
         ObjectKey("workload", "the training job"),
         ChoiceKey(
             "workload.kind",
-            {"collective", "flows", "matrix", "training", "chakra"},
+            NamesOf<WorkloadKind>(),
             "collective: training steps of compute and a collective; flows: flow traffic "
             "(workload.flows) with FCT slowdown, no GPUs' steps (RDMA fabrics); matrix: the flows "
             "of an htsim connection matrix (workload.matrix), FCTs; training: a "
             "parallel transformer job (workload.model, workload.parallelism); chakra: the step of "
             "a Chakra execution trace (workload.trace)")
-            .Default("collective"),
+            .Default(WorkloadKind::COLLECTIVE),
         TextKey(
             "workload.matrix",
             0,
@@ -154,13 +185,10 @@ WorkloadSchemaKeys()
             .Default(0),
         IntKey("workload.steps", AtLeast(1), AtMost(100000), "training steps").Default(3),
         NumKey("workload.compute_ms", AtLeast(0), AtMost(1e7), "compute per step, ms").Default(82),
-        ChoiceKey("workload.collective",
-                  {"allreduce", "reducescatter", "allgather", "alltoall", "broadcast", "sendrecv"},
-                  "collective")
-            .Default("allreduce"),
+        ChoiceKey("workload.collective", CollectiveNames(), "collective")
+            .Default(ns3::CollectiveSpec::OpName(ns3::CollectiveSpec::ALLREDUCE)),
         ChoiceKey("workload.algorithm", AlgorithmValues(), AlgorithmHelp()).Default("auto"),
-        ChoiceKey("workload.protocol", {"auto", "simple", "ll128", "ll"}, ProtocolHelp())
-            .Default("auto"),
+        ChoiceKey("workload.protocol", ProtocolNames(), ProtocolHelp()).Default("auto"),
         IntKey("workload.bytes", AtLeast(1), AtMost(1125899906842624.0), "bytes per GPU")
             .Default(int64_t(64) << 20),
         IntKey("workload.chunks", AtLeast(1), AtMost(1024), "pipelining chunks").Default(1),

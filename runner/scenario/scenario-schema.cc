@@ -230,11 +230,11 @@ Schema()
                 .Default(100.0),
             ChoiceKey(
                 "pfc_watchdog.action",
-                {"drop", "forward", "alert"},
+                NamesOf<PfcWatchdogAction>(),
                 "on a storm: ignore PAUSEs and drop the queue (SONiC's default), ignore them and "
                 "send, "
                 "or only count")
-                .Default("drop"),
+                .Default(PfcWatchdogAction::DROP),
             ObjectKey("pfc_deadlock", "PFC deadlock detection"),
             BoolKey("pfc_deadlock.enabled", "search for cycles of paused switch queues")
                 .Default(true),
@@ -289,12 +289,12 @@ Schema()
         const std::vector<KeySpec> rest = {
             ObjectKey("gpu", "the GPUs"),
             ChoiceKey("gpu.model",
-                      {"h100-sxm", "a100-sxm", "b200", "gb200-nvl72"},
+                      NamesOf<GpuModel>(),
                       "GPU preset: NVLink 450 / 300 / 900 / 900 GB/s per direction (gb200-nvl72: "
                       "72 GPUs in "
                       "one "
                       "NVLink domain, topology.gpus_per_server 72)")
-                .Default("h100-sxm"),
+                .Default(GpuModel::H100_SXM),
             NumKey("gpu.nvlink_gbytes_per_s",
                    AtLeast(0),
                    AtMost(100000),
@@ -361,7 +361,7 @@ Schema()
             TextKey("jobs.name", 0, 100, "the job's label (default jobN)"),
             IntKey("jobs.servers", AtLeast(1), AtMost(1048576), "servers of the job"),
             ChoiceKey("jobs.placement",
-                      {"contiguous", "spread", "rail-aligned", "random"},
+                      NamesOf<JobPlacement>(),
                       "which servers: the lowest free block, evenly over the free ones, a free "
                       "block from a "
                       "leaf group's first server, or random (seed)"),
@@ -477,7 +477,7 @@ FlowsDefaults(bool withDuration)
 {
     json j = {{"cdf", "websearch"},
               {"load", 0.3},
-              {"pattern", "uniform"},
+              {"pattern", FlowsPattern::UNIFORM},
               {"incast", {{"fanin", 0}, {"bytes", 500000}, {"period_us", 0}}}};
     if (withDuration)
     {

@@ -27,25 +27,26 @@ Number(double v)
 void
 CheckComputeTimes(const RunConfig& r)
 {
-    const double flopsPerSecond = r.peakTflops * 1e12 * r.computeEfficiency;
+    const double flopsPerSecond = r.gpu.peakTflops * 1e12 * r.gpu.computeEfficiency;
     // The key to blame: an efficiency below 1% (it is a fraction of the peak), else the peak.
     const std::string rateKey =
-        r.computeEfficiency < 0.01 ? "gpu.compute_efficiency" : "gpu.peak_tflops";
-    if (r.workloadKind == "training")
+        r.gpu.computeEfficiency < 0.01 ? "gpu.compute_efficiency" : "gpu.peak_tflops";
+    if (r.workload.kind == WorkloadKind::TRAINING)
     {
-        const ns3::ParallelismConfig& p = r.parallelism;
+        const ns3::ParallelismConfig& p = r.workload.parallelism;
         const double tokens =
-            double(r.model.seqLen) * p.microBatchSize * p.microbatches * double(p.dp);
-        const double stepFlops = r.model.TrainingFlopsPerToken() * tokens;
+            double(r.workload.model.seqLen) * p.microBatchSize * p.microbatches * double(p.dp);
+        const double stepFlops = r.workload.model.TrainingFlopsPerToken() * tokens;
         if (stepFlops / flopsPerSecond > kMaxDurationSeconds)
         {
             CheckSeconds(rateKey,
-                         r.computeEfficiency < 0.01 ? r.computeEfficiency : r.peakTflops,
+                         r.gpu.computeEfficiency < 0.01 ? r.gpu.computeEfficiency
+                                                        : r.gpu.peakTflops,
                          stepFlops / flopsPerSecond,
                          "a step's compute (its FLOPs / (peak_tflops x compute_efficiency))");
         }
         const double optimizer =
-            double(r.model.TotalParams()) * p.optimizerBytesPerParam / p.hbmBytesPerS;
+            double(r.workload.model.TotalParams()) * p.optimizerBytesPerParam / p.hbmBytesPerS;
         if (optimizer > kMaxDurationSeconds)
         {
             CheckSeconds("gpu.hbm_tbytes_per_s",
@@ -54,11 +55,11 @@ CheckComputeTimes(const RunConfig& r)
                          "the optimizer step (parameters x bytes per parameter / HBM rate)");
         }
     }
-    if (r.workloadKind == "chakra" && r.graph)
+    if (r.workload.kind == WorkloadKind::CHAKRA && r.workload.graph)
     {
-        for (uint32_t rank = 0; rank < r.graph->ranks; ++rank)
+        for (uint32_t rank = 0; rank < r.workload.graph->ranks; ++rank)
         {
-            const auto& ops = r.graph->ops[rank];
+            const auto& ops = r.workload.graph->ops[rank];
             for (uint32_t i = 0; i < ops.size(); ++i)
             {
                 const ns3::WorkloadOp& o = ops[i];
@@ -128,49 +129,49 @@ CheckTimesAndRates(const RunConfig& r)
     constexpr double us = 1e-6;
     // Rates: every port of every plane, NVLink.
     CheckRate("topology.link_gbps",
-              r.linkGbps,
-              r.linkGbps * 1e9 / std::max<uint32_t>(1, r.planes),
+              r.topology.linkGbps,
+              r.topology.linkGbps * 1e9 / std::max<uint32_t>(1, r.topology.planes),
               "a port's rate (link_gbps / topology.planes)");
     CheckRate("gpu.nvlink_gbytes_per_s",
-              r.nvlinkGBytesPerS,
-              r.nvlinkGBytesPerS * 8e9 * 0.5,
+              r.gpu.nvlinkGBytesPerS,
+              r.gpu.nvlinkGBytesPerS * 8e9 * 0.5,
               "NVLink's rate (x 8 bit/B, x an efficiency of at least 0.5)");
     // Timers and periods.
-    CheckDuration("rdma.retransmit_timeout_ms", r.retransmitTimeoutMs, ms, "ms");
-    CheckDuration("pfc_watchdog.poll_ms", r.watchdogPollMs, ms, "ms");
-    CheckDuration("pfc_watchdog.detection_ms", r.watchdogDetectionMs, ms, "ms");
-    CheckDuration("pfc_watchdog.restoration_ms", r.watchdogRestorationMs, ms, "ms");
-    CheckDuration("pfc_deadlock.poll_ms", r.deadlockPollMs, ms, "ms");
-    CheckDuration("pfc_deadlock.threshold_ms", r.deadlockThresholdMs, ms, "ms");
-    CheckDuration("limits.max_sim_seconds", r.maxSimSeconds, 1, "s");
-    if (r.convergenceMs > 0)
+    CheckDuration("rdma.retransmit_timeout_ms", r.fabric.rdma.retransmitTimeoutMs, ms, "ms");
+    CheckDuration("pfc_watchdog.poll_ms", r.pfcWatchdog.pollMs, ms, "ms");
+    CheckDuration("pfc_watchdog.detection_ms", r.pfcWatchdog.detectionMs, ms, "ms");
+    CheckDuration("pfc_watchdog.restoration_ms", r.pfcWatchdog.restorationMs, ms, "ms");
+    CheckDuration("pfc_deadlock.poll_ms", r.pfcDeadlock.pollMs, ms, "ms");
+    CheckDuration("pfc_deadlock.threshold_ms", r.pfcDeadlock.thresholdMs, ms, "ms");
+    CheckDuration("limits.max_sim_seconds", r.limits.maxSimSeconds, 1, "s");
+    if (r.routing.convergenceMs > 0)
     {
-        CheckDuration("routing.convergence_ms", r.convergenceMs, ms, "ms");
+        CheckDuration("routing.convergence_ms", r.routing.convergenceMs, ms, "ms");
     }
-    if (r.flowletGapUs > 0)
+    if (r.routing.flowletGapUs > 0)
     {
-        CheckDuration("routing.flowlet_gap_us", r.flowletGapUs, us, "us");
+        CheckDuration("routing.flowlet_gap_us", r.routing.flowletGapUs, us, "us");
     }
-    if (r.randomMtbfHours > 0)
+    if (r.faults.random.mtbfHours > 0)
     {
-        CheckDuration("faults.random.mtbf_hours", r.randomMtbfHours, 3600, "hours");
-        CheckDuration("faults.random.repair_ms", r.randomRepairMs, ms, "ms");
+        CheckDuration("faults.random.mtbf_hours", r.faults.random.mtbfHours, 3600, "hours");
+        CheckDuration("faults.random.repair_ms", r.faults.random.repairMs, ms, "ms");
         // A link fails about once per mtbf + repair until max_sim_seconds. Drawn as the run
         // goes, each failure is two events and a reconvergence of every switch's routes: more
         // than 10^5 per link is a run that would not end in any useful time.
-        const double cycle = r.randomMtbfHours * 3600 + r.randomRepairMs * ms;
-        if (r.maxSimSeconds / cycle > 1e5)
+        const double cycle = r.faults.random.mtbfHours * 3600 + r.faults.random.repairMs * ms;
+        if (r.limits.maxSimSeconds / cycle > 1e5)
         {
             throw ScenarioError("faults.random.mtbf_hours: mtbf_hours + repair_ms give " +
-                                Number(r.maxSimSeconds / cycle) +
+                                Number(r.limits.maxSimSeconds / cycle) +
                                 " failures per link in limits.max_sim_seconds; at most 1e+05 "
                                 "(mtbf_hours x 3600 + repair_ms / 1000 >= max_sim_seconds / "
                                 "1e5 s)");
         }
     }
-    for (size_t i = 0; i < r.faultEvents.size(); ++i)
+    for (size_t i = 0; i < r.faults.events.size(); ++i)
     {
-        const json& e = r.faultEvents[i];
+        const json& e = r.faults.events[i];
         const std::string at = "faults.events[" + std::to_string(i) + "]";
         const std::string action = e.value("action", "");
         if (e.contains("period_ms"))
@@ -188,11 +189,13 @@ CheckTimesAndRates(const RunConfig& r)
         }
     }
     // Flow traffic: the mean gap between a host's arrivals, and the incast period.
-    for (const auto& [on, f, key] :
-         {std::make_tuple(r.workloadKind == "flows", &r.flows, "workload.flows"),
-          std::make_tuple(r.background, &r.backgroundFlows, "workload.background")})
+    const FlowsConfig* flows = r.workload.kind == WorkloadKind::FLOWS ? &r.workload.flows : nullptr;
+    for (const auto& [f, key] :
+         {std::make_pair(flows, "workload.flows"),
+          std::make_pair(r.workload.background ? &*r.workload.background : nullptr,
+                         "workload.background")})
     {
-        if (!on)
+        if (!f)
         {
             continue;
         }
@@ -202,7 +205,7 @@ CheckTimesAndRates(const RunConfig& r)
             // The host's whole NIC rate, as FlowWorkload defines the load.
             CheckSeconds(std::string(key) + ".load",
                          f->load,
-                         8 * mean / (f->load * r.linkGbps * 1e9),
+                         8 * mean / (f->load * r.topology.linkGbps * 1e9),
                          "the mean gap between a host's flows (8 x mean flow size / (load x "
                          "topology.link_gbps))");
         }
@@ -214,15 +217,15 @@ CheckTimesAndRates(const RunConfig& r)
     // The GPU's rates, whatever the workload: a collective workload (compute_ms given) does not
     // use them, but a value no GPU can have is refused the same way for every workload, as
     // every other rate (it used to pass there and abort a training run).
-    const double flopsPerSecond = r.peakTflops * 1e12 * r.computeEfficiency;
+    const double flopsPerSecond = r.gpu.peakTflops * 1e12 * r.gpu.computeEfficiency;
     if (!(flopsPerSecond >= kMinFlopsPerSecond))
     {
-        const bool efficiency = r.computeEfficiency < 0.01;
+        const bool efficiency = r.gpu.computeEfficiency < 0.01;
         throw ScenarioError(
             std::string(efficiency ? "gpu.compute_efficiency" : "gpu.peak_tflops") +
             ": the GPU's compute rate (peak_tflops x compute_efficiency) must be at least " +
             Number(kMinFlopsPerSecond) + " FLOP/s (got " +
-            Number(efficiency ? r.computeEfficiency : r.peakTflops) + ", giving " +
+            Number(efficiency ? r.gpu.computeEfficiency : r.gpu.peakTflops) + ", giving " +
             Number(flopsPerSecond) + " FLOP/s)");
     }
     const double hbm = r.resolved["gpu"].value("hbm_tbytes_per_s", 0.0);

@@ -16,19 +16,19 @@ namespace
 
 /// Dense BF16 peak and HBM bandwidth of each GPU preset (datasheets; see doc/ai-fabric.rst).
 void
-GpuPreset(const std::string& model, double& tflops, double& hbm)
+GpuPreset(GpuModel model, double& tflops, double& hbm)
 {
-    if (model == "a100-sxm")
+    if (model == GpuModel::A100_SXM)
     {
         tflops = 312;
         hbm = 2.039;
     }
-    else if (model == "b200")
+    else if (model == GpuModel::B200)
     {
         tflops = 2250;
         hbm = 8.0;
     }
-    else if (model == "gb200-nvl72")
+    else if (model == GpuModel::GB200_NVL72)
     {
         tflops = 2500;
         hbm = 8.0;
@@ -44,8 +44,8 @@ GpuPreset(const std::string& model, double& tflops, double& hbm)
 void
 ResolveChakra(const json& j, RunConfig& r)
 {
-    r.trace = j["workload"]["trace"];
-    if (r.trace.empty())
+    r.workload.trace = j["workload"]["trace"];
+    if (r.workload.trace.empty())
     {
         throw ScenarioError("workload.trace: missing (workload.kind chakra runs the Chakra "
                             "trace in this directory; ai-fabric chakra export writes one)");
@@ -59,12 +59,12 @@ ResolveChakra(const json& j, RunConfig& r)
     {
         // A directory (its one prefix), or a file prefix as ASTRA-sim takes one
         // (".../all_reduce" for all_reduce.0.et, all_reduce.1.et, ... beside it).
-        std::string dir = r.trace;
+        std::string dir = r.workload.trace;
         ns3::ChakraReadOptions options;
         std::error_code ec;
-        if (!std::filesystem::is_directory(r.trace, ec))
+        if (!std::filesystem::is_directory(r.workload.trace, ec))
         {
-            const std::filesystem::path p(r.trace);
+            const std::filesystem::path p(r.workload.trace);
             if (std::filesystem::exists(ns3::ChakraTrace::FileName(p.parent_path().empty()
                                                                        ? "."
                                                                        : p.parent_path().string(),
@@ -76,24 +76,26 @@ ResolveChakra(const json& j, RunConfig& r)
                 options.prefix = p.filename().string();
             }
         }
-        r.graph = std::make_shared<const ns3::WorkloadGraph>(ns3::ChakraTrace::Read(dir, options));
+        r.workload.graph =
+            std::make_shared<const ns3::WorkloadGraph>(ns3::ChakraTrace::Read(dir, options));
     }
     catch (const ns3::ChakraTraceError& e)
     {
         throw ScenarioError("workload.trace: " + std::string(e.what()));
     }
-    if (r.graph->ranks != r.Gpus())
+    if (r.workload.graph->ranks != r.Gpus())
     {
-        throw ScenarioError("workload.trace: the trace has " + std::to_string(r.graph->ranks) +
-                            " ranks; the cluster has " + std::to_string(r.Gpus()) +
+        throw ScenarioError("workload.trace: the trace has " +
+                            std::to_string(r.workload.graph->ranks) + " ranks; the cluster has " +
+                            std::to_string(r.Gpus()) +
                             " GPUs (topology.servers x gpus_per_server)");
     }
-    if (r.sharp)
+    if (r.fabric.infiniband.sharp)
     {
         throw ScenarioError("infiniband.sharp: workload.kind chakra runs NCCL's ring, tree, "
                             "NVLS and PAT, not CollNet (set sharp false)");
     }
-    r.model.name = "chakra";
+    r.workload.model.name = "chakra";
 }
 
 } // namespace
@@ -104,55 +106,56 @@ ResolveTraining(const json& j, RunConfig& r)
     const json& gpu = j["gpu"];
     double tflops;
     double hbm;
-    GpuPreset(r.gpuModel, tflops, hbm);
-    r.peakTflops = gpu["peak_tflops"].get<double>() > 0 ? gpu["peak_tflops"].get<double>() : tflops;
-    r.resolved["gpu"]["peak_tflops"] = r.peakTflops;
+    GpuPreset(r.gpu.model, tflops, hbm);
+    r.gpu.peakTflops =
+        gpu["peak_tflops"].get<double>() > 0 ? gpu["peak_tflops"].get<double>() : tflops;
+    r.resolved["gpu"]["peak_tflops"] = r.gpu.peakTflops;
     const double hbmT =
         gpu["hbm_tbytes_per_s"].get<double>() > 0 ? gpu["hbm_tbytes_per_s"].get<double>() : hbm;
     r.resolved["gpu"]["hbm_tbytes_per_s"] = hbmT;
-    r.computeEfficiency = gpu["compute_efficiency"];
-    if (r.workloadKind == "chakra")
+    r.gpu.computeEfficiency = gpu["compute_efficiency"];
+    if (r.workload.kind == WorkloadKind::CHAKRA)
     {
         ResolveChakra(j, r);
         return;
     }
-    if (r.workloadKind != "training")
+    if (r.workload.kind != WorkloadKind::TRAINING)
     {
         return;
     }
     const json& w = j["workload"];
     const std::string name = w["model"];
-    ns3::TransformerModel::Preset(name, r.model); // the schema allows presets only
+    ns3::TransformerModel::Preset(name, r.workload.model); // the schema allows presets only
     const json& shape = w["model_shape"];
     auto field = [&](const char* key, auto& into) {
         const uint64_t v = shape[key].get<uint64_t>();
         if (v > 0)
         {
             into = static_cast<std::remove_reference_t<decltype(into)>>(v);
-            r.model.name = name + "+shape";
+            r.workload.model.name = name + "+shape";
         }
         r.resolved["workload"]["model_shape"][key] = uint64_t(into);
     };
-    field("layers", r.model.layers);
-    field("hidden", r.model.hidden);
-    field("ffn", r.model.ffn);
-    field("heads", r.model.heads);
-    field("kv_heads", r.model.kvHeads);
-    field("seq_len", r.model.seqLen);
-    field("vocab", r.model.vocab);
-    field("experts", r.model.experts);
-    field("top_k", r.model.topK);
+    field("layers", r.workload.model.layers);
+    field("hidden", r.workload.model.hidden);
+    field("ffn", r.workload.model.ffn);
+    field("heads", r.workload.model.heads);
+    field("kv_heads", r.workload.model.kvHeads);
+    field("seq_len", r.workload.model.seqLen);
+    field("vocab", r.workload.model.vocab);
+    field("experts", r.workload.model.experts);
+    field("top_k", r.workload.model.topK);
     const std::string dtype = shape["dtype"];
-    r.model.dtypeBytes = dtype == "fp8" ? 1 : dtype == "fp32" ? 4 : 2;
+    r.workload.model.dtypeBytes = dtype == "fp8" ? 1 : dtype == "fp32" ? 4 : 2;
     r.resolved["workload"]["model_shape"]["dtype"] = dtype == "auto" ? "bf16" : dtype;
-    const std::string why = r.model.Check();
+    const std::string why = r.workload.model.Check();
     if (!why.empty())
     {
         throw ScenarioError("workload.model_shape: " + why);
     }
 
     const json& p = w["parallelism"];
-    ns3::ParallelismConfig& c = r.parallelism;
+    ns3::ParallelismConfig& c = r.workload.parallelism;
     c.tp = p["tp"];
     c.pp = p["pp"];
     c.ep = p["ep"];
@@ -190,12 +193,12 @@ ResolveTraining(const json& j, RunConfig& r)
     c.moeSkew = p["moe_skew"];
     c.moeHotRank = p["moe_hot_rank"];
     c.hbmBytesPerS = hbmT * 1e12;
-    const std::string err = ns3::TransformerWorkload::Check(r.model, c);
+    const std::string err = ns3::TransformerWorkload::Check(r.workload.model, c);
     if (!err.empty())
     {
         throw ScenarioError("workload.parallelism: " + err);
     }
-    if (r.sharp)
+    if (r.fabric.infiniband.sharp)
     {
         throw ScenarioError("infiniband.sharp: workload.kind training runs NCCL's ring, tree, "
                             "NVLS and PAT, not CollNet (set sharp false)");

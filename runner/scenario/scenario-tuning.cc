@@ -46,16 +46,16 @@ AutoChannels(const std::string& algorithm, uint32_t gpusPerServer)
 }
 
 std::string
-PresetNvlsEfficiency(const std::string& gpuModel)
+PresetNvlsEfficiency(GpuModel gpuModel)
 {
     // NCCL's nvlsEfficiency (src/graph/tuning.cc): Hopper 0.85, Blackwell 0.74.
-    return gpuModel == "b200" || gpuModel == "gb200-nvl72" ? "0.74" : "0.85";
+    return gpuModel == GpuModel::B200 || gpuModel == GpuModel::GB200_NVL72 ? "0.74" : "0.85";
 }
 
 uint32_t
 AggregationLevels(const RunConfig& r)
 {
-    if (!r.sharp)
+    if (!r.fabric.infiniband.sharp)
     {
         return 0;
     }
@@ -71,27 +71,27 @@ MakeTuner(const RunConfig& r)
     ns3::Ptr<ns3::CollectiveTuner> tuner = ns3::CreateObject<ns3::CollectiveTuner>();
     // Goodput per full 4096-byte packet: the fabric's header bytes (RoCEv2 86, IB 26).
     const double overhead = FabricOf(r).headerBytes;
-    tuner->SetAttribute(
-        "NicRate",
-        ns3::DataRateValue(ns3::DataRate(uint64_t(r.linkGbps * 1e9 * 4096 / (4096 + overhead)))));
+    tuner->SetAttribute("NicRate",
+                        ns3::DataRateValue(ns3::DataRate(
+                            uint64_t(r.topology.linkGbps * 1e9 * 4096 / (4096 + overhead)))));
     // NVLink as the run's NvlinkTransport will have it: the preset's bandwidth, its Efficiency
     // and Latency (the scenario's attributes or ns-3's defaults).
     ns3::DoubleValue efficiency;
     efficiency.DeserializeFromString(
         AttributeText(r.attributes, "ns3::NvlinkTransport", "Efficiency"),
         ns3::MakeDoubleChecker<double>());
-    tuner->SetAttribute(
-        "NvlinkRate",
-        ns3::DataRateValue(ns3::DataRate(uint64_t(r.nvlinkGBytesPerS * 8e9 * efficiency.Get()))));
+    tuner->SetAttribute("NvlinkRate",
+                        ns3::DataRateValue(ns3::DataRate(
+                            uint64_t(r.gpu.nvlinkGBytesPerS * 8e9 * efficiency.Get()))));
     tuner->SetAttribute(
         "NvlinkLatency",
         ns3::StringValue(AttributeText(r.attributes, "ns3::NvlinkTransport", "Latency")));
-    tuner->SetAttribute("Nvls", ns3::BooleanValue(r.nvls));
+    tuner->SetAttribute("Nvls", ns3::BooleanValue(r.gpu.nvls));
     tuner->SetAttribute("NvlsEfficiency",
                         ns3::StringValue(AttributeText(r.attributes,
                                                        "ns3::NvlinkTransport",
                                                        "NvlsEfficiency",
-                                                       PresetNvlsEfficiency(r.gpuModel))));
+                                                       PresetNvlsEfficiency(r.gpu.model))));
     tuner->SetAttribute("AggregationLevels", ns3::UintegerValue(AggregationLevels(r)));
     tuner->SetAttribute(
         "ProtocolLatency",
@@ -99,30 +99,30 @@ MakeTuner(const RunConfig& r)
     return tuner;
 }
 
-std::pair<std::string, std::string>
+std::pair<std::string, ns3::CollectiveProtocol::Kind>
 TunedAlgorithmAndProtocol(const RunConfig& r)
 {
     ns3::Ptr<ns3::CollectiveTuner> tuner = MakeTuner(r);
     ns3::CollectiveSpec spec;
-    ns3::CollectiveSpec::OpByName(r.collective, spec.op);
-    spec.bytes = r.bytes / std::max<uint32_t>(1, r.buckets);
+    spec.op = r.workload.collective;
+    spec.bytes = r.workload.bytes / std::max<uint32_t>(1, r.workload.buckets);
     spec.ranks = r.Gpus();
-    spec.gpusPerServer = r.gpusPerServer;
-    spec.chunks = r.chunks;
-    const std::vector<std::string> algorithms = r.algorithm == "auto"
-                                                    ? ns3::CollectiveTuner::Candidates()
-                                                    : std::vector<std::string>{r.algorithm};
+    spec.gpusPerServer = r.topology.gpusPerServer;
+    spec.chunks = r.workload.chunks;
+    const std::vector<std::string> algorithms =
+        r.workload.algorithm == "auto" ? ns3::CollectiveTuner::Candidates()
+                                       : std::vector<std::string>{r.workload.algorithm};
     std::vector<ns3::CollectiveProtocol::Kind> protocols = ns3::CollectiveTuner::Protocols();
-    ns3::CollectiveProtocol::Kind fixed;
-    if (ns3::CollectiveProtocol::ByName(r.protocol, fixed))
+    if (!r.workload.protocolAuto)
     {
-        protocols = {fixed};
+        protocols = {r.workload.protocol};
     }
     const ns3::CollectiveTuner::Choice c =
         tuner->Choose(spec, algorithms, protocols, [&r](const std::string& a) {
-            return r.channels ? r.channels : AutoChannels(a, r.gpusPerServer);
+            return r.workload.channels ? r.workload.channels
+                                       : AutoChannels(a, r.topology.gpusPerServer);
         });
-    return {c.algorithm, ns3::CollectiveProtocol::Name(c.protocol)};
+    return {c.algorithm, c.protocol};
 }
 
 } // namespace aifabric

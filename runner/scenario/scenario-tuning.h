@@ -32,7 +32,7 @@ std::string AttributeText(const std::vector<std::pair<std::string, std::string>>
 uint32_t AutoChannels(const std::string& algorithm, uint32_t gpusPerServer);
 
 /// NvlinkTransport::NvlsEfficiency for a GPU preset, as text.
-std::string PresetNvlsEfficiency(const std::string& gpuModel);
+std::string PresetNvlsEfficiency(GpuModel gpuModel);
 
 /// A CollectiveTuner for the run's cluster (NIC goodput from the link rate and the fabric's
 /// packet overhead, NVLink from the GPU preset and the run's NvlinkTransport attributes).
@@ -43,9 +43,9 @@ ns3::Ptr<ns3::CollectiveTuner> MakeTuner(const RunConfig& r);
  * cluster (NIC goodput from the link rate and the fabric's packet overhead, NVLink from the GPU
  * preset and the run's NvlinkTransport attributes) and size, over the algorithms and protocols
  * left open (the scenario's own otherwise), each algorithm on its channels (workload.channels,
- * or AutoChannels). \return the algorithm's and the protocol's names
+ * or AutoChannels). \return the algorithm's name and the protocol
  */
-std::pair<std::string, std::string> TunedAlgorithmAndProtocol(const RunConfig& r);
+std::pair<std::string, ns3::CollectiveProtocol::Kind> TunedAlgorithmAndProtocol(const RunConfig& r);
 
 /// Levels of the run's SHARP trees (CollectiveTuner's AggregationLevels): 0 without
 /// infiniband.sharp, else as the topology registered them (a rail-optimized fat-tree: 2 when a

@@ -93,21 +93,22 @@ BlameRadixWhenNoServerFits(ns3::Ptr<ns3::FabricTopologyHelper> h, const RunConfi
             return false;
         }
     };
-    const bool oneFits = fits(1, r.leafRadix);
+    const bool oneFits = fits(1, r.topology.leafRadix);
     uint32_t minRadix = 0;
-    for (uint32_t radix = r.leafRadix + 1; !oneFits && radix <= 4096 && !minRadix; ++radix)
+    for (uint32_t radix = r.topology.leafRadix + 1; !oneFits && radix <= 4096 && !minRadix; ++radix)
     {
-        minRadix = fits(r.servers, radix) ? radix : 0;
+        minRadix = fits(r.topology.servers, radix) ? radix : 0;
     }
-    h->SetAttribute("Servers", ns3::UintegerValue(r.servers));
-    h->SetAttribute("LeafRadix", ns3::UintegerValue(r.leafRadix));
+    h->SetAttribute("Servers", ns3::UintegerValue(r.topology.servers));
+    h->SetAttribute("LeafRadix", ns3::UintegerValue(r.topology.leafRadix));
     if (minRadix)
     {
-        throw ScenarioError("topology.leaf_radix: must be >= " + std::to_string(minRadix) +
-                            " and <= 4096 for " + std::to_string(r.servers) + " servers of " +
-                            std::to_string(r.gpusPerServer) + " GPUs at oversubscription " +
-                            ns3::DoubleValue(r.oversubscription).SerializeToString(nullptr) +
-                            " (got " + std::to_string(r.leafRadix) + ")");
+        throw ScenarioError(
+            "topology.leaf_radix: must be >= " + std::to_string(minRadix) + " and <= 4096 for " +
+            std::to_string(r.topology.servers) + " servers of " +
+            std::to_string(r.topology.gpusPerServer) + " GPUs at oversubscription " +
+            ns3::DoubleValue(r.topology.oversubscription).SerializeToString(nullptr) + " (got " +
+            std::to_string(r.topology.leafRadix) + ")");
     }
 }
 
@@ -119,22 +120,22 @@ ToRun(const json& j, size_t index)
     r.name = j.value("name", std::string("run") + std::to_string(index));
     r.seed = j["seed"].get<uint32_t>();
     const json& t = j["topology"];
-    r.topologyKind = t["kind"];
+    r.topology.kind = t["kind"];
     ResolveTopology(j, r);
-    r.servers = t["servers"];
-    r.gpusPerServer = t["gpus_per_server"];
-    r.linkGbps = t["link_gbps"];
-    r.oversubscription = t["oversubscription"];
-    r.leafRadix = t["leaf_radix"];
-    r.tiers = t["tiers"];
-    r.spineOversubscription = t["spine_oversubscription"];
-    r.planes = t["planes"];
-    r.hostCableM = t["host_cable_m"];
-    r.fabricCableM = t["fabric_cable_m"];
-    r.hopLatencyUs = t["hop_latency_us"];
-    r.switchLatencyUs = t["switch_latency_us"];
-    r.fabric = j["fabric"];
-    r.pfc = j["pfc"];
+    r.topology.servers = t["servers"];
+    r.topology.gpusPerServer = t["gpus_per_server"];
+    r.topology.linkGbps = t["link_gbps"];
+    r.topology.oversubscription = t["oversubscription"];
+    r.topology.leafRadix = t["leaf_radix"];
+    r.topology.tiers = t["tiers"];
+    r.topology.spineOversubscription = t["spine_oversubscription"];
+    r.topology.planes = t["planes"];
+    r.topology.hostCableM = t["host_cable_m"];
+    r.topology.fabricCableM = t["fabric_cable_m"];
+    r.topology.hopLatencyUs = t["hop_latency_us"];
+    r.topology.switchLatencyUs = t["switch_latency_us"];
+    r.fabric.name = j["fabric"];
+    r.fabric.pfc = j["pfc"];
     for (auto it = j["attributes"].begin(); it != j["attributes"].end(); ++it)
     {
         r.attributes.emplace_back(it.key(),
@@ -145,85 +146,91 @@ ToRun(const json& j, size_t index)
     ResolveRdma(j, r);
     // Every fabric's own keys (tcp.*, infiniband.*, uec.*), whatever the run's fabric.
     ResolveFabrics(j, r);
-    r.dropRate = j["faults"]["drop_rate"];
-    r.faultEvents = j["faults"]["events"];
-    r.randomMtbfHours = j["faults"]["random"]["mtbf_hours"];
-    r.randomRepairMs = j["faults"]["random"]["repair_ms"];
-    r.randomHostLinks = j["faults"]["random"]["host_links"];
-    r.convergenceMs = j["routing"]["convergence_ms"];
-    r.valleyFree = j["routing"]["valley_free"];
-    r.loadBalancing = j["routing"]["load_balancing"];
-    r.flowletGapUs = j["routing"]["flowlet_gap_us"];
-    r.qpsPerConnection = j["routing"]["qps_per_connection"];
-    if (r.qpsPerConnection == 0)
+    r.faults.dropRate = j["faults"]["drop_rate"];
+    r.faults.events = j["faults"]["events"];
+    r.faults.random.mtbfHours = j["faults"]["random"]["mtbf_hours"];
+    r.faults.random.repairMs = j["faults"]["random"]["repair_ms"];
+    r.faults.random.hostLinks = j["faults"]["random"]["host_links"];
+    r.routing.convergenceMs = j["routing"]["convergence_ms"];
+    r.routing.valleyFree = j["routing"]["valley_free"];
+    r.routing.loadBalancing = j["routing"]["load_balancing"];
+    r.routing.flowletGapUs = j["routing"]["flowlet_gap_us"];
+    r.routing.qpsPerConnection = j["routing"]["qps_per_connection"];
+    if (r.routing.qpsPerConnection == 0)
     {
-        r.qpsPerConnection = ns3::LoadBalancingRegistry::Find(r.loadBalancing)->qpsPerConnection;
+        r.routing.qpsPerConnection =
+            ns3::LoadBalancingRegistry::Find(r.routing.loadBalancing)->qpsPerConnection;
     }
-    r.watchdog = j["pfc_watchdog"]["enabled"];
-    r.watchdogDetectionMs = j["pfc_watchdog"]["detection_ms"];
-    r.watchdogRestorationMs = j["pfc_watchdog"]["restoration_ms"];
-    r.watchdogPollMs = j["pfc_watchdog"]["poll_ms"];
-    r.watchdogAction = j["pfc_watchdog"]["action"];
-    r.deadlockDetection = j["pfc_deadlock"]["enabled"];
-    r.deadlockThresholdMs = j["pfc_deadlock"]["threshold_ms"];
-    r.deadlockPollMs = j["pfc_deadlock"]["poll_ms"];
-    r.deadlockStop = j["pfc_deadlock"]["stop"];
+    r.pfcWatchdog.enabled = j["pfc_watchdog"]["enabled"];
+    r.pfcWatchdog.detectionMs = j["pfc_watchdog"]["detection_ms"];
+    r.pfcWatchdog.restorationMs = j["pfc_watchdog"]["restoration_ms"];
+    r.pfcWatchdog.pollMs = j["pfc_watchdog"]["poll_ms"];
+    r.pfcWatchdog.action = j["pfc_watchdog"]["action"];
+    r.pfcDeadlock.enabled = j["pfc_deadlock"]["enabled"];
+    r.pfcDeadlock.thresholdMs = j["pfc_deadlock"]["threshold_ms"];
+    r.pfcDeadlock.pollMs = j["pfc_deadlock"]["poll_ms"];
+    r.pfcDeadlock.stop = j["pfc_deadlock"]["stop"];
     const json& w = j["workload"];
-    r.workloadKind = w["kind"];
-    if (r.workloadKind == "flows")
+    r.workload.kind = w["kind"];
+    if (r.workload.kind == WorkloadKind::FLOWS)
     {
-        r.flows = ToFlows(w["flows"], "workload.flows");
+        r.workload.flows = ToFlows(w["flows"], "workload.flows");
     }
-    if (r.workloadKind == "matrix")
+    if (r.workload.kind == WorkloadKind::MATRIX)
     {
-        r.matrixFile = w["matrix"];
-        r.matrix = LoadMatrix(r.matrixFile);
+        r.workload.matrixFile = w["matrix"];
+        r.workload.matrix = LoadMatrix(r.workload.matrixFile);
     }
     if (w.contains("background"))
     {
         if (r.IsFlowWorkload())
         {
-            throw ScenarioError("workload.background: flow traffic beside a training job needs "
-                                "workload.kind collective (with kind " +
-                                r.workloadKind + ", the workload is flow traffic already)");
+            throw ScenarioError(std::string("workload.background: flow traffic beside a "
+                                            "training job needs workload.kind collective (with "
+                                            "kind ") +
+                                NameOf(r.workload.kind) +
+                                ", the workload is flow traffic already)");
         }
         json b = FlowsDefaults(false);
         MergeScenario(b, w["background"]);
         r.resolved["workload"]["background"] = b;
-        r.background = true;
-        r.backgroundFlows = ToFlows(b, "workload.background");
+        r.workload.background = ToFlows(b, "workload.background");
     }
-    r.steps = w["steps"];
-    r.computeMs = w["compute_ms"];
-    r.collective = w["collective"];
-    r.algorithm = w["algorithm"];
-    r.bytes = w["bytes"].get<uint64_t>();
-    r.chunks = w["chunks"];
-    r.buckets = w["buckets"];
-    r.channels = w["channels"];
-    r.gpuHourUsd = j["cost"]["gpu_hour_usd"];
-    r.maxSimSeconds = j["limits"]["max_sim_seconds"];
-    r.maxMemoryGb = j["limits"]["max_memory_gb"];
-    r.gpuModel = j["gpu"]["model"];
+    r.workload.steps = w["steps"];
+    r.workload.computeMs = w["compute_ms"];
+    ns3::CollectiveSpec::OpByName(w["collective"].get<std::string>(), r.workload.collective);
+    r.workload.algorithm = w["algorithm"];
+    r.workload.bytes = w["bytes"].get<uint64_t>();
+    r.workload.chunks = w["chunks"];
+    r.workload.buckets = w["buckets"];
+    r.workload.channels = w["channels"];
+    r.cost.gpuHourUsd = j["cost"]["gpu_hour_usd"];
+    r.limits.maxSimSeconds = j["limits"]["max_sim_seconds"];
+    r.limits.maxMemoryGb = j["limits"]["max_memory_gb"];
+    r.gpu.model = j["gpu"]["model"];
     // NVLink per direction: H100 SXM NVLink4 900 GB/s bidirectional (datasheet), A100 SXM
     // NVLink3 600, B200 NVLink5 1.8 TB/s.
-    r.nvlinkGBytesPerS = j["gpu"]["nvlink_gbytes_per_s"];
-    if (r.nvlinkGBytesPerS <= 0)
+    r.gpu.nvlinkGBytesPerS = j["gpu"]["nvlink_gbytes_per_s"];
+    if (r.gpu.nvlinkGBytesPerS <= 0)
     {
-        r.nvlinkGBytesPerS = r.gpuModel == "a100-sxm"                              ? 300
-                             : r.gpuModel == "b200" || r.gpuModel == "gb200-nvl72" ? 900
-                                                                                   : 450;
-        r.resolved["gpu"]["nvlink_gbytes_per_s"] = r.nvlinkGBytesPerS;
+        r.gpu.nvlinkGBytesPerS =
+            r.gpu.model == GpuModel::A100_SXM                                       ? 300
+            : r.gpu.model == GpuModel::B200 || r.gpu.model == GpuModel::GB200_NVL72 ? 900
+                                                                                    : 450;
+        r.resolved["gpu"]["nvlink_gbytes_per_s"] = r.gpu.nvlinkGBytesPerS;
     }
     // NVLS (NVLink SHARP) needs NVSwitch gen 3: H100 (Hopper) and later, not A100.
     const std::string nvls = j["gpu"]["nvls"];
-    r.nvls = nvls == "auto" ? r.gpuModel != "a100-sxm" : nvls == "on";
-    r.resolved["gpu"]["nvls"] = r.nvls ? "on" : "off";
-    r.pxn = j["workload"]["pxn"];
+    r.gpu.nvls = nvls == "auto" ? r.gpu.model != GpuModel::A100_SXM : nvls == "on";
+    r.resolved["gpu"]["nvls"] = r.gpu.nvls ? "on" : "off";
+    r.workload.pxn = j["workload"]["pxn"];
     ResolveTraining(j, r);
-    r.protocol = w["protocol"];
+    // "auto" leaves the protocol to the tuner, below.
+    const std::string protocol = w["protocol"];
+    r.workload.protocolAuto = protocol == "auto";
+    ns3::CollectiveProtocol::ByName(protocol, r.workload.protocol);
     CheckSharpTopology(r);
-    if (r.algorithm != "auto")
+    if (r.workload.algorithm != "auto")
     {
         // The named algorithm's own check, as registered beside its class (collnet needs
         // SHARP, nvls a server's NVLink SHARP, pat implements allgather and reducescatter).
@@ -232,23 +239,22 @@ ToRun(const json& j, size_t index)
     }
     // Every duration and rate ns-3 will hold (before the tuner computes with them).
     CheckTimesAndRates(r);
-    if (r.algorithm == "auto" || r.protocol == "auto")
+    if (r.workload.algorithm == "auto" || r.workload.protocolAuto)
     {
-        r.algorithmAuto = r.algorithm == "auto";
-        r.protocolAuto = r.protocol == "auto";
-        std::tie(r.algorithm, r.protocol) = TunedAlgorithmAndProtocol(r);
-        r.resolved["workload"]["algorithm"] = r.algorithm;
-        r.resolved["workload"]["protocol"] = r.protocol;
+        r.workload.algorithmAuto = r.workload.algorithm == "auto";
+        std::tie(r.workload.algorithm, r.workload.protocol) = TunedAlgorithmAndProtocol(r);
+        r.resolved["workload"]["algorithm"] = r.workload.algorithm;
+        r.resolved["workload"]["protocol"] = ns3::CollectiveProtocol::Name(r.workload.protocol);
     }
-    if (r.algorithmAuto)
+    if (r.workload.algorithmAuto)
     {
         ResolveAlgorithmKeys(j, r);
     }
-    if (r.channels == 0)
+    if (r.workload.channels == 0)
     {
-        r.channelsAuto = true;
-        r.channels = AutoChannels(r.algorithm, r.gpusPerServer);
-        r.resolved["workload"]["channels"] = r.channels;
+        r.workload.channelsAuto = true;
+        r.workload.channels = AutoChannels(r.workload.algorithm, r.topology.gpusPerServer);
+        r.resolved["workload"]["channels"] = r.workload.channels;
     }
     // Cross-field checks, then the run's fabric's own.
     CheckFabricFields(r);
@@ -256,16 +262,17 @@ ToRun(const json& j, size_t index)
     {
         f.finish(r);
     }
-    if (r.gpuModel == "gb200-nvl72" && r.gpusPerServer != 72)
+    if (r.gpu.model == GpuModel::GB200_NVL72 && r.topology.gpusPerServer != 72)
     {
         throw ScenarioError("gpu.model: gb200-nvl72 is 72 GPUs in one NVLink domain: "
                             "topology.gpus_per_server must be 72 (got " +
-                            std::to_string(r.gpusPerServer) + ")");
+                            std::to_string(r.topology.gpusPerServer) + ")");
     }
-    if (uint64_t(r.servers) * r.gpusPerServer > 65536)
+    if (uint64_t(r.topology.servers) * r.topology.gpusPerServer > 65536)
     {
-        throw ScenarioError("topology.servers: servers x gpus_per_server must be <= 65536 (got " +
-                            std::to_string(uint64_t(r.servers) * r.gpusPerServer) + ")");
+        throw ScenarioError(
+            "topology.servers: servers x gpus_per_server must be <= 65536 (got " +
+            std::to_string(uint64_t(r.topology.servers) * r.topology.gpusPerServer) + ")");
     }
     // Topology parameters, through the helper's own validation (nothing is built).
     ns3::Ptr<ns3::FabricTopologyHelper> h = TopologyOf(r).create(TopologyParamsOf(r));
@@ -273,9 +280,10 @@ ToRun(const json& j, size_t index)
     {
         f.configure(r, *h); // IB's link layer changes what the helper accepts
     }
-    h->SetAttribute("Servers", ns3::UintegerValue(r.servers));
-    h->SetAttribute("GpusPerServer", ns3::UintegerValue(r.gpusPerServer));
-    h->SetAttribute("LinkRate", ns3::DataRateValue(ns3::DataRate(uint64_t(r.linkGbps * 1e9))));
+    h->SetAttribute("Servers", ns3::UintegerValue(r.topology.servers));
+    h->SetAttribute("GpusPerServer", ns3::UintegerValue(r.topology.gpusPerServer));
+    h->SetAttribute("LinkRate",
+                    ns3::DataRateValue(ns3::DataRate(uint64_t(r.topology.linkGbps * 1e9))));
     try
     {
         h->Validate();
@@ -290,29 +298,30 @@ ToRun(const json& j, size_t index)
         }
         throw ScenarioError(TopologyKey(e.GetParameter()) + ": " + e.what());
     }
-    for (const auto& [on, f, key] :
-         {std::make_tuple(r.IsFlowWorkload(), r.flows, "workload.flows"),
-          std::make_tuple(r.background, r.backgroundFlows, "workload.background")})
+    const FlowsConfig* flows = r.IsFlowWorkload() ? &r.workload.flows : nullptr;
+    const FlowsConfig* background = r.workload.background ? &*r.workload.background : nullptr;
+    for (const auto& [f, key] : {std::make_pair(flows, "workload.flows"),
+                                 std::make_pair(background, "workload.background")})
     {
-        if (on && f.incastFanin >= r.Gpus())
+        if (f && f->incastFanin >= r.Gpus())
         {
             throw ScenarioError(std::string(key) +
                                 ".incast.fanin: must be below the number of "
                                 "hosts, " +
                                 std::to_string(r.Gpus()) + " (got " +
-                                std::to_string(f.incastFanin) + ")");
+                                std::to_string(f->incastFanin) + ")");
         }
-        if (on && r.Gpus() < 2)
+        if (f && r.Gpus() < 2)
         {
             throw ScenarioError(std::string(key) + ": flows need at least two hosts "
                                                    "(topology.servers x gpus_per_server)");
         }
     }
-    if (r.matrix && r.matrix->GetNodes() != r.Gpus())
+    if (r.workload.matrix && r.workload.matrix->GetNodes() != r.Gpus())
     {
         throw ScenarioError("workload.matrix: the matrix has Nodes " +
-                            std::to_string(r.matrix->GetNodes()) + " but the topology has " +
-                            std::to_string(r.Gpus()) +
+                            std::to_string(r.workload.matrix->GetNodes()) +
+                            " but the topology has " + std::to_string(r.Gpus()) +
                             " hosts (topology.servers x gpus_per_server must match)");
     }
     CheckMemory(r);
@@ -343,7 +352,7 @@ ToRunWithJobs(const json& j, size_t index)
                                           {"servers", job.servers},
                                           {"placement", job.placement},
                                           {"start_ms", job.startMs},
-                                          {"fabric", job.run.fabric},
+                                          {"fabric", job.run.fabric.name},
                                           {"server_ids", job.serverIds},
                                           {"workload", e}});
     }
