@@ -16,6 +16,9 @@
 #   --rounds   alternations (default 3)
 #   --build    the build directory holding bench/connection-matrix-bench (default: build)
 #   --before   another build directory whose bench runs in the same rounds (e.g. main's)
+#   --hugepages ours (default: our bench runs with glibc.malloc.hugetlb=1, as ./ai-fabric
+#              runs the simulators), both (htsim too), or none
+#   --pages    also run our default mode with 4 KiB pages in each round ("default-4k")
 # htsim runs the equivalent of the bench's setup: 3-tier k-ary fat-tree, 400 Gb/s, MTU 4096,
 # lossless queues with PFC, no congestion control, every link 250 ns, per-flow ECMP.
 set -euo pipefail
@@ -26,6 +29,8 @@ end=""
 rounds=3
 build="$ROOT/build"
 before=""
+hugepages=ours
+pages=0
 fail() {
   echo "htsim-side-by-side: $1" >&2
   exit 2
@@ -38,8 +43,10 @@ while [ $# -gt 0 ]; do
     --rounds) rounds="${2:-}"; shift ;;
     --build) build="${2:-}"; shift ;;
     --before) before="${2:-}"; shift ;;
+    --hugepages) hugepages="${2:-}"; shift ;;
+    --pages) pages=1 ;;
     -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) fail "unknown option $1 (allowed: --htsim, --matrix, --end, --rounds, --build, --before)" ;;
+    *) fail "unknown option $1 (allowed: --htsim, --matrix, --end, --rounds, --build, --before, --hugepages, --pages)" ;;
   esac
   shift
 done
@@ -47,6 +54,15 @@ done
 [ -r "$matrix" ] || fail "--matrix must name a readable connection matrix (got '$matrix')"
 [[ "$end" =~ ^[1-9][0-9]*$ ]] || fail "--end must be an integer >= 1 (microseconds; got '$end')"
 [[ "$rounds" =~ ^[1-9][0-9]*$ ]] || fail "--rounds must be an integer >= 1 (got '$rounds')"
+case "$hugepages" in ours | both | none) ;; *) fail "--hugepages must be ours, both or none (got '$hugepages')" ;; esac
+# GLIBC_TUNABLES for each side: huge pages for malloc's heap, or nothing.
+THP=glibc.malloc.hugetlb=1
+ours_tun=""
+htsim_tun=""
+[ "$hugepages" != none ] && ours_tun=$THP
+[ "$hugepages" = both ] && htsim_tun=$THP
+modes=(default ack)
+[ "$pages" = 1 ] && modes=(default default-4k ack)
 bench="$build/bench/connection-matrix-bench"
 [ -x "$bench" ] || fail "$bench not found (build it: cmake --build build --target connection-matrix-bench)"
 benches=("now:$bench")
@@ -69,7 +85,7 @@ cpu() { awk '{ printf "%.2f", $1 + $2 }' "$1"; }
 
 for i in $(seq 1 "$rounds"); do
   load=$(cut -d' ' -f1 /proc/loadavg)
-  (cd "$work" && /usr/bin/time -f "%U %S" -o ht.time "$htsim" -nodes "$nodes" -tm "$matrix" \
+  (cd "$work" && GLIBC_TUNABLES=$htsim_tun /usr/bin/time -f "%U %S" -o ht.time "$htsim" -nodes "$nodes" -tm "$matrix" \
     -strat ecmp_host -paths 1 -linkspeed 400000 -mtu 4096 -hop_latency 0.25 -switch_latency 0 \
     -end "$end" -o "$work/ht.dat" >ht.out 2>&1) || fail "htsim_roce failed: see its output above"
   fct=$(awk '/ finished at / { print $6 }' "$work/ht.out" | sort -g |
@@ -80,14 +96,17 @@ for i in $(seq 1 "$rounds"); do
   for entry in "${benches[@]}"; do
     label=${entry%%:*}
     exe=${entry#*:}
-    for mode in default ack; do
+    for mode in "${modes[@]}"; do
       args=()
+      tun=$ours_tun
       [ "$mode" = ack ] && args=(--ack-per-packet)
+      [ "$mode" = default-4k ] && tun=""
       load=$(cut -d' ' -f1 /proc/loadavg)
-      /usr/bin/time -f "%U %S" -o "$work/us.time" "$exe" --matrix="$matrix" "${args[@]}" >"$work/us.out"
+      GLIBC_TUNABLES=$tun /usr/bin/time -f "%U %S" -o "$work/us.time" "$exe" --matrix="$matrix" \
+        "${args[@]}" >"$work/us.out"
       t=$(cpu "$work/us.time")
       echo "$t" >>"$work/$label-$mode"
-      printf 'ai-fabric %-6s %-7s round %d: cpu %s s, load %s; %s\n' "$label" "$mode" "$i" "$t" \
+      printf 'ai-fabric %-6s %-10s round %d: cpu %s s, load %s; %s\n' "$label" "$mode" "$i" "$t" \
         "$load" "$(grep '^FCT' "$work/us.out")"
     done
   done
@@ -99,4 +118,10 @@ for entry in "${benches[@]}"; do
   d=$(median <"$work/$label-default")
   a=$(median <"$work/$label-ack")
   echo "  ai-fabric $label: $d s ($(awk -v x="$d" -v y="$h" 'BEGIN { printf "%.2f", x / y }')x), with an ACK per packet $a s ($(awk -v x="$a" -v y="$h" 'BEGIN { printf "%.2f", x / y }')x)"
+  if [ "$pages" = 1 ]; then
+    k=$(median <"$work/$label-default-4k")
+    echo "  ai-fabric $label with 4 KiB pages: $k s ($(awk -v x="$k" -v y="$h" 'BEGIN { printf "%.2f", x / y }')x)"
+  fi
 done
+onoff() { if [ -n "$1" ]; then echo on; else echo off; fi; }
+echo "huge pages (GLIBC_TUNABLES=$THP): ours $(onoff "$ours_tun"), htsim $(onoff "$htsim_tun")"

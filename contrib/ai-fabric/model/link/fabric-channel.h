@@ -86,7 +86,7 @@ class FabricChannel : public Channel
 
     struct Lane
     {
-        FabricRing<InFlight> fifo;
+        FabricRing<InFlight, 64> fifo; //!< in cache-line-aligned slots
         bool pending{false};
         /// The lane's delivery event, scheduled again for each frame: a lane has at most one
         /// pending delivery, so one event object serves all of them (no allocation per frame).

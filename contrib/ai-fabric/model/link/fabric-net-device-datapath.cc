@@ -69,6 +69,20 @@ FabricNetDevice::Enqueue(FabricFrame&& frame)
     {
         m_enqueueTrace(frame);
     }
+    // An idle port whose queues hold nothing it could send sends the frame at once, as
+    // TransmitFrames would after DequeueNext chose it, without the copy into and out of the
+    // queue: the queue's slot is usually out of the cache on a large fabric.
+    if (!m_txEventPending && m_ctrlQueue.Empty() &&
+        ((m_nonEmptyMask | m_sourceReadyMask) & ~m_blockedMask) == 0 &&
+        !((m_blockedMask >> p) & 1U) && !(m_traced & TRACED_QUEUE_LENGTH) && m_channel)
+    {
+        const int64_t now = FabricClock::NowStep();
+        if (now >= m_busyUntil)
+        {
+            SendUnqueued(frame, p, now);
+            return true;
+        }
+    }
     m_queueBytes[p] += bytes;
     m_queue[p].PushBack(std::move(frame));
     m_nonEmptyMask |= static_cast<uint8_t>(1U << p);
@@ -78,6 +92,25 @@ FabricNetDevice::Enqueue(FabricFrame&& frame)
     }
     TryTransmit();
     return true;
+}
+
+void
+FabricNetDevice::SendUnqueued(FabricFrame& frame, uint8_t p, int64_t now)
+{
+    if (m_receiver)
+    {
+        m_receiver->NotifyDequeue(this, frame);
+    }
+    if (m_schedCountsSent)
+    {
+        m_scheduler->NotifySent(p, WireBytes(frame));
+    }
+    StartTransmission(frame, now == m_busyUntil, now);
+    if (HasPendingTx())
+    {
+        m_txEventPending = true;
+        FabricSimulatorImpl::ScheduleFast(m_busyUntil - now, m_txComplete);
+    }
 }
 
 void
@@ -205,7 +238,7 @@ FabricNetDevice::IsTxDiscarding(uint8_t prio) const
 void
 FabricNetDevice::ForEachQueued(uint8_t prio, const std::function<void(const FabricFrame&)>& f) const
 {
-    const FabricRing<FabricFrame>& q = m_queue[prio & 7];
+    const FabricFrameQueue& q = m_queue[prio & 7];
     for (uint32_t i = 0; i < q.Size(); ++i)
     {
         f(q.At(i));

@@ -75,6 +75,9 @@ struct FabricDeviceCounters
     std::array<uint64_t, static_cast<size_t>(FabricDropReason::COUNT)> drops{};
 };
 
+/// A device's egress queue: frames in cache-line-aligned slots (FabricRing's CellAlign).
+using FabricFrameQueue = FabricRing<FabricFrame, 64>;
+
 /**
  * \ingroup ai-fabric
  * A full-duplex point-to-point port for AI-cluster fabrics (used by hosts and switches):
@@ -381,7 +384,7 @@ class alignas(64) FabricNetDevice : public NetDevice // per-frame state in the f
         }
 
         /// Take the front frame of `q`.
-        void TakeFront(FabricRing<FabricFrame>& q)
+        void TakeFront(FabricFrameQueue& q)
         {
             if (m_frame == nullptr)
             {
@@ -417,6 +420,10 @@ class alignas(64) FabricNetDevice : public NetDevice // per-frame state in the f
     void UpdateFraming();
     void SetIbFramingBytes(uint32_t bytes);
     uint32_t GetIbFramingBytes() const;
+
+    /// Send `frame` of priority `p` on an idle port with nothing else to send (Enqueue's
+    /// shortcut): what TransmitFrames does for the frame DequeueNext would have taken.
+    void SendUnqueued(FabricFrame& frame, uint8_t p, int64_t now);
 
     bool HasPendingTx() const
     {
@@ -461,8 +468,8 @@ class alignas(64) FabricNetDevice : public NetDevice // per-frame state in the f
     int64_t m_offsetFs{0};
     uint32_t m_txQueueLimit{0}; //!< bytes per priority, 0 = unlimited
     std::array<uint32_t, 8> m_queueBytes{};
-    FabricRing<FabricFrame> m_ctrlQueue;
-    std::array<FabricRing<FabricFrame>, 8> m_queue;
+    FabricFrameQueue m_ctrlQueue;
+    std::array<FabricFrameQueue, 8> m_queue;
 
     // configuration and owners
     Ptr<Node> m_node;

@@ -20,7 +20,7 @@ namespace ns3
  * store can retire while its line is fetched, where an assignment (which first reads the old
  * value) stalls on it.
  */
-template <typename T>
+template <typename T, size_t CellAlign = alignof(T)>
 class FabricRing
 {
   public:
@@ -142,32 +142,41 @@ class FabricRing
         m_head = --m_count == 0 ? 0 : (m_head + 1) & (m_capacity - 1);
     }
 
+    /// One slot's raw storage, aligned to CellAlign (at least T's own alignment): with
+    /// CellAlign 64 a slot starts on a cache line, so an element of up to 128 bytes touches two
+    /// lines, not the three that an element straddling line boundaries can.
+    struct alignas(CellAlign > alignof(T) ? CellAlign : alignof(T)) Cell
+    {
+        unsigned char raw[sizeof(T)];
+    };
+
     T* Slot(size_t i) const
     {
-        return m_buf + (i & (m_capacity - 1));
+        return std::launder(reinterpret_cast<T*>(m_buf[i & (m_capacity - 1)].raw));
     }
 
-    static T* Allocate(size_t n)
+    static Cell* Allocate(size_t n)
     {
-        return static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t(alignof(T))));
+        return static_cast<Cell*>(
+            ::operator new(n * sizeof(Cell), std::align_val_t(alignof(Cell))));
     }
 
-    static void Deallocate(T* p)
+    static void Deallocate(Cell* p)
     {
         if (p != nullptr)
         {
-            ::operator delete(p, std::align_val_t(alignof(T)));
+            ::operator delete(p, std::align_val_t(alignof(Cell)));
         }
     }
 
     void Grow()
     {
         const size_t capacity = m_capacity == 0 ? 2 : m_capacity * 2;
-        T* bigger = Allocate(capacity);
+        Cell* bigger = Allocate(capacity);
         for (size_t i = 0; i < m_count; ++i)
         {
             T* p = Slot(m_head + i);
-            new (bigger + i) T(std::move(*p));
+            new (bigger[i].raw) T(std::move(*p));
             p->~T();
         }
         Deallocate(m_buf);
@@ -176,7 +185,7 @@ class FabricRing
         m_head = 0;
     }
 
-    T* m_buf{nullptr}; //!< storage for m_capacity elements, a power of two
+    Cell* m_buf{nullptr}; //!< storage for m_capacity elements, a power of two
     size_t m_capacity{0};
     size_t m_head{0};
     size_t m_count{0};

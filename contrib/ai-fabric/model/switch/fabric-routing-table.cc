@@ -89,14 +89,25 @@ FabricRoutingTable::Compile() const
         hi = std::max(hi, kv.first);
     }
     const uint64_t span = uint64_t(hi) - lo + 1;
-    // Dense when it costs at most 16 entries per route (and 64 MiB at the very most).
+    // Dense when it costs at most 16 entries per route (and 128 MiB at the very most).
     if (span <= 16 * uint64_t(m_host.size()) + 1024 && span <= (16u << 20))
     {
         m_denseBase = lo;
-        m_dense.assign(span, 0);
+        m_dense.assign(span, DenseEntry{});
         for (const auto& kv : m_host)
         {
-            m_dense[kv.first - lo] = kv.second + 1;
+            const uint32_t g = kv.second;
+            if (m_groupSize[g] > UINT16_MAX)
+            {
+                // A group wider than 65,535 ports does not fit an entry: keep the hash map.
+                m_dense.clear();
+                m_denseBase = 0;
+                return;
+            }
+            DenseEntry& e = m_dense[kv.first - lo];
+            e.offset = m_groupOffset[g];
+            e.size = static_cast<uint16_t>(m_groupSize[g]);
+            e.port = m_groupSize[g] == 1 ? m_groupPorts[m_groupOffset[g]] : 0;
         }
         m_denseValid = true;
     }

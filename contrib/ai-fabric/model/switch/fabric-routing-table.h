@@ -17,8 +17,9 @@ namespace ns3
  *
  * Host (/32) routes are compiled into a dense array indexed by address when the addresses are
  * compact (the topology helpers number hosts consecutively), so a lookup is one subtraction and
- * one load; otherwise a hash map. Prefix routes are matched longest-prefix-first after that.
- * Port groups are interned: a 1,024-host table holds only a handful of distinct groups.
+ * one load (a second for a group of several ports); otherwise a hash map. Prefix routes are matched
+ * longest-prefix-first after that. Port groups are interned: a 1,024-host table holds only a
+ * handful of distinct groups.
  */
 class FabricRoutingTable
 {
@@ -40,13 +41,24 @@ class FabricRoutingTable
         {
             Compile();
         }
-        uint32_t g = 0;
         const uint32_t off = dst - m_denseBase;
         if (off < m_dense.size())
         {
-            g = m_dense[off];
+            const DenseEntry& e = m_dense[off];
+            if (e.size != 0)
+            {
+                n = e.size;
+                return e.size == 1 ? &e.port : &m_groupPorts[e.offset];
+            }
+            if (e.offset != kNoRoute) // a host route to no port at all
+            {
+                n = 0;
+                return nullptr;
+            }
+            return LookupPrefix(dst, n);
         }
-        else if (!m_denseValid)
+        uint32_t g = 0;
+        if (!m_denseValid)
         {
             auto it = m_host.find(dst);
             if (it != m_host.end())
@@ -84,7 +96,19 @@ class FabricRoutingTable
     std::vector<uint32_t> m_groupSize;
     std::unordered_map<uint32_t, uint32_t> m_host; //!< address -> group
     std::vector<Prefix> m_prefixes;                //!< longest mask first
-    mutable std::vector<uint32_t> m_dense;         //!< group + 1, 0 = none
+    /// A host route in the dense array: its group's size and offset in m_groupPorts, and its
+    /// port when the group has one (a switch's downward routes), so that a lookup is one load
+    /// (two for several ports), not three dependent ones through the group arrays.
+    static constexpr uint32_t kNoRoute = UINT32_MAX; //!< DenseEntry::offset of no host route
+
+    struct DenseEntry
+    {
+        uint32_t offset{kNoRoute}; //!< kNoRoute: no host route (the prefixes decide)
+        uint16_t size{0};
+        uint16_t port{0}; //!< the port, when size is 1
+    };
+
+    mutable std::vector<DenseEntry> m_dense;
     mutable uint32_t m_denseBase{0};
     mutable bool m_denseValid{false};
     mutable bool m_dirty{false};
