@@ -411,3 +411,49 @@ TEST_F(FabricTest, PcapFramesAreRealEthernet)
     EXPECT_GT(data, 0u);
     EXPECT_EQ(pfc, 2u) << "one PAUSE, one resume";
 }
+
+// Each kind of route the forwarding table holds, looked up as FabricSwitch does: a single
+// port, an ECMP group (kept sorted), no host route (the prefix decides, or no route at all), a
+// host route removed by giving it no ports, and the same routes when the addresses are too
+// sparse for the dense array (the hash map).
+TEST(FabricRoutingTableTest, LookupReturnsEachKindOfRoute)
+{
+    for (uint32_t stride : {1u, 1u << 20})
+    {
+        FabricRoutingTable t;
+        const uint32_t base = Ipv4Address("10.0.0.1").Get();
+        auto addr = [&](uint32_t i) { return Ipv4Address(base + i * stride); };
+        t.AddHostRoute(addr(0), {7});
+        t.AddHostRoute(addr(1), {9, 3, 5});
+        t.AddHostRoute(addr(2), {4});
+        t.AddHostRoute(addr(2), {}); // removed
+        t.AddHostRoute(addr(4), {9, 3, 5});
+        t.AddPrefixRoute(Ipv4Address("10.0.0.0"), Ipv4Mask("255.255.255.0"), {1, 2});
+
+        uint32_t n = 99;
+        const uint16_t* p = t.Lookup(addr(0).Get(), n);
+        ASSERT_EQ(n, 1u) << stride;
+        EXPECT_EQ(p[0], 7u);
+        p = t.Lookup(addr(1).Get(), n);
+        ASSERT_EQ(n, 3u);
+        EXPECT_EQ(std::vector<uint16_t>(p, p + 3), (std::vector<uint16_t>{3, 5, 9}));
+        EXPECT_EQ(t.GetPorts(addr(4)), (std::vector<uint16_t>{3, 5, 9}));
+        EXPECT_EQ(t.GetNGroups(), 4u); // {7}, {3, 5, 9} once, {4} (interned, then unused), {1, 2}
+        const std::vector<uint16_t> prefix{1, 2};
+        if (stride == 1)
+        {
+            // In 10.0.0.0/24: the removed route and the unknown one fall to the prefix.
+            EXPECT_EQ(t.GetPorts(addr(2)), prefix);
+            EXPECT_EQ(t.GetPorts(addr(3)), prefix);
+        }
+        else
+        {
+            // Outside the prefix: no route at all.
+            EXPECT_TRUE(t.GetPorts(addr(2)).empty());
+            t.Lookup(addr(3).Get(), n);
+            EXPECT_EQ(n, 0u);
+        }
+        EXPECT_EQ(t.GetPorts(Ipv4Address("10.0.0.200")), prefix);
+        EXPECT_TRUE(t.GetPorts(Ipv4Address("192.168.0.1")).empty());
+    }
+}

@@ -50,12 +50,7 @@ class FabricRoutingTable
                 n = e.size;
                 return e.size == 1 ? &e.port : &m_groupPorts[e.offset];
             }
-            if (e.offset != kNoRoute) // a host route to no port at all
-            {
-                n = 0;
-                return nullptr;
-            }
-            return LookupPrefix(dst, n);
+            return LookupPrefix(dst, n); // no host route (AddHostRoute keeps none without ports)
         }
         uint32_t g = 0;
         if (!m_denseValid)
@@ -96,15 +91,14 @@ class FabricRoutingTable
     std::vector<uint32_t> m_groupSize;
     std::unordered_map<uint32_t, uint32_t> m_host; //!< address -> group
     std::vector<Prefix> m_prefixes;                //!< longest mask first
+
     /// A host route in the dense array: its group's size and offset in m_groupPorts, and its
     /// port when the group has one (a switch's downward routes), so that a lookup is one load
     /// (two for several ports), not three dependent ones through the group arrays.
-    static constexpr uint32_t kNoRoute = UINT32_MAX; //!< DenseEntry::offset of no host route
-
     struct DenseEntry
     {
-        uint32_t offset{kNoRoute}; //!< kNoRoute: no host route (the prefixes decide)
-        uint16_t size{0};
+        uint32_t offset{0};
+        uint16_t size{0}; //!< 0: no host route (the prefixes decide)
         uint16_t port{0}; //!< the port, when size is 1
     };
 
