@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // FabricNetDevice's per-frame path: enqueue, egress arbitration, transmission on the cable,
 // reception, delivery to the host's clients and to ns-3's IPv4 stack (NetDevice::Send). One
-// translation unit so that the per-frame calls between these steps stay inlinable; the
-// device's configuration and NetDevice API are in fabric-net-device.cc, captures in
+// translation unit (about 650 lines) so that the per-frame calls between these steps stay
+// inlinable; the device's configuration and NetDevice API are in fabric-net-device.cc, captures in
 // fabric-net-device-capture.cc.
 #include "fabric-channel.h"
 #include "fabric-egress-scheduler.h"
@@ -35,6 +35,16 @@ namespace ns3
 {
 
 // ---------------------------------------------------------------- transmit path
+
+inline void
+FabricNetDevice::ArmTxComplete(int64_t now)
+{
+    if (HasPendingTx() && !m_txEventPending)
+    {
+        m_txEventPending = true;
+        FabricSimulatorImpl::ScheduleFast(m_busyUntil - now, m_txComplete);
+    }
+}
 
 bool
 FabricNetDevice::Enqueue(FabricFrame&& frame)
@@ -106,11 +116,7 @@ FabricNetDevice::SendUnqueued(FabricFrame& frame, uint8_t p, int64_t now)
         m_scheduler->NotifySent(p, WireBytes(frame));
     }
     StartTransmission(frame, now == m_busyUntil, now);
-    if (HasPendingTx())
-    {
-        m_txEventPending = true;
-        FabricSimulatorImpl::ScheduleFast(m_busyUntil - now, m_txComplete);
-    }
+    ArmTxComplete(now);
 }
 
 void
@@ -340,11 +346,7 @@ FabricNetDevice::TryTransmit()
     const int64_t now = FabricClock::NowStep();
     if (now < m_busyUntil)
     {
-        if (HasPendingTx())
-        {
-            m_txEventPending = true;
-            FabricSimulatorImpl::ScheduleFast(m_busyUntil - now, m_txComplete);
-        }
+        ArmTxComplete(now);
         return;
     }
     TransmitFrames(now == m_busyUntil, now);
@@ -381,10 +383,9 @@ FabricNetDevice::TransmitFrames(bool continueEpoch, int64_t now)
             break;
         }
     }
-    if (sent && HasPendingTx() && !m_txEventPending)
+    if (sent)
     {
-        m_txEventPending = true;
-        FabricSimulatorImpl::ScheduleFast(m_busyUntil - now, m_txComplete);
+        ArmTxComplete(now);
     }
 }
 

@@ -430,6 +430,10 @@ class alignas(64) FabricNetDevice : public NetDevice // per-frame state in the f
         return !m_ctrlQueue.Empty() || (m_nonEmptyMask | m_sourceReadyMask) != 0;
     }
 
+    /// Schedule TransmitComplete at the end of the frame on the wire if anything waits to be
+    /// sent and it is not scheduled yet.
+    void ArmTxComplete(int64_t now);
+
     // Members are grouped by use. The first group is everything the per-frame path reads or
     // writes, ordered so that receiving a frame reads the first two cache lines and sending one
     // a few more: on a large fabric each port's state is usually out of the L2 cache by the time
