@@ -4,7 +4,8 @@
 # one htsim connection matrix alternately in htsim and in bench/connection-matrix-bench (with
 # our default ACK coalescing and with an ACK per packet), and prints each run's CPU time (user +
 # system), the load average, the fastest and median flow completion times, then the medians and
-# ratios. With --before, a second build runs in each round too (a change's before and after).
+# their ratios, and the ratios paired round by round. With --before, a second build runs in each
+# round too (a change's before and after).
 #
 # Usage: bench/htsim-side-by-side.sh --htsim PATH --matrix FILE --end US [--rounds N]
 #                                    [--build DIR] [--before DIR]
@@ -91,6 +92,7 @@ for i in $(seq 1 "$rounds"); do
   fct=$(awk '/ finished at / { print $6 }' "$work/ht.out" | sort -g |
     awk '{ a[NR] = $1 } END { printf "fastest %s, median %s us (%d flows)", a[1], a[int(NR / 2) + 1], NR }')
   t=$(cpu "$work/ht.time")
+  ht=$t
   echo "$t" >>"$work/htsim"
   echo "htsim                 round $i: cpu $t s, load $load; FCT $fct"
   for entry in "${benches[@]}"; do
@@ -106,6 +108,7 @@ for i in $(seq 1 "$rounds"); do
         "${args[@]}" >"$work/us.out"
       t=$(cpu "$work/us.time")
       echo "$t" >>"$work/$label-$mode"
+      awk -v x="$t" -v y="$ht" 'BEGIN { printf "%.4f\n", x / y }' >>"$work/$label-$mode.ratio"
       printf 'ai-fabric %-6s %-10s round %d: cpu %s s, load %s; %s\n' "$label" "$mode" "$i" "$t" \
         "$load" "$(grep '^FCT' "$work/us.out")"
     done
@@ -122,6 +125,18 @@ for entry in "${benches[@]}"; do
     k=$(median <"$work/$label-default-4k")
     echo "  ai-fabric $label with 4 KiB pages: $k s ($(awk -v x="$k" -v y="$h" 'BEGIN { printf "%.2f", x / y }')x)"
   fi
+done
+# The same runs paired by round (each of our runs against the htsim run just before it), which
+# cancels the slow drift of a shared machine's speed: the median of the rounds' ratios and their
+# range.
+echo "paired by round (our run / the same round's htsim run): median (lowest-highest)"
+for entry in "${benches[@]}"; do
+  label=${entry%%:*}
+  for mode in "${modes[@]}"; do
+    r="$work/$label-$mode.ratio"
+    printf '  ai-fabric %-6s %-10s %.2fx (%.2f-%.2f)\n' "$label" "$mode" "$(median <"$r")" \
+      "$(sort -g "$r" | head -n 1)" "$(sort -g "$r" | tail -n 1)"
+  done
 done
 onoff() { if [ -n "$1" ]; then echo on; else echo off; fi; }
 echo "huge pages (GLIBC_TUNABLES=$THP): ours $(onoff "$ours_tun"), htsim $(onoff "$htsim_tun")"

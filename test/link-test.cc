@@ -330,3 +330,50 @@ TEST_F(FabricTest, PerFrameTraceSinksHearExactlyTheFramesSentWhileConnected)
     EXPECT_EQ(tx2, 20u);
     EXPECT_EQ(rx, 10u);
 }
+
+// A frame's arrival is the receiving node's event (issue 45: a partitioned run executes it on
+// the rank that owns that node). Each direction of a cable delivers in the context of the node
+// at its far end, with ns-3's simulator core and with the fabric's, and the context changes no
+// time: both cores deliver at the same instants.
+class DeliveryContextTest : public FabricTest, public ::testing::WithParamInterface<const char*>
+{
+};
+
+TEST_P(DeliveryContextTest, EachFrameArrivesInTheReceivingNodesContext)
+{
+    SimulatorImplGuard core(GetParam());
+    DirectLink link(DataRate("400Gbps"), 2.0);
+    std::vector<std::pair<uint32_t, int64_t>> atB;
+    std::vector<std::pair<uint32_t, int64_t>> atA;
+    auto record = [](std::vector<std::pair<uint32_t, int64_t>>* v, const FabricFrame&) {
+        v->emplace_back(Simulator::GetContext(), Simulator::Now().GetNanoSeconds());
+    };
+    ASSERT_TRUE(link.db->TraceConnectWithoutContext("MacRx", MakeCallback(+record).Bind(&atB)));
+    ASSERT_TRUE(link.da->TraceConnectWithoutContext("MacRx", MakeCallback(+record).Bind(&atA)));
+    AddSink(link.a);
+    AddSink(link.b);
+    AddSource(link.a, Ipv4Address("10.0.0.2"), 1, 3 * 1000, 1000);
+    AddSource(link.b, Ipv4Address("10.0.0.1"), 2, 2 * 1000, 1000);
+    Simulator::Run();
+    ASSERT_EQ(atB.size(), 3u);
+    ASSERT_EQ(atA.size(), 2u);
+    // 1,000 B of payload + 70 B of headers and framing = 21.4 ns at 400 Gb/s, + 10 ns of cable:
+    // the first frame arrives at 31.4 ns, rounded up to the ns, and the next every 21.4 ns.
+    const int64_t first =
+        static_cast<int64_t>(std::ceil((1000.0 + kPerFrameOverhead) * 8 / 400 + 10));
+    for (size_t i = 0; i < atB.size(); ++i)
+    {
+        EXPECT_EQ(atB[i].first, link.b->GetId()) << "frame " << i << " to b";
+    }
+    for (size_t i = 0; i < atA.size(); ++i)
+    {
+        EXPECT_EQ(atA[i].first, link.a->GetId()) << "frame " << i << " to a";
+    }
+    EXPECT_EQ(atB[0].second, first);
+    EXPECT_EQ(atA[0].second, first);
+}
+
+INSTANTIATE_TEST_SUITE_P(SimulatorCores,
+                         DeliveryContextTest,
+                         ::testing::Values("ns3::DefaultSimulatorImpl",
+                                           "ns3::FabricSimulatorImpl"));

@@ -348,20 +348,6 @@ TEST_F(FabricTest, FabricTimerIsPendingExactlyWhenTheEventIsNotExpired)
 namespace
 {
 
-/// Selects ns-3's simulator implementation for the simulators created while it lives.
-struct SimulatorImplGuard
-{
-    explicit SimulatorImplGuard(const std::string& type)
-    {
-        GlobalValue::Bind("SimulatorImplementationType", StringValue(type));
-    }
-
-    ~SimulatorImplGuard()
-    {
-        GlobalValue::Bind("SimulatorImplementationType", StringValue("ns3::DefaultSimulatorImpl"));
-    }
-};
-
 /// Exercises the simulator's EventId API and logs what it sees, to compare implementations.
 std::vector<int64_t>
 RunEventApi()

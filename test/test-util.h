@@ -31,6 +31,24 @@ class FabricTest : public ::testing::Test
     }
 };
 
+/// Selects ns-3's simulator implementation for the simulators created while it lives.
+struct SimulatorImplGuard
+{
+    explicit SimulatorImplGuard(const std::string& type)
+    {
+        ns3::GlobalValue::Bind("SimulatorImplementationType", ns3::StringValue(type));
+    }
+
+    ~SimulatorImplGuard()
+    {
+        ns3::GlobalValue::Bind("SimulatorImplementationType",
+                               ns3::StringValue("ns3::DefaultSimulatorImpl"));
+    }
+
+    SimulatorImplGuard(const SimulatorImplGuard&) = delete;
+    SimulatorImplGuard& operator=(const SimulatorImplGuard&) = delete;
+};
+
 /// Counts every drop in the fabric (devices and switches) by reason, through the trace sources.
 struct DropCounter
 {

@@ -77,7 +77,10 @@ FabricChannel::Attach(Ptr<FabricNetDevice> device)
         // A node handles its frames in its own context: only a device of the receiving node
         // can send on the direction a frame arrives on while it is being received.
         const Ptr<Node> a = m_devices[0]->GetNode();
-        const bool sameNode = !a || a == m_devices[1]->GetNode();
+        const Ptr<Node> b = m_devices[1]->GetNode();
+        const bool sameNode = !a || a == b;
+        m_dir[0].context = b ? b->GetId() : Simulator::NO_CONTEXT;
+        m_dir[1].context = a ? a->GetId() : Simulator::NO_CONTEXT;
         m_dir[0].reentrant = sameNode;
         m_dir[1].reentrant = sameNode;
     }
@@ -182,7 +185,7 @@ FabricChannel::Transmit(FabricNetDevice* src,
     if (!lane.pending)
     {
         lane.pending = true;
-        FabricSimulatorImpl::ScheduleFast(arrival - now, lane.deliver);
+        FabricSimulatorImpl::ScheduleFastWithContext(dir.context, arrival - now, lane.deliver);
     }
 }
 

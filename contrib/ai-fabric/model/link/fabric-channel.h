@@ -96,6 +96,7 @@ class FabricChannel : public Channel
     struct Direction
     {
         FabricNetDevice* dst{nullptr};
+        uint32_t context{0xffffffff}; //!< dst's node id: deliveries run in its context
         /// The receiver may send on this direction while it receives (both ends on one node,
         /// or a node unknown when attached): its frames are then taken off the ring before
         /// Receive, as a send that grows the ring would move the frame being received.
@@ -109,7 +110,8 @@ class FabricChannel : public Channel
     /// Deliver taking the frame off the ring first (a receiver that may send on `dir`).
     void DeliverCopy(Direction& dir, Lane& lane);
     /// Schedule `lane`'s delivery of `next`, or mark the lane idle (null).
-    void ScheduleNextDelivery(Lane& lane, const InFlight* next);
+    /// Inlined into Deliver: it runs once per frame.
+    [[gnu::always_inline]] inline void ScheduleNextDelivery(Lane& lane, const InFlight* next);
 
     std::array<Ptr<FabricNetDevice>, 2> m_devices;
     std::array<Direction, 2> m_dir;
