@@ -11,6 +11,9 @@
 # with `npm ci`, for the results-page test in a real browser (test/browser/run-browser-test.sh).
 # --python adds Debian's pandas, matplotlib and pytest for /usr/bin/python3, for the aifabric
 # package (python/) and its tests; ./ai-fabric run does not need them.
+# --mpi adds Debian's OpenMPI and dpkg-dev, and a deb-src entry for the release's own archive
+# when none is configured (so `apt-get source ns3` works), for scripts/ns3-mpi.sh, which builds
+# ns-3's mpi module from Debian's ns-3 source (Debian's ns-3 is built without it).
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
@@ -40,6 +43,9 @@ fi
 if [ "${1:-}" = "--valgrind" ]; then
   PKGS=(valgrind)
 fi
+if [ "${1:-}" = "--mpi" ]; then
+  PKGS=(libopenmpi-dev openmpi-bin dpkg-dev)
+fi
 if [ "${1:-}" = "--browser" ]; then
   PKGS=(chromium fonts-dejavu-core)
   command -v node >/dev/null || PKGS+=(nodejs npm)
@@ -54,6 +60,31 @@ npm_packages() {
   fi
 }
 
+# Source packages of the release's main archive, once its binary packages are there: a deb-src
+# entry copying the archive address of the configured binary entry, written only when
+# `apt-get source ns3` cannot find the source (the machine's own entries are left as they are).
+mpi_sources() {
+  [ "${1:-}" = "--mpi" ] || return 0
+  apt-get source --print-uris ns3 >/dev/null 2>&1 && return 0
+  local codename uri list=/etc/apt/sources.list.d/ai-fabric-deb-src.sources
+  codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+  uri=$(apt-get indextargets --format '$(REPO_URI)' "Target-Of: deb" "Release: $codename" \
+          "Component: main" | sort -u | head -n 1)
+  if [ -z "$codename" ] || [ -z "$uri" ]; then
+    echo "ai-fabric: no apt entry for the main archive of '${codename:-?}' to copy as deb-src" >&2
+    return 1
+  fi
+  echo "ai-fabric: adding $list (deb-src $codename main)" >&2
+  printf 'Types: deb-src\nURIs: %s\nSuites: %s\nComponents: main\n' "$uri" "$codename" |
+    $SUDO tee "$list" >/dev/null
+  $SUDO apt-get update -qq
+}
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+  SUDO="sudo"
+fi
+
 missing=()
 for p in "${PKGS[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
@@ -62,15 +93,13 @@ for p in "${PKGS[@]}"; do
 done
 if [ ${#missing[@]} -eq 0 ]; then
   npm_packages "${1:-}"
+  mpi_sources "${1:-}"
   exit 0
 fi
 
-SUDO=""
-if [ "$(id -u)" -ne 0 ]; then
-  SUDO="sudo"
-fi
 echo "ai-fabric: installing ${missing[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
 npm_packages "${1:-}"
+mpi_sources "${1:-}"
