@@ -14,7 +14,7 @@ scripts/install-deps.sh --fuzz
 build=build-fuzz
 if [ ! -f "$build/build.ninja" ]; then
   CC=clang CXX=clang++ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DAIFABRIC_FUZZ=ON -DAIFABRIC_SANITIZE=ON -DAIFABRIC_WERROR=OFF >/dev/null
+    -DAIFABRIC_FUZZ=ON -DAIFABRIC_SANITIZE=ON -DAIFABRIC_WERROR=OFF -DAIFABRIC_MPI=OFF >/dev/null
 fi
 cmake --build "$build" -j "$(nproc)" --target ai-fabric-scenario-fuzz ai-fabric-chakra-fuzz \
   ai-fabric-chakra
