@@ -11,6 +11,7 @@
 #include "ns3/object-factory.h"
 #include "ns3/object.h"
 
+#include <functional>
 #include <stdexcept>
 #include <string>
 
@@ -70,6 +71,15 @@ class FabricTopologyHelper : public Object
     /// The link helper: device, channel, flow-control and scheduler settings, pcap/ascii.
     FabricLinkHelper& GetLinkHelper();
 
+    /**
+     * Which rank of |ns3|'s distributed simulator runs each node (the node's system id, fixed
+     * when the node is created): `f(role, index)` is asked for every host ("host", host index)
+     * and switch (its role, e.g. "leaf", and its switch index) as Build creates them. Cables
+     * between nodes of two ranks then carry frames as MPI messages (FabricChannel). Unset, every
+     * node is on rank 0.
+     */
+    void SetSystemIdOf(std::function<uint32_t(const std::string& role, uint32_t index)> f);
+
     /// \throws FabricConfigError if a parameter is invalid (including EcnKmax < EcnKmin)
     void Validate() const;
     /// Build the topology. \throws FabricConfigError if a parameter is invalid
@@ -110,7 +120,8 @@ class FabricTopologyHelper : public Object
     ObjectFactory m_bufferFactory;
     int64_t m_ecnKmin{-1}; //!< EcnKmin/EcnKmax given to SetBufferAttribute, or -1
     int64_t m_ecnKmax{-1};
-    bool m_aggregation{false}; //!< InNetworkAggregation
+    bool m_aggregation{false};                                          //!< InNetworkAggregation
+    std::function<uint32_t(const std::string&, uint32_t)> m_systemIdOf; //!< null: all on rank 0
 };
 
 } // namespace ns3

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "fabric-channel.h"
 
+#include "fabric-frame-wire.h"
 #include "fabric-net-device.h"
 
 #include "ns3/abort.h"
@@ -9,6 +10,11 @@
 #include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/simulator.h"
+
+#ifdef AIFABRIC_MPI
+#include "ns3/mpi-interface.h"
+#include "ns3/mpi-receiver.h"
+#endif
 
 namespace ns3
 {
@@ -81,6 +87,10 @@ FabricChannel::Attach(Ptr<FabricNetDevice> device)
         const bool sameNode = !a || a == b;
         m_dir[0].context = b ? b->GetId() : Simulator::NO_CONTEXT;
         m_dir[1].context = a ? a->GetId() : Simulator::NO_CONTEXT;
+        if (a && b && a->GetSystemId() != b->GetSystemId())
+        {
+            ConnectAcrossRanks();
+        }
         m_dir[0].reentrant = sameNode;
         m_dir[1].reentrant = sameNode;
     }
@@ -180,6 +190,13 @@ FabricChannel::Transmit(FabricNetDevice* src,
     {
         arrival = now;
     }
+#ifdef AIFABRIC_MPI
+    if (dir.remote)
+    {
+        SendToRank(dir, frame, arrival);
+        return;
+    }
+#endif
     Lane& lane = dir.lanes[laneIdx];
     lane.fifo.EmplaceBack(arrival, std::move(frame));
     if (!lane.pending)
@@ -229,6 +246,61 @@ FabricChannel::ScheduleNextDelivery(Lane& lane, const InFlight* next)
     {
         lane.pending = false;
     }
+}
+
+// ---------------------------------------------------------------- across MPI ranks
+
+// ns-3's distributed simulator (issue 45) builds every node on every rank and runs a node's
+// events on the rank of its system id. A cable between nodes of two ranks carries each frame as
+// a message: the sender's rank serializes it (FabricFrameToWire) and hands it to MpiInterface
+// with its arrival time; on the receiver's rank the MpiReceiver aggregated to the receiving
+// device schedules it at that time in the receiving node's context, and it is received as a
+// frame from this cable's ring would be. A frame arrives at least the cable's Delay after it is
+// sent, so that Delay is a valid lookahead: it is what DistributedSimulatorImpl and
+// NullMessageSimulatorImpl read from the "Delay" attribute of point-to-point devices' channels.
+void
+FabricChannel::ConnectAcrossRanks()
+{
+#ifdef AIFABRIC_MPI
+    NS_ABORT_MSG_IF(!MpiInterface::IsEnabled(),
+                    "FabricChannel: a cable between nodes of different system ids needs ns-3's "
+                    "distributed simulator (MpiInterface::Enable before the topology is built)");
+    for (uint8_t d = 0; d < 2; ++d)
+    {
+        m_dir[d].remote = true;
+        // Direction d ends at device 1 - d: its receiver hands arrivals to direction d.
+        Ptr<MpiReceiver> receiver = CreateObject<MpiReceiver>();
+        receiver->SetReceiveCallback(MakeCallback(&FabricChannel::ReceiveFromRank, this).Bind(d));
+        m_devices[1 - d]->AggregateObject(receiver);
+    }
+#else
+    NS_ABORT_MSG("FabricChannel: a cable between nodes of different system ids (MPI ranks) needs "
+                 "a build with ns-3's mpi module (scripts/ns3-mpi.sh; doc: Building with MPI)");
+#endif
+}
+
+void
+FabricChannel::SendToRank(Direction& dir, const FabricFrame& frame, int64_t arrival)
+{
+#ifdef AIFABRIC_MPI
+    MpiInterface::SendPacket(FabricFrameToWire(frame),
+                             TimeStep(arrival),
+                             dir.context,
+                             dir.dst->GetIfIndex());
+#else
+    (void)dir;
+    (void)frame;
+    (void)arrival;
+#endif
+}
+
+void
+FabricChannel::ReceiveFromRank(uint8_t d, Ptr<Packet> wire)
+{
+    FabricFrame frame;
+    const bool ok = FabricFrameFromWire(wire, frame);
+    NS_ABORT_MSG_UNLESS(ok, "FabricChannel: a message from another rank is not a frame");
+    m_dir[d].dst->Receive(frame);
 }
 
 } // namespace ns3

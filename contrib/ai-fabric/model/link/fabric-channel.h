@@ -8,6 +8,7 @@
 #include "ns3/channel.h"
 #include "ns3/event-impl.h"
 #include "ns3/nstime.h"
+#include "ns3/packet.h"
 
 #include <array>
 
@@ -97,6 +98,7 @@ class FabricChannel : public Channel
     {
         FabricNetDevice* dst{nullptr};
         uint32_t context{0xffffffff}; //!< dst's node id: deliveries run in its context
+        bool remote{false}; //!< dst runs on another MPI rank: frames go through MpiInterface
         /// The receiver may send on this direction while it receives (both ends on one node,
         /// or a node unknown when attached): its frames are then taken off the ring before
         /// Receive, as a send that grows the ring would move the frame being received.
@@ -107,6 +109,10 @@ class FabricChannel : public Channel
     };
 
     void Deliver(uint8_t dir, uint8_t lane);
+    /// A cable whose ends are on different MPI ranks: frames cross as messages (issue 45).
+    void ConnectAcrossRanks();
+    void SendToRank(Direction& dir, const FabricFrame& frame, int64_t arrival);
+    void ReceiveFromRank(uint8_t dir, Ptr<Packet> wire);
     /// Deliver taking the frame off the ring first (a receiver that may send on `dir`).
     void DeliverCopy(Direction& dir, Lane& lane);
     /// Schedule `lane`'s delivery of `next`, or mark the lane idle (null).

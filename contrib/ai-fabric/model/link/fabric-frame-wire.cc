@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "fabric-frame-wire.h"
+
+#include "ns3/header.h"
+
+namespace ns3
+{
+
+namespace
+{
+
+/// The descriptor's fields, written in network byte order.
+class FabricFrameWireHeader : public Header
+{
+  public:
+    static constexpr uint16_t kMagic = 0xAFF1; //!< marks a serialized FabricFrame
+    static constexpr uint32_t kFixedBytes = 87;
+    static constexpr uint32_t kHopBytes = 28;
+
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::FabricFrameWireHeader")
+                                .SetParent<Header>()
+                                .SetGroupName("AiFabric")
+                                .AddConstructor<FabricFrameWireHeader>();
+        return tid;
+    }
+
+    TypeId GetInstanceTypeId() const override
+    {
+        return GetTypeId();
+    }
+
+    uint32_t GetSerializedSize() const override
+    {
+        return kFixedBytes + kHopBytes * static_cast<uint32_t>(hops.size());
+    }
+
+    void Serialize(Buffer::Iterator i) const override
+    {
+        i.WriteHtonU16(kMagic);
+        i.WriteU8(hasPacket ? 1 : 0);
+        i.WriteU8(static_cast<uint8_t>((hasTelemetry ? 1 : 0) | (collecting ? 2 : 0)));
+        i.WriteU8(static_cast<uint8_t>(hops.size()));
+        i.WriteU8(f.kind);
+        i.WriteU8(f.l4Format);
+        i.WriteU8(f.protocol);
+        i.WriteU8(f.priority);
+        i.WriteU8(f.dscp);
+        i.WriteU8(f.ecn);
+        i.WriteU8(f.ttl);
+        i.WriteU8(f.ipModified);
+        i.WriteHtonU64(static_cast<uint64_t>(f.txTimeStep));
+        i.WriteHtonU64(static_cast<uint64_t>(f.echoTimeStep));
+        for (uint32_t v : {f.src,
+                           f.dst,
+                           f.l3Bytes,
+                           f.payloadBytes,
+                           f.flowHash,
+                           f.flowId,
+                           f.seq,
+                           f.aux[0],
+                           f.aux[1],
+                           f.aux[2],
+                           f.aux[3],
+                           f.bufShared,
+                           f.bufHeadroom})
+        {
+            i.WriteHtonU32(v);
+        }
+        i.WriteHtonU16(f.srcPort);
+        i.WriteHtonU16(f.dstPort);
+        i.WriteHtonU16(f.ingressPort);
+        for (const FabricIntHop& h : hops)
+        {
+            i.WriteHtonU64(static_cast<uint64_t>(h.timeStep));
+            i.WriteHtonU64(h.txBytes);
+            i.WriteHtonU64(h.rateBps);
+            i.WriteHtonU32(h.qlenBytes);
+        }
+    }
+
+    uint32_t Deserialize(Buffer::Iterator start) override
+    {
+        Buffer::Iterator i = start;
+        if (i.GetRemainingSize() < kFixedBytes || i.ReadNtohU16() != kMagic)
+        {
+            valid = false;
+            return 0;
+        }
+        hasPacket = i.ReadU8() != 0;
+        const uint8_t t = i.ReadU8();
+        hasTelemetry = (t & 1) != 0;
+        collecting = (t & 2) != 0;
+        const uint8_t nHops = i.ReadU8();
+        f.kind = i.ReadU8();
+        f.l4Format = i.ReadU8();
+        f.protocol = i.ReadU8();
+        f.priority = i.ReadU8();
+        f.dscp = i.ReadU8();
+        f.ecn = i.ReadU8();
+        f.ttl = i.ReadU8();
+        f.ipModified = i.ReadU8();
+        f.txTimeStep = static_cast<int64_t>(i.ReadNtohU64());
+        f.echoTimeStep = static_cast<int64_t>(i.ReadNtohU64());
+        for (uint32_t* v : {&f.src,
+                            &f.dst,
+                            &f.l3Bytes,
+                            &f.payloadBytes,
+                            &f.flowHash,
+                            &f.flowId,
+                            &f.seq,
+                            &f.aux[0],
+                            &f.aux[1],
+                            &f.aux[2],
+                            &f.aux[3],
+                            &f.bufShared,
+                            &f.bufHeadroom})
+        {
+            *v = i.ReadNtohU32();
+        }
+        f.srcPort = i.ReadNtohU16();
+        f.dstPort = i.ReadNtohU16();
+        f.ingressPort = i.ReadNtohU16();
+        hops.clear();
+        if (nHops > FabricIntStack::kMaxHops || i.GetRemainingSize() < kHopBytes * nHops)
+        {
+            valid = false;
+            return 0;
+        }
+        for (uint8_t k = 0; k < nHops; ++k)
+        {
+            FabricIntHop h;
+            h.timeStep = static_cast<int64_t>(i.ReadNtohU64());
+            h.txBytes = i.ReadNtohU64();
+            h.rateBps = i.ReadNtohU64();
+            h.qlenBytes = i.ReadNtohU32();
+            hops.push_back(h);
+        }
+        valid = true;
+        return GetSerializedSize();
+    }
+
+    void Print(std::ostream& os) const override
+    {
+        os << "FabricFrame " << f.ToString();
+    }
+
+    FabricFrame f; //!< the descriptor's plain fields (its references stay empty)
+    std::vector<FabricIntHop> hops;
+    bool hasPacket{false};
+    bool hasTelemetry{false};
+    bool collecting{false};
+    bool valid{false};
+};
+
+// Registered before any frame arrives: a rank that receives one must know the header's TypeId.
+NS_OBJECT_ENSURE_REGISTERED(FabricFrameWireHeader);
+
+} // namespace
+
+Ptr<Packet>
+FabricFrameToWire(const FabricFrame& frame)
+{
+    FabricFrameWireHeader h;
+    // The plain fields only: the references are carried below.
+    h.f.kind = frame.kind;
+    h.f.l4Format = frame.l4Format;
+    h.f.protocol = frame.protocol;
+    h.f.priority = frame.priority;
+    h.f.dscp = frame.dscp;
+    h.f.ecn = frame.ecn;
+    h.f.ttl = frame.ttl;
+    h.f.ipModified = frame.ipModified;
+    h.f.txTimeStep = frame.txTimeStep;
+    h.f.echoTimeStep = frame.echoTimeStep;
+    h.f.src = frame.src;
+    h.f.dst = frame.dst;
+    h.f.l3Bytes = frame.l3Bytes;
+    h.f.payloadBytes = frame.payloadBytes;
+    h.f.flowHash = frame.flowHash;
+    h.f.flowId = frame.flowId;
+    h.f.seq = frame.seq;
+    for (int k = 0; k < 4; ++k)
+    {
+        h.f.aux[k] = frame.aux[k];
+    }
+    h.f.bufShared = frame.bufShared;
+    h.f.bufHeadroom = frame.bufHeadroom;
+    h.f.srcPort = frame.srcPort;
+    h.f.dstPort = frame.dstPort;
+    h.f.ingressPort = frame.ingressPort;
+    if (const FabricIntStack* s = frame.telemetry.Get())
+    {
+        h.hasTelemetry = true;
+        h.collecting = s->IsCollecting();
+        for (uint32_t k = 0; k < s->GetNHops(); ++k)
+        {
+            h.hops.push_back(s->GetHop(k));
+        }
+    }
+    h.hasPacket = static_cast<bool>(frame.packet);
+    Ptr<Packet> wire = h.hasPacket ? frame.packet.Get()->Copy() : Create<Packet>();
+    wire->AddHeader(h);
+    return wire;
+}
+
+bool
+FabricFrameFromWire(Ptr<Packet> wire, FabricFrame& frame)
+{
+    FabricFrameWireHeader h;
+    if (wire->PeekHeader(h) == 0 || !h.valid)
+    {
+        return false;
+    }
+    wire->RemoveHeader(h);
+    FabricFrame f = h.f;
+    if (h.hasTelemetry)
+    {
+        f.telemetry = FabricIntRef::Create();
+        for (const FabricIntHop& hop : h.hops)
+        {
+            f.telemetry.Push(hop);
+        }
+        if (!h.collecting)
+        {
+            f.telemetry.Seal();
+        }
+    }
+    if (h.hasPacket)
+    {
+        f.packet = wire;
+    }
+    frame = std::move(f);
+    return true;
+}
+
+} // namespace ns3

@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#ifndef FABRIC_FRAME_WIRE_H
+#define FABRIC_FRAME_WIRE_H
+
+#include "fabric-frame.h"
+
+#include "ns3/packet.h"
+#include "ns3/ptr.h"
+
+namespace ns3
+{
+
+/**
+ * \ingroup ai-fabric
+ * A FabricFrame as bytes, for a cable whose two ends run on different MPI ranks (|ns3|'s
+ * distributed simulator moves a Packet between ranks by Packet::Serialize).
+ *
+ * The descriptor travels as a header of 87 bytes (every field, the switch-private buffer
+ * charges and the link-retry sequence included, so that the receiving rank sees the frame the
+ * sequential run would hand to the receiver) plus 28 bytes per telemetry hop, in front of the
+ * frame's own packet (an |ns3| IPv4 packet or a control PDU) when it has one.
+ */
+Ptr<Packet> FabricFrameToWire(const FabricFrame& frame);
+
+/**
+ * The frame FabricFrameToWire made of `wire` (which loses the descriptor's header).
+ * \return false when `wire` holds no such header (then `frame` is left as it was)
+ */
+bool FabricFrameFromWire(Ptr<Packet> wire, FabricFrame& frame);
+
+} // namespace ns3
+
+#endif // FABRIC_FRAME_WIRE_H

@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//
+// A fabric cut across MPI ranks (issue 45): the same RDMA traffic on a leaf-spine fabric run
+// twice in one program, first sequentially (ns-3's DefaultSimulatorImpl, every node on rank 0),
+// then on N ranks with ns-3's distributed simulator (--sync=granted-time-window:
+// DistributedSimulatorImpl, --sync=null-message: NullMessageSimulatorImpl). Hosts and leaves are
+// dealt to ranks in contiguous blocks and spines round robin, so only leaf-spine cables cross
+// ranks; frames on them (data, ACKs and PAUSE frames: an incast fills a leaf's buffer) travel as
+// MPI messages. Rank 0 gathers every flow's completion time and the fabric's counters and
+// compares them with the sequential run's, to the nanosecond. On 2 ranks they are identical
+// (ctest: fabric-cut-*); on 4 ranks one flow ends 1 ns later and the leaves send 2 more PAUSE
+// frames: events at equal times are ordered differently when one of them came from another
+// rank (doc/ai-fabric.rst, "Building with MPI": the order issue 45 still needs).
+// Run: mpirun -np N ai-fabric-fabric-cut-test --sync=granted-time-window|null-message
+// (ctest: fabric-cut-*). Exit 0 when identical, 1 when not, 2 on bad usage.
+
+#include "ns3/ai-fabric-module.h"
+#include "ns3/core-module.h"
+#include "ns3/mpi-interface.h"
+#include "ns3/network-module.h"
+
+#include <cstdio>
+#include <mpi.h>
+#include <string>
+#include <vector>
+
+using namespace ns3;
+
+namespace
+{
+
+struct Flow
+{
+    uint32_t src;
+    uint32_t dst;
+    uint64_t bytes;
+    int64_t startNs;
+};
+
+// Eight hosts under four leaves (two each) and two spines. Starts are spread over odd
+// nanoseconds; hosts 0-3 also send into host 7 at once, an incast that fills its leaf and makes
+// it pause the spines, which are on other ranks.
+const std::vector<Flow> kFlows = {
+    {0, 5, 1 << 20, 0},
+    {1, 6, 1 << 20, 1003},
+    {6, 2, 1 << 19, 2011},
+    {4, 1, 1 << 19, 3019},
+    {0, 7, 1 << 18, 5003},
+    {1, 7, 1 << 18, 5011},
+    {2, 7, 1 << 18, 5023},
+    {3, 7, 1 << 18, 5039},
+};
+
+struct Outcome
+{
+    std::vector<int64_t> fctNs; //!< per flow; -1 where this rank does not run the sender
+    int64_t pauses{0};          //!< PAUSE frames sent by the ports of nodes this rank runs
+    int64_t dataFrames{0};      //!< data frames sent by those ports
+    int64_t cutCables{0};
+    size_t cables{0};
+};
+
+Outcome
+RunOnce(uint32_t ranks, uint32_t rank)
+{
+    Ptr<FatTreeHelper> ft = CreateObject<FatTreeHelper>();
+    ft->SetAttribute("Servers", UintegerValue(8));
+    ft->SetAttribute("GpusPerServer", UintegerValue(1));
+    ft->SetAttribute("Tiers", UintegerValue(2));
+    ft->SetAttribute("LeafRadix", UintegerValue(4));
+    ft->SetAttribute("LinkRate", DataRateValue(DataRate("400Gbps")));
+    // Small switches (256 KiB each), so that the incast into host 7 pauses the spines.
+    ft->SetBufferAttribute("BufferPerPort", UintegerValue(64 * 1024));
+    ft->SetSystemIdOf([ranks](const std::string& role, uint32_t index) -> uint32_t {
+        if (role == "host")
+        {
+            return index * ranks / 8; // hosts 2j, 2j+1 are under leaf j
+        }
+        if (role == "leaf")
+        {
+            return index * ranks / 4; // leaves are switches 0..3
+        }
+        return index % ranks;
+    });
+    Ptr<FabricTopology> topo = ft->Build();
+    RdmaHelper rdma;
+    rdma.SetCongestionControl("ns3::RdmaNoCc");
+    rdma.Install(topo);
+
+    Outcome out;
+    out.fctNs.assign(kFlows.size(), -1);
+    out.cables = topo->GetLinks().size();
+    for (const FabricLinkInfo& l : topo->GetLinks())
+    {
+        const uint32_t sa = l.devA->GetNode()->GetSystemId();
+        const uint32_t sb = l.devB->GetNode()->GetSystemId();
+        if (sa != sb)
+        {
+            ++out.cutCables;
+            NS_ABORT_MSG_IF(l.a < topo->GetNHosts() || l.b < topo->GetNHosts(),
+                            "fabric-cut-test: a host cable crosses ranks");
+        }
+    }
+    for (uint32_t i = 0; i < kFlows.size(); ++i)
+    {
+        const Flow& f = kFlows[i];
+        auto qp = RdmaHelper::Connect(topo->GetHostNode(f.src), topo->GetHostNode(f.dst));
+        if (topo->GetHostNode(f.src)->GetSystemId() != rank)
+        {
+            continue; // the sender runs on another rank
+        }
+        qp.first->SetCompletionCallback(
+            MakeCallback(+[](int64_t* fct, int64_t start, const RdmaCompletion&) {
+                *fct = Simulator::Now().GetNanoSeconds() - start;
+            }).Bind(&out.fctNs[i], f.startNs));
+        Simulator::ScheduleWithContext(topo->GetHostNode(f.src)->GetId(),
+                                       NanoSeconds(f.startNs),
+                                       &RdmaQueuePair::PostWrite,
+                                       qp.first,
+                                       f.bytes);
+    }
+    Simulator::Stop(MilliSeconds(5));
+    Simulator::Run();
+    for (const FabricLinkInfo& l : topo->GetLinks())
+    {
+        for (Ptr<FabricNetDevice> d : {l.devA, l.devB})
+        {
+            if (d->GetNode()->GetSystemId() == rank)
+            {
+                out.pauses += static_cast<int64_t>(d->GetCounters().pfcFramesTx);
+                out.dataFrames += static_cast<int64_t>(d->GetCounters().txDataFrames);
+            }
+        }
+    }
+    Simulator::Destroy();
+    return out;
+}
+
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    std::string sync;
+    for (int i = 1; i < argc; ++i)
+    {
+        const std::string a = argv[i];
+        if (a.rfind("--sync=", 0) == 0)
+        {
+            sync = a.substr(7);
+        }
+    }
+    if (sync != "granted-time-window" && sync != "null-message")
+    {
+        std::fprintf(stderr,
+                     "fabric-cut-test: --sync must be granted-time-window or null-message\n");
+        return 2;
+    }
+
+    // The sequential run: every node on rank 0, ns-3's default simulator.
+    const Outcome seq = RunOnce(1, 0);
+
+    GlobalValue::Bind("SimulatorImplementationType",
+                      StringValue(sync == "null-message" ? "ns3::NullMessageSimulatorImpl"
+                                                         : "ns3::DistributedSimulatorImpl"));
+    MpiInterface::Enable(&argc, &argv);
+    const uint32_t rank = MpiInterface::GetSystemId();
+    const uint32_t ranks = MpiInterface::GetSize();
+    const Outcome dist = RunOnce(ranks, rank);
+
+    std::vector<int64_t> fct(kFlows.size(), -1);
+    MPI_Reduce(dist.fctNs.data(),
+               fct.data(),
+               static_cast<int>(fct.size()),
+               MPI_INT64_T,
+               MPI_MAX,
+               0,
+               MPI_COMM_WORLD);
+    int64_t sums[2] = {dist.pauses, dist.dataFrames};
+    int64_t total[2] = {0, 0};
+    MPI_Reduce(sums, total, 2, MPI_INT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+    int failures = 0;
+    if (rank == 0)
+    {
+        std::printf("%u ranks, %s: %lld of %zu cables cross ranks (leaf-spine only)\n",
+                    ranks,
+                    sync.c_str(),
+                    static_cast<long long>(dist.cutCables),
+                    dist.cables);
+        for (uint32_t i = 0; i < kFlows.size(); ++i)
+        {
+            const bool same = fct[i] == seq.fctNs[i] && fct[i] > 0;
+            failures += same ? 0 : 1;
+            std::printf("flow %u: host %u -> %u, %llu B: FCT %lld ns sequential, %lld ns on %u "
+                        "ranks%s\n",
+                        i,
+                        kFlows[i].src,
+                        kFlows[i].dst,
+                        static_cast<unsigned long long>(kFlows[i].bytes),
+                        static_cast<long long>(seq.fctNs[i]),
+                        static_cast<long long>(fct[i]),
+                        ranks,
+                        same ? "" : "  DIFFERS");
+        }
+        const bool pausesSame = total[0] == seq.pauses;
+        const bool framesSame = total[1] == seq.dataFrames;
+        failures += (pausesSame ? 0 : 1) + (framesSame ? 0 : 1) + (seq.pauses > 0 ? 0 : 1);
+        std::printf("PAUSE frames %lld sequential, %lld on %u ranks%s\n",
+                    static_cast<long long>(seq.pauses),
+                    static_cast<long long>(total[0]),
+                    ranks,
+                    pausesSame ? (seq.pauses > 0 ? "" : "  (none: the incast did not pause)")
+                               : "  DIFFERS");
+        std::printf("data frames %lld sequential, %lld on %u ranks%s\n",
+                    static_cast<long long>(seq.dataFrames),
+                    static_cast<long long>(total[1]),
+                    ranks,
+                    framesSame ? "" : "  DIFFERS");
+        std::printf("%s\n", failures == 0 ? "identical" : "NOT identical");
+    }
+    MPI_Bcast(&failures, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    MpiInterface::Disable();
+    return failures == 0 ? 0 : 1;
+}
