@@ -283,10 +283,17 @@ void
 FabricChannel::SendToRank(Direction& dir, const FabricFrame& frame, int64_t arrival)
 {
 #ifdef AIFABRIC_MPI
-    MpiInterface::SendPacket(FabricFrameToWire(frame),
-                             TimeStep(arrival),
-                             dir.context,
-                             dir.dst->GetIfIndex());
+    Ptr<Packet> wire = FabricFrameToWire(frame);
+    // ns-3.37's MPI interfaces receive into 2,000-byte buffers, of which their own header takes
+    // up to 24 bytes; a larger message would be cut short. Frames of the fabric's own clients
+    // (RDMA, UET, probes) and zero-filled ns-3 payloads serialize to ~100-200 bytes; an ns-3
+    // packet carrying real payload bytes may not fit.
+    const uint32_t bytes = wire->GetSerializedSize();
+    NS_ABORT_MSG_IF(bytes > 2000 - 24,
+                    "FabricChannel: a frame of " << bytes << " serialized bytes cannot cross MPI "
+                                                 << "ranks (ns-3's MPI interface takes at most "
+                                                 << 2000 - 24 << ")");
+    MpiInterface::SendPacket(wire, TimeStep(arrival), dir.context, dir.dst->GetIfIndex());
 #else
     (void)dir;
     (void)frame;
