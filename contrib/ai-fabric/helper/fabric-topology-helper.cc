@@ -233,6 +233,12 @@ FabricTopologyHelper::Validate() const
     }
 }
 
+Ptr<Node>
+FabricTopologyHelper::NewNode(const std::string& role, uint32_t index) const
+{
+    return CreateObject<Node>(m_systemIdOf ? m_systemIdOf(role, index) : 0);
+}
+
 void
 FabricTopologyHelper::SetSystemIdOf(
     std::function<uint32_t(const std::string& role, uint32_t index)> f)
@@ -251,14 +257,12 @@ FabricTopologyHelper::Build()
     const uint32_t base = ib ? 0 : m_network.Get(); // InfiniBand: the address is the LID
     for (uint32_t i = 0; i < GetNHosts(); ++i)
     {
-        topo->AddHost(CreateObject<Node>(m_systemIdOf ? m_systemIdOf("host", i) : 0),
-                      Ipv4Address(base + i + 1));
+        topo->AddHost(NewNode("host", i), Ipv4Address(base + i + 1));
     }
     const uint32_t aggregators = m_aggregation ? PlannedSwitches() : 0;
     for (uint32_t k = 0; k < aggregators; ++k)
     {
-        topo->AddAggregator(CreateObject<Node>(m_systemIdOf ? m_systemIdOf("aggregator", k) : 0),
-                            Ipv4Address(base + GetNHosts() + k + 1));
+        topo->AddAggregator(NewNode("aggregator", k), Ipv4Address(base + GetNHosts() + k + 1));
     }
     DoBuild(topo);
     NS_ABORT_MSG_IF(aggregators && topo->GetNSwitches() != aggregators,
@@ -310,8 +314,7 @@ FabricTopologyHelper::Build()
 uint32_t
 FabricTopologyHelper::NewSwitch(Ptr<FabricTopology> topo, const std::string& role)
 {
-    Ptr<Node> node =
-        CreateObject<Node>(m_systemIdOf ? m_systemIdOf(role, topo->GetNSwitches()) : 0);
+    Ptr<Node> node = NewNode(role, topo->GetNSwitches());
     Ptr<FabricSwitch> sw = m_switchFactory.Create<FabricSwitch>();
     sw->SetBufferManager(m_bufferFactory.Create<SwitchBufferManager>());
     node->AggregateObject(sw);

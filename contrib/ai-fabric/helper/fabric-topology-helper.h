@@ -96,6 +96,8 @@ class FabricTopologyHelper : public Object
     virtual uint32_t PlannedSwitches() const;
 
     uint32_t NewSwitch(Ptr<FabricTopology> topo, const std::string& role);
+    /// A new node on the rank SetSystemIdOf gives it (rank 0 when unset).
+    Ptr<Node> NewNode(const std::string& role, uint32_t index) const;
     void Connect(Ptr<FabricTopology> topo,
                  uint32_t a,
                  uint32_t b,

@@ -163,33 +163,10 @@ Ptr<Packet>
 FabricFrameToWire(const FabricFrame& frame)
 {
     FabricFrameWireHeader h;
-    // The plain fields only: the references are carried below.
-    h.f.kind = frame.kind;
-    h.f.l4Format = frame.l4Format;
-    h.f.protocol = frame.protocol;
-    h.f.priority = frame.priority;
-    h.f.dscp = frame.dscp;
-    h.f.ecn = frame.ecn;
-    h.f.ttl = frame.ttl;
-    h.f.ipModified = frame.ipModified;
-    h.f.txTimeStep = frame.txTimeStep;
-    h.f.echoTimeStep = frame.echoTimeStep;
-    h.f.src = frame.src;
-    h.f.dst = frame.dst;
-    h.f.l3Bytes = frame.l3Bytes;
-    h.f.payloadBytes = frame.payloadBytes;
-    h.f.flowHash = frame.flowHash;
-    h.f.flowId = frame.flowId;
-    h.f.seq = frame.seq;
-    for (int k = 0; k < 4; ++k)
-    {
-        h.f.aux[k] = frame.aux[k];
-    }
-    h.f.bufShared = frame.bufShared;
-    h.f.bufHeadroom = frame.bufHeadroom;
-    h.f.srcPort = frame.srcPort;
-    h.f.dstPort = frame.dstPort;
-    h.f.ingressPort = frame.ingressPort;
+    h.f = frame;
+    // The references travel below (telemetry) and behind the header (packet), not in it.
+    h.f.packet = FabricPacketRef();
+    h.f.telemetry = FabricIntRef();
     if (const FabricIntStack* s = frame.telemetry.Get())
     {
         h.hasTelemetry = true;
