@@ -12,7 +12,9 @@
 // frames: events at equal times are ordered differently when one of them came from another
 // rank (doc/ai-fabric.rst, "Building with MPI": the order issue 45 still needs).
 // Run: mpirun -np N ai-fabric-fabric-cut-test --sync=granted-time-window|null-message
-// (ctest: fabric-cut-*). Exit 0 when identical, 1 when not, 2 on bad usage.
+// (ctest: fabric-cut-*). With --system-id-beyond-ranks the spines are put on rank N, which
+// does not exist: the build must stop with one line naming the node and the ranks. Exit 0 when
+// identical, 1 when not, 2 on bad usage.
 
 #include "ns3/ai-fabric-module.h"
 #include "ns3/core-module.h"
@@ -61,7 +63,7 @@ struct Outcome
 };
 
 Outcome
-RunOnce(uint32_t ranks, uint32_t rank)
+RunOnce(uint32_t ranks, uint32_t rank, bool beyond = false)
 {
     Ptr<FatTreeHelper> ft = CreateObject<FatTreeHelper>();
     ft->SetAttribute("Servers", UintegerValue(8));
@@ -71,7 +73,11 @@ RunOnce(uint32_t ranks, uint32_t rank)
     ft->SetAttribute("LinkRate", DataRateValue(DataRate("400Gbps")));
     // Small switches (256 KiB each), so that the incast into host 7 pauses the spines.
     ft->SetBufferAttribute("BufferPerPort", UintegerValue(64 * 1024));
-    ft->SetSystemIdOf([ranks](const std::string& role, uint32_t index) -> uint32_t {
+    ft->SetSystemIdOf([ranks, beyond](const std::string& role, uint32_t index) -> uint32_t {
+        if (beyond && role == "spine")
+        {
+            return ranks; // one rank too far: the build must stop and say so
+        }
         if (role == "host")
         {
             return index * ranks / 8; // hosts 2j, 2j+1 are under leaf j
@@ -142,6 +148,7 @@ int
 main(int argc, char* argv[])
 {
     std::string sync;
+    bool beyond = false; // --system-id-beyond-ranks: spines on a rank that does not exist
     for (int i = 1; i < argc; ++i)
     {
         const std::string a = argv[i];
@@ -149,6 +156,7 @@ main(int argc, char* argv[])
         {
             sync = a.substr(7);
         }
+        beyond = beyond || a == "--system-id-beyond-ranks";
     }
     if (sync != "granted-time-window" && sync != "null-message")
     {
@@ -166,7 +174,7 @@ main(int argc, char* argv[])
     MpiInterface::Enable(&argc, &argv);
     const uint32_t rank = MpiInterface::GetSystemId();
     const uint32_t ranks = MpiInterface::GetSize();
-    const Outcome dist = RunOnce(ranks, rank);
+    const Outcome dist = RunOnce(ranks, rank, beyond);
 
     std::vector<int64_t> fct(kFlows.size(), -1);
     MPI_Reduce(dist.fctNs.data(),

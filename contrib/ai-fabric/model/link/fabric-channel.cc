@@ -265,6 +265,15 @@ FabricChannel::ConnectAcrossRanks()
     NS_ABORT_MSG_IF(!MpiInterface::IsEnabled(),
                     "FabricChannel: a cable between nodes of different system ids needs ns-3's "
                     "distributed simulator (MpiInterface::Enable before the topology is built)");
+    for (const Ptr<FabricNetDevice>& dev : m_devices)
+    {
+        const uint32_t id = dev->GetNode()->GetSystemId();
+        NS_ABORT_MSG_IF(id >= MpiInterface::GetSize(),
+                        "FabricChannel: node " << dev->GetNode()->GetId() << " has system id " << id
+                                               << ", but the run has " << MpiInterface::GetSize()
+                                               << " MPI ranks (system ids 0.."
+                                               << MpiInterface::GetSize() - 1 << ")");
+    }
     for (uint8_t d = 0; d < 2; ++d)
     {
         m_dir[d].remote = true;
