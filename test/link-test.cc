@@ -341,7 +341,13 @@ class DeliveryContextTest : public FabricTest, public ::testing::WithParamInterf
 
 TEST_P(DeliveryContextTest, EachFrameArrivesInTheReceivingNodesContext)
 {
-    SimulatorImplGuard core(GetParam());
+    // "core+partition": FabricPartitionScheduler's order, one delivery event per frame.
+    std::string core = GetParam();
+    const bool partition = core.size() > 10 && core.substr(core.size() - 10) == "+partition";
+    SimulatorImplGuard coreGuard(partition ? core.substr(0, core.size() - 10) : core);
+    GlobalValue::Bind(
+        "SchedulerType",
+        StringValue(partition ? "ns3::FabricPartitionScheduler" : "ns3::MapScheduler"));
     DirectLink link(DataRate("400Gbps"), 2.0);
     std::vector<std::pair<uint32_t, int64_t>> atB;
     std::vector<std::pair<uint32_t, int64_t>> atA;
@@ -371,12 +377,24 @@ TEST_P(DeliveryContextTest, EachFrameArrivesInTheReceivingNodesContext)
     }
     EXPECT_EQ(atB[0].second, first);
     EXPECT_EQ(atA[0].second, first);
+    // Every frame: one more frame time (1,070 B at 400 Gb/s = 21.4 ns) after the one before.
+    for (size_t i = 1; i < atB.size(); ++i)
+    {
+        EXPECT_EQ(
+            atB[i].second,
+            static_cast<int64_t>(std::ceil((1000.0 + kPerFrameOverhead) * 8 * (i + 1) / 400 + 10)))
+            << "frame " << i << " to b";
+    }
+    EXPECT_EQ(FabricPartitionScheduler::IsActive(), partition);
+    GlobalValue::Bind("SchedulerType", StringValue("ns3::MapScheduler"));
 }
 
 INSTANTIATE_TEST_SUITE_P(SimulatorCores,
                          DeliveryContextTest,
                          ::testing::Values("ns3::DefaultSimulatorImpl",
-                                           "ns3::FabricSimulatorImpl"));
+                                           "ns3::FabricSimulatorImpl",
+                                           "ns3::DefaultSimulatorImpl+partition",
+                                           "ns3::FabricSimulatorImpl+partition"));
 
 // A frame crosses MPI ranks as bytes (issue 45): every field, the telemetry and the frame's own
 // packet come back as they were sent.
@@ -469,4 +487,26 @@ TEST(FabricFrameWireTest, EveryFieldTelemetryAndPacketSurviveTheRoundTrip)
     e.seq = 5;
     EXPECT_FALSE(FabricFrameFromWire(Create<Packet>(200), e));
     EXPECT_EQ(e.seq, 5u) << "left as it was";
+}
+
+// Under FabricPartitionScheduler a frame crosses ranks with its delivery's place in the event
+// order: 12 more bytes, when given.
+TEST(FabricFrameWireTest, AnEventOrderKeyTravelsWhenGiven)
+{
+    FabricFrame c;
+    c.kind = FabricFrame::PFC;
+    c.l3Bytes = 64;
+    const FabricEventOrderKey k{0x01020304, 0x1122334455667788ULL};
+    Ptr<Packet> wire = FabricFrameToWire(c, &k);
+    EXPECT_EQ(wire->GetSize(), 87u + 12u);
+    FabricFrame d;
+    std::optional<FabricEventOrderKey> got;
+    ASSERT_TRUE(FabricFrameFromWire(wire, d, &got));
+    ASSERT_TRUE(got.has_value());
+    EXPECT_EQ(got->context, k.context);
+    EXPECT_EQ(got->seq, k.seq);
+    EXPECT_EQ(d.kind, FabricFrame::PFC);
+    EXPECT_EQ(d.l3Bytes, 64u);
+    ASSERT_TRUE(FabricFrameFromWire(FabricFrameToWire(c), d, &got));
+    EXPECT_FALSE(got.has_value());
 }

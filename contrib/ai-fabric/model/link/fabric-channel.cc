@@ -6,6 +6,7 @@
 
 #include "ns3/abort.h"
 #include "ns3/fabric-clock.h"
+#include "ns3/fabric-partition-scheduler.h"
 #include "ns3/fabric-simulator-impl.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
@@ -87,6 +88,8 @@ FabricChannel::Attach(Ptr<FabricNetDevice> device)
         const bool sameNode = !a || a == b;
         m_dir[0].context = b ? b->GetId() : Simulator::NO_CONTEXT;
         m_dir[1].context = a ? a->GetId() : Simulator::NO_CONTEXT;
+        m_dir[0].ordered = FabricPartitionScheduler::IsActive();
+        m_dir[1].ordered = m_dir[0].ordered;
         if (a && b && a->GetSystemId() != b->GetSystemId())
         {
             ConnectAcrossRanks();
@@ -190,13 +193,11 @@ FabricChannel::Transmit(FabricNetDevice* src,
     {
         arrival = now;
     }
-#ifdef AIFABRIC_MPI
-    if (dir.remote)
+    if (dir.ordered) [[unlikely]]
     {
-        SendToRank(dir, frame, arrival);
+        TransmitOrdered(d, laneIdx, frame, arrival, now);
         return;
     }
-#endif
     Lane& lane = dir.lanes[laneIdx];
     lane.fifo.EmplaceBack(arrival, std::move(frame));
     if (!lane.pending)
@@ -248,6 +249,48 @@ FabricChannel::ScheduleNextDelivery(Lane& lane, const InFlight* next)
     }
 }
 
+// ---------------------------------------------------------------- partition-invariant order
+
+// FabricPartitionScheduler orders the events of a time stamp by the node that scheduled them.
+// A lane's shared delivery event is scheduled by the sender for the first frame of a train and
+// by the receiver (its previous delivery) for the next ones, whether the lane was still busy
+// depending on events at equal times on both ends: a partition cannot reproduce that. Here each
+// frame's delivery is scheduled by the sender when the frame is sent, on a cable within one
+// rank as on one that crosses ranks.
+[[gnu::noinline]] void
+FabricChannel::TransmitOrdered(uint8_t d,
+                               uint8_t laneIdx,
+                               FabricFrame& frame,
+                               int64_t arrival,
+                               int64_t now)
+{
+    Direction& dir = m_dir[d];
+    if (dir.remote)
+    {
+        SendToRank(dir, frame, arrival, now);
+        return;
+    }
+    dir.lanes[laneIdx].fifo.EmplaceBack(arrival, std::move(frame));
+    Simulator::ScheduleWithContext(dir.context,
+                                   TimeStep(arrival - now),
+                                   MakeEvent(&FabricChannel::DeliverOrdered, this, d, laneIdx));
+}
+
+void
+FabricChannel::DeliverOrdered(uint8_t d, uint8_t laneIdx)
+{
+    // A lane's arrivals grow strictly (a frame's last bit leaves at least one step after its
+    // first), so its events run in the order of its ring.
+    Direction& dir = m_dir[d];
+    Lane& lane = dir.lanes[laneIdx];
+    if (lane.fifo.Empty() || dir.dst == nullptr)
+    {
+        return; // the cable was disposed
+    }
+    InFlight item = lane.fifo.PopFront();
+    dir.dst->Receive(item.frame);
+}
+
 // ---------------------------------------------------------------- across MPI ranks
 
 // ns-3's distributed simulator (issue 45) builds every node on every rank and runs a node's
@@ -277,6 +320,7 @@ FabricChannel::ConnectAcrossRanks()
     for (uint8_t d = 0; d < 2; ++d)
     {
         m_dir[d].remote = true;
+        m_dir[d].ordered = true;
         // Direction d ends at device 1 - d: its receiver hands arrivals to direction d.
         Ptr<MpiReceiver> receiver = CreateObject<MpiReceiver>();
         receiver->SetReceiveCallback(MakeCallback(&FabricChannel::ReceiveFromRank, this).Bind(d));
@@ -289,10 +333,31 @@ FabricChannel::ConnectAcrossRanks()
 }
 
 void
-FabricChannel::SendToRank(Direction& dir, const FabricFrame& frame, int64_t arrival)
+FabricChannel::SendToRank(Direction& dir, const FabricFrame& frame, int64_t arrival, int64_t now)
 {
 #ifdef AIFABRIC_MPI
-    Ptr<Packet> wire = FabricFrameToWire(frame);
+    // Under FabricPartitionScheduler the frame carries its delivery's key and reaches the other
+    // rank one step early: its message event (placed among that step's events by ns-3, not by
+    // the key) only schedules the delivery, with the key, for the arrival step, none of whose
+    // events has run yet. Every frame arrives at least one step after sent + Delay (a frame's
+    // last bit leaves at least one step after its first, and a cut-through receiver adds its
+    // ReceiveLatency), so the early message still respects the lookahead (the cable's Delay).
+    int64_t rxStep = arrival;
+    FabricEventOrderKey key;
+    const bool ordered = FabricPartitionScheduler::IsActive();
+    if (ordered)
+    {
+        NS_ABORT_MSG_IF(arrival - 1 < now + m_delaySteps,
+                        "FabricChannel: a frame on a cable between MPI ranks arrives "
+                            << arrival - now << " steps after it is sent, at most the cable's "
+                            << "Delay (" << m_delaySteps << " steps): with "
+                            << "FabricPartitionScheduler the receiver's ReceiveLatency (a "
+                            << "switch's PortToPortLatency) must be at least 1 ns, or the "
+                            << "receiver store-and-forward");
+        key = FabricPartitionScheduler::TakeKey(dir.context);
+        rxStep = arrival - 1;
+    }
+    Ptr<Packet> wire = FabricFrameToWire(frame, ordered ? &key : nullptr);
     // ns-3.37's MPI interfaces receive into 2,000-byte buffers, of which their own header takes
     // up to 24 bytes; a larger message would be cut short. Frames of the fabric's own clients
     // (RDMA, UET, probes) and zero-filled ns-3 payloads serialize to ~100-200 bytes; an ns-3
@@ -302,11 +367,12 @@ FabricChannel::SendToRank(Direction& dir, const FabricFrame& frame, int64_t arri
                     "FabricChannel: a frame of " << bytes << " serialized bytes cannot cross MPI "
                                                  << "ranks (ns-3's MPI interface takes at most "
                                                  << 2000 - 24 << ")");
-    MpiInterface::SendPacket(wire, TimeStep(arrival), dir.context, dir.dst->GetIfIndex());
+    MpiInterface::SendPacket(wire, TimeStep(rxStep), dir.context, dir.dst->GetIfIndex());
 #else
     (void)dir;
     (void)frame;
     (void)arrival;
+    (void)now;
 #endif
 }
 
@@ -314,9 +380,25 @@ void
 FabricChannel::ReceiveFromRank(uint8_t d, Ptr<Packet> wire)
 {
     FabricFrame frame;
-    const bool ok = FabricFrameFromWire(wire, frame);
+    std::optional<FabricEventOrderKey> key;
+    const bool ok = FabricFrameFromWire(wire, frame, &key);
     NS_ABORT_MSG_UNLESS(ok, "FabricChannel: a message from another rank is not a frame");
-    m_dir[d].dst->Receive(frame);
+    Direction& dir = m_dir[d];
+    if (!key)
+    {
+        dir.dst->Receive(frame);
+        return;
+    }
+    NS_ABORT_MSG_UNLESS(FabricPartitionScheduler::IsActive(),
+                        "FabricChannel: a frame ordered by FabricPartitionScheduler came from "
+                        "another rank, but this rank uses another scheduler (every rank must set "
+                        "the same SchedulerType)");
+    const uint8_t laneIdx = frame.kind == FabricFrame::DATA ? 0 : 1;
+    dir.lanes[laneIdx].fifo.EmplaceBack(Simulator::Now().GetTimeStep() + 1, std::move(frame));
+    FabricPartitionScheduler::SetNextKey(*key);
+    Simulator::ScheduleWithContext(dir.context,
+                                   TimeStep(1),
+                                   MakeEvent(&FabricChannel::DeliverOrdered, this, d, laneIdx));
 }
 
 } // namespace ns3

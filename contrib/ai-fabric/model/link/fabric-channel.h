@@ -99,6 +99,9 @@ class FabricChannel : public Channel
         FabricNetDevice* dst{nullptr};
         uint32_t context{0xffffffff}; //!< dst's node id: deliveries run in its context
         bool remote{false}; //!< dst runs on another MPI rank: frames go through MpiInterface
+        /// Frames are delivered in the partition-invariant event order (FabricPartitionScheduler
+        /// in use, or `remote`): TransmitOrdered instead of the lane's shared delivery event.
+        bool ordered{false};
         /// The receiver may send on this direction while it receives (both ends on one node,
         /// or a node unknown when attached): its frames are then taken off the ring before
         /// Receive, as a send that grows the ring would move the frame being received.
@@ -111,8 +114,17 @@ class FabricChannel : public Channel
     void Deliver(uint8_t dir, uint8_t lane);
     /// A cable whose ends are on different MPI ranks: frames cross as messages (issue 45).
     void ConnectAcrossRanks();
-    void SendToRank(Direction& dir, const FabricFrame& frame, int64_t arrival);
+    void SendToRank(Direction& dir, const FabricFrame& frame, int64_t arrival, int64_t now);
     void ReceiveFromRank(uint8_t dir, Ptr<Packet> wire);
+    /// Transmit for an `ordered` direction: one delivery event per frame, or a message to the
+    /// receiver's rank.
+    void TransmitOrdered(uint8_t d,
+                         uint8_t laneIdx,
+                         FabricFrame& frame,
+                         int64_t arrival,
+                         int64_t now);
+    /// The delivery of the frame at the head of lane `laneIdx` of direction `d` (its own event).
+    void DeliverOrdered(uint8_t d, uint8_t laneIdx);
     /// Deliver taking the frame off the ring first (a receiver that may send on `dir`).
     void DeliverCopy(Direction& dir, Lane& lane);
     /// Schedule `lane`'s delivery of `next`, or mark the lane idle (null).

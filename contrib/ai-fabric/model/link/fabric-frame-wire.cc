@@ -16,6 +16,7 @@ class FabricFrameWireHeader : public Header
     static constexpr uint16_t kMagic = 0xAFF1; //!< marks a serialized FabricFrame
     static constexpr uint32_t kFixedBytes = 87;
     static constexpr uint32_t kHopBytes = 28;
+    static constexpr uint32_t kKeyBytes = 12;
 
     static TypeId GetTypeId()
     {
@@ -33,14 +34,16 @@ class FabricFrameWireHeader : public Header
 
     uint32_t GetSerializedSize() const override
     {
-        return kFixedBytes + kHopBytes * static_cast<uint32_t>(hops.size());
+        return kFixedBytes + (hasKey ? kKeyBytes : 0) +
+               kHopBytes * static_cast<uint32_t>(hops.size());
     }
 
     void Serialize(Buffer::Iterator i) const override
     {
         i.WriteHtonU16(kMagic);
         i.WriteU8(hasPacket ? 1 : 0);
-        i.WriteU8(static_cast<uint8_t>((hasTelemetry ? 1 : 0) | (collecting ? 2 : 0)));
+        i.WriteU8(
+            static_cast<uint8_t>((hasTelemetry ? 1 : 0) | (collecting ? 2 : 0) | (hasKey ? 4 : 0)));
         i.WriteU8(static_cast<uint8_t>(hops.size()));
         i.WriteU8(f.kind);
         i.WriteU8(f.l4Format);
@@ -71,6 +74,11 @@ class FabricFrameWireHeader : public Header
         i.WriteHtonU16(f.srcPort);
         i.WriteHtonU16(f.dstPort);
         i.WriteHtonU16(f.ingressPort);
+        if (hasKey)
+        {
+            i.WriteHtonU32(key.context);
+            i.WriteHtonU64(key.seq);
+        }
         for (const FabricIntHop& h : hops)
         {
             i.WriteHtonU64(static_cast<uint64_t>(h.timeStep));
@@ -92,6 +100,7 @@ class FabricFrameWireHeader : public Header
         const uint8_t t = i.ReadU8();
         hasTelemetry = (t & 1) != 0;
         collecting = (t & 2) != 0;
+        hasKey = (t & 4) != 0;
         const uint8_t nHops = i.ReadU8();
         f.kind = i.ReadU8();
         f.l4Format = i.ReadU8();
@@ -123,6 +132,16 @@ class FabricFrameWireHeader : public Header
         f.dstPort = i.ReadNtohU16();
         f.ingressPort = i.ReadNtohU16();
         hops.clear();
+        if (hasKey)
+        {
+            if (i.GetRemainingSize() < kKeyBytes)
+            {
+                valid = false;
+                return 0;
+            }
+            key.context = i.ReadNtohU32();
+            key.seq = i.ReadNtohU64();
+        }
         if (nHops > FabricIntStack::kMaxHops || i.GetRemainingSize() < kHopBytes * nHops)
         {
             valid = false;
@@ -151,6 +170,8 @@ class FabricFrameWireHeader : public Header
     bool hasPacket{false};
     bool hasTelemetry{false};
     bool collecting{false};
+    bool hasKey{false};
+    FabricEventOrderKey key; //!< the delivery's place in the event order (when hasKey)
     bool valid{false};
 };
 
@@ -160,9 +181,14 @@ NS_OBJECT_ENSURE_REGISTERED(FabricFrameWireHeader);
 } // namespace
 
 Ptr<Packet>
-FabricFrameToWire(const FabricFrame& frame)
+FabricFrameToWire(const FabricFrame& frame, const FabricEventOrderKey* key)
 {
     FabricFrameWireHeader h;
+    if (key != nullptr)
+    {
+        h.hasKey = true;
+        h.key = *key;
+    }
     h.f = frame;
     // The references travel below (telemetry) and behind the header (packet), not in it.
     h.f.packet = FabricPacketRef();
@@ -183,7 +209,7 @@ FabricFrameToWire(const FabricFrame& frame)
 }
 
 bool
-FabricFrameFromWire(Ptr<Packet> wire, FabricFrame& frame)
+FabricFrameFromWire(Ptr<Packet> wire, FabricFrame& frame, std::optional<FabricEventOrderKey>* key)
 {
     FabricFrameWireHeader h;
     if (wire->PeekHeader(h) == 0 || !h.valid)
@@ -209,6 +235,10 @@ FabricFrameFromWire(Ptr<Packet> wire, FabricFrame& frame)
         f.packet = wire;
     }
     frame = std::move(f);
+    if (key != nullptr)
+    {
+        *key = h.hasKey ? std::optional<FabricEventOrderKey>(h.key) : std::nullopt;
+    }
     return true;
 }
 

@@ -4,8 +4,11 @@
 
 #include "fabric-frame.h"
 
+#include "ns3/fabric-partition-scheduler.h"
 #include "ns3/packet.h"
 #include "ns3/ptr.h"
+
+#include <optional>
 
 namespace ns3
 {
@@ -18,15 +21,19 @@ namespace ns3
  * The descriptor travels as a header of 87 bytes (every field, the switch-private buffer
  * charges and the link-retry sequence included, so that the receiving rank sees the frame the
  * sequential run would hand to the receiver) plus 28 bytes per telemetry hop, in front of the
- * frame's own packet (an |ns3| IPv4 packet or a control PDU) when it has one.
+ * frame's own packet (an |ns3| IPv4 packet or a control PDU) when it has one. With `key`, the
+ * delivery's place in FabricPartitionScheduler's event order follows the fixed part (12 bytes).
  */
-Ptr<Packet> FabricFrameToWire(const FabricFrame& frame);
+Ptr<Packet> FabricFrameToWire(const FabricFrame& frame, const FabricEventOrderKey* key = nullptr);
 
 /**
  * The frame FabricFrameToWire made of `wire` (which loses the descriptor's header).
+ * \param key where to put the event-order key the frame carries (nullopt when none)
  * \return false when `wire` holds no such header (then `frame` is left as it was)
  */
-bool FabricFrameFromWire(Ptr<Packet> wire, FabricFrame& frame);
+bool FabricFrameFromWire(Ptr<Packet> wire,
+                         FabricFrame& frame,
+                         std::optional<FabricEventOrderKey>* key = nullptr);
 
 } // namespace ns3
 

@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//
+// FabricPartitionScheduler (issue 45): events of equal time stamps run in the order (scheduling
+// node, that node's scheduling order), whatever order the nodes' events were scheduled in, with
+// ns-3's simulator core and with the fabric's.
+
+#include "test-util.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+using namespace ns3;
+
+namespace
+{
+
+/// Selects the scheduler for the simulators created while it lives.
+struct SchedulerGuard
+{
+    explicit SchedulerGuard(const std::string& type)
+    {
+        GlobalValue::Bind("SchedulerType", StringValue(type));
+    }
+
+    ~SchedulerGuard()
+    {
+        GlobalValue::Bind("SchedulerType", StringValue("ns3::MapScheduler"));
+    }
+
+    SchedulerGuard(const SchedulerGuard&) = delete;
+    SchedulerGuard& operator=(const SchedulerGuard&) = delete;
+};
+
+using Log = std::vector<std::string>;
+
+void
+Note(Log* log, std::string what)
+{
+    log->push_back(what + "@" + std::to_string(Simulator::Now().GetNanoSeconds()) + "/ctx" +
+                   std::to_string(Simulator::GetContext()));
+}
+
+/// The same events, scheduled in the same calls, under `scheduler`.
+Log
+RunScenario()
+{
+    Log log;
+    // Set-up (no node's event runs): each event is keyed by its own context.
+    Simulator::ScheduleWithContext(5, NanoSeconds(10), &Note, &log, std::string("a"));
+    Simulator::ScheduleWithContext(2, NanoSeconds(10), &Note, &log, std::string("b"));
+    Simulator::ScheduleWithContext(5, NanoSeconds(10), &Note, &log, std::string("c"));
+    Simulator::ScheduleWithContext(3, NanoSeconds(20), &Note, &log, std::string("d"));
+    // Node 7 at 0 ns schedules two events at 20 ns, for nodes 9 and 1: keyed by node 7, after
+    // node 3's event, in node 7's order.
+    Simulator::ScheduleWithContext(7, NanoSeconds(0), [&log]() {
+        Note(&log, "e");
+        Simulator::ScheduleWithContext(9, NanoSeconds(20), &Note, &log, std::string("f"));
+        Simulator::ScheduleWithContext(1, NanoSeconds(20), &Note, &log, std::string("g"));
+    });
+    // Node 1 at 0 ns schedules one at 20 ns for itself: it runs before node 3's and node 7's.
+    Simulator::ScheduleWithContext(1, NanoSeconds(0), [&log]() {
+        Note(&log, "h");
+        Simulator::Schedule(NanoSeconds(20), &Note, &log, std::string("i"));
+    });
+    // An event removed before it runs does not run, and does not hold the others back.
+    EventId removed = Simulator::Schedule(NanoSeconds(15), &Note, &log, std::string("removed"));
+    Simulator::Schedule(NanoSeconds(5), [removed]() mutable { Simulator::Remove(removed); });
+    Simulator::Run();
+    return log;
+}
+
+class PartitionSchedulerTest : public FabricTest, public ::testing::WithParamInterface<const char*>
+{
+};
+
+TEST_P(PartitionSchedulerTest, EqualTimesRunBySchedulingNodeThenItsOrder)
+{
+    SimulatorImplGuard core(GetParam());
+    SchedulerGuard order("ns3::FabricPartitionScheduler");
+    const Log log = RunScenario();
+    EXPECT_TRUE(FabricPartitionScheduler::IsActive());
+    const Log expected = {"h@0/ctx1",
+                          "e@0/ctx7",
+                          "b@10/ctx2",
+                          "a@10/ctx5",
+                          "c@10/ctx5",
+                          "i@20/ctx1",
+                          "d@20/ctx3",
+                          "f@20/ctx9",
+                          "g@20/ctx1"};
+    EXPECT_EQ(log, expected);
+}
+
+// ns-3's default order, for contrast: equal times run in the order they were scheduled.
+TEST_P(PartitionSchedulerTest, NsThreesOwnOrderDiffers)
+{
+    SimulatorImplGuard core(GetParam());
+    const Log log = RunScenario();
+    EXPECT_FALSE(FabricPartitionScheduler::IsActive());
+    const Log expected = {"e@0/ctx7",
+                          "h@0/ctx1",
+                          "a@10/ctx5",
+                          "b@10/ctx2",
+                          "c@10/ctx5",
+                          "d@20/ctx3",
+                          "f@20/ctx9",
+                          "g@20/ctx1",
+                          "i@20/ctx1"};
+    EXPECT_EQ(log, expected);
+}
+
+// A frame from another rank carries its key: SetNextKey gives the next event that key.
+TEST_P(PartitionSchedulerTest, AKeyFromAnotherRankPlacesTheEvent)
+{
+    SimulatorImplGuard core(GetParam());
+    SchedulerGuard order("ns3::FabricPartitionScheduler");
+    Log log;
+    Simulator::ScheduleWithContext(4, NanoSeconds(10), &Note, &log, std::string("local"));
+    Simulator::ScheduleWithContext(4, NanoSeconds(9), [&log]() {
+        // As FabricChannel::ReceiveFromRank does: node 2's frame, arriving in the next step.
+        FabricPartitionScheduler::SetNextKey(FabricEventOrderKey{2, 1});
+        Simulator::ScheduleWithContext(4, NanoSeconds(1), &Note, &log, std::string("remote"));
+        // The key is used once: this one is node 4's own.
+        Simulator::Schedule(NanoSeconds(1), &Note, &log, std::string("after"));
+    });
+    Simulator::Run();
+    const Log expected = {"remote@10/ctx4", "local@10/ctx4", "after@10/ctx4"};
+    EXPECT_EQ(log, expected);
+}
+
+INSTANTIATE_TEST_SUITE_P(SimulatorCores,
+                         PartitionSchedulerTest,
+                         ::testing::Values("ns3::DefaultSimulatorImpl",
+                                           "ns3::FabricSimulatorImpl"));
+
+} // namespace
