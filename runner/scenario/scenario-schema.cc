@@ -352,6 +352,13 @@ Schema()
                    AtMost(1e6),
                    "refuse runs estimated above this (0: the machine's memory)")
                 .Default(0),
+            ObjectKey("simulation", "the simulator core"),
+            ChoiceKey("simulation.event_order",
+                      {"ns3", "partition"},
+                      "order of events at equal times: ns3 (the order they were scheduled, "
+                      "ns-3's) or partition (by scheduling node, the same on any number of MPI "
+                      "ranks: FabricPartitionScheduler)")
+                .Default("ns3"),
             ObjectKey("attributes", "ns-3 attribute defaults").Default(json::object()),
             ListKey("compare", "overrides run side by side"),
             ListKey(

@@ -207,6 +207,7 @@ ToRun(const json& j, size_t index)
     r.cost.gpuHourUsd = j["cost"]["gpu_hour_usd"];
     r.limits.maxSimSeconds = j["limits"]["max_sim_seconds"];
     r.limits.maxMemoryGb = j["limits"]["max_memory_gb"];
+    r.simulation.partitionOrder = j["simulation"]["event_order"] == "partition";
     r.gpu.model = j["gpu"]["model"];
     // NVLink per direction: H100 SXM NVLink4 900 GB/s bidirectional (datasheet), A100 SXM
     // NVLink3 600, B200 NVLink5 1.8 TB/s.

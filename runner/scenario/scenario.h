@@ -224,6 +224,13 @@ struct LimitsConfig
     double maxMemoryGb{}; //!< 0: the machine's memory
 };
 
+/// simulation.*
+struct SimulationConfig
+{
+    /// simulation.event_order: true for "partition" (FabricPartitionScheduler), false for "ns3"
+    bool partitionOrder{false};
+};
+
 /// One fully resolved run of a scenario (defaults + file + --set + one compare entry).
 struct RunConfig
 {
@@ -239,6 +246,7 @@ struct RunConfig
     WorkloadConfig workload;
     CostConfig cost;
     LimitsConfig limits;
+    SimulationConfig simulation;
     std::vector<std::pair<std::string, std::string>> attributes; //!< attributes
     nlohmann::json resolved;             //!< the run's full configuration as JSON
     std::vector<JobConfig> jobs;         //!< `jobs`: several jobs on this run's fabric (else empty)
