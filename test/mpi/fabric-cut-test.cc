@@ -13,8 +13,11 @@
 // but on 4 one flow ends 1 ns later and the leaves send 2 more PAUSE frames: events at equal
 // times run in another order when one of them came from another rank (doc/ai-fabric.rst,
 // "Building with MPI").
+// With --faults both runs also lose 0.5% of all frames (PAUSE frames included) at both ends of
+// every leaf-spine cable and take the cut cable leaf 0-spine 1 down from 20 to 45 us (RDMA's
+// retransmission timeout 100 us): lost and link-down frames are compared too.
 // Run: mpirun -np N ai-fabric-fabric-cut-test --sync=granted-time-window|null-message
-// [--order=partition|ns3]
+// [--order=partition|ns3] [--faults]
 // (ctest: fabric-cut-*). With --system-id-beyond-ranks the spines are put on rank N, which
 // does not exist: the build must stop with one line naming the node and the ranks. Exit 0 when
 // identical, 1 when not, 2 on bad usage.
@@ -61,13 +64,18 @@ struct Outcome
     std::vector<int64_t> fctNs; //!< per flow; -1 where this rank does not run the sender
     int64_t pauses{0};          //!< PAUSE frames sent by the ports of nodes this rank runs
     int64_t dataFrames{0};      //!< data frames sent by those ports
+    int64_t lost{0};            //!< frames those ports dropped as corrupt (link loss)
+    int64_t linkDown{0};        //!< frames those ports dropped as link-down
     int64_t cutCables{0};
     size_t cables{0};
 };
 
 Outcome
-RunOnce(uint32_t ranks, uint32_t rank, bool beyond = false)
+RunOnce(uint32_t ranks, uint32_t rank, bool beyond, bool faults)
 {
+    // With faults, a lost tail is recovered after 100 us (IRN's timeout) instead of 67 ms.
+    Config::SetDefault("ns3::RdmaNic::RetransmitTimeout",
+                       TimeValue(faults ? MicroSeconds(100) : NanoSeconds(4096ULL << 14)));
     Ptr<FatTreeHelper> ft = CreateObject<FatTreeHelper>();
     ft->SetAttribute("Servers", UintegerValue(8));
     ft->SetAttribute("GpusPerServer", UintegerValue(1));
@@ -95,6 +103,9 @@ RunOnce(uint32_t ranks, uint32_t rank, bool beyond = false)
     RdmaHelper rdma;
     rdma.SetCongestionControl("ns3::RdmaNoCc");
     rdma.Install(topo);
+    // Fixed random streams: the sequential and the distributed run are built in one process,
+    // one after the other, and automatic stream numbers would differ between them.
+    topo->AssignStreams(1000);
 
     Outcome out;
     out.fctNs.assign(kFlows.size(), -1);
@@ -108,6 +119,45 @@ RunOnce(uint32_t ranks, uint32_t rank, bool beyond = false)
             ++out.cutCables;
             NS_ABORT_MSG_IF(l.a < topo->GetNHosts() || l.b < topo->GetNHosts(),
                             "fabric-cut-test: a host cable crosses ranks");
+        }
+    }
+    Ptr<FabricFaultInjector> injector;
+    if (faults)
+    {
+        // Every rank schedules the same changes (they act on both ends of a link; a rank's
+        // changes to the other rank's devices touch nothing that runs there). 0.5% of data
+        // frames lost at both ends of every leaf-spine cable, PAUSE frames included; and the
+        // one from leaf 0 to spine 1 goes down at 20 us and comes back at 45 us.
+        injector = CreateObject<FabricFaultInjector>();
+        injector->SetTopology(topo);
+        FabricFaultEvent loss;
+        loss.action = FabricFaultEvent::LOSS;
+        loss.rate = 0.005;
+        loss.allFrames = true;
+        FabricFaultEvent down;
+        down.action = FabricFaultEvent::DOWN;
+        down.at = MicroSeconds(20);
+        for (uint32_t k = 0; k < topo->GetLinks().size(); ++k)
+        {
+            const FabricLinkInfo& l = topo->GetLinks()[k];
+            if (l.a >= topo->GetNHosts() && l.b >= topo->GetNHosts())
+            {
+                loss.links.push_back(k);
+                // leaf 0 (vertex 8) to spine 1 (vertex 13): cut on 2 and 4 ranks
+                if ((l.a == 8 && l.b == 13) || (l.a == 13 && l.b == 8))
+                {
+                    down.links.push_back(k);
+                }
+            }
+        }
+        FabricFaultEvent up = down;
+        up.action = FabricFaultEvent::UP;
+        up.at = MicroSeconds(45);
+        injector->AddEvent(loss);
+        if (!down.links.empty())
+        {
+            injector->AddEvent(down);
+            injector->AddEvent(up);
         }
     }
     for (uint32_t i = 0; i < kFlows.size(); ++i)
@@ -138,6 +188,11 @@ RunOnce(uint32_t ranks, uint32_t rank, bool beyond = false)
             {
                 out.pauses += static_cast<int64_t>(d->GetCounters().pfcFramesTx);
                 out.dataFrames += static_cast<int64_t>(d->GetCounters().txDataFrames);
+                const auto& drops = d->GetCounters().drops;
+                out.lost +=
+                    static_cast<int64_t>(drops[static_cast<size_t>(FabricDropReason::CORRUPT)]);
+                out.linkDown +=
+                    static_cast<int64_t>(drops[static_cast<size_t>(FabricDropReason::LINK_DOWN)]);
             }
         }
     }
@@ -153,6 +208,7 @@ main(int argc, char* argv[])
     std::string sync;
     std::string order = "partition";
     bool beyond = false; // --system-id-beyond-ranks: spines on a rank that does not exist
+    bool faults = false; // --faults: loss on the leaf-spine cables and a cut cable down a while
     for (int i = 1; i < argc; ++i)
     {
         const std::string a = argv[i];
@@ -165,6 +221,7 @@ main(int argc, char* argv[])
             order = a.substr(8);
         }
         beyond = beyond || a == "--system-id-beyond-ranks";
+        faults = faults || a == "--faults";
     }
     if (sync != "granted-time-window" && sync != "null-message")
     {
@@ -184,7 +241,7 @@ main(int argc, char* argv[])
     }
 
     // The sequential run: every node on rank 0, ns-3's default simulator.
-    const Outcome seq = RunOnce(1, 0);
+    const Outcome seq = RunOnce(1, 0, false, faults);
 
     GlobalValue::Bind("SimulatorImplementationType",
                       StringValue(sync == "null-message" ? "ns3::NullMessageSimulatorImpl"
@@ -192,7 +249,7 @@ main(int argc, char* argv[])
     MpiInterface::Enable(&argc, &argv);
     const uint32_t rank = MpiInterface::GetSystemId();
     const uint32_t ranks = MpiInterface::GetSize();
-    const Outcome dist = RunOnce(ranks, rank, beyond);
+    const Outcome dist = RunOnce(ranks, rank, beyond, faults);
 
     std::vector<int64_t> fct(kFlows.size(), -1);
     MPI_Reduce(dist.fctNs.data(),
@@ -202,9 +259,9 @@ main(int argc, char* argv[])
                MPI_MAX,
                0,
                MPI_COMM_WORLD);
-    int64_t sums[2] = {dist.pauses, dist.dataFrames};
-    int64_t total[2] = {0, 0};
-    MPI_Reduce(sums, total, 2, MPI_INT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+    int64_t sums[4] = {dist.pauses, dist.dataFrames, dist.lost, dist.linkDown};
+    int64_t total[4] = {0, 0, 0, 0};
+    MPI_Reduce(sums, total, 4, MPI_INT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
     int failures = 0;
     if (rank == 0)
     {
@@ -243,6 +300,24 @@ main(int argc, char* argv[])
                     static_cast<long long>(total[1]),
                     ranks,
                     framesSame ? "" : "  DIFFERS");
+        if (faults)
+        {
+            const bool lostSame = total[2] == seq.lost;
+            const bool downSame = total[3] == seq.linkDown;
+            // The faults must have acted: frames lost, and some dropped at the down link.
+            failures += (lostSame ? 0 : 1) + (downSame ? 0 : 1) + (seq.lost > 0 ? 0 : 1) +
+                        (seq.linkDown > 0 ? 0 : 1);
+            std::printf("frames lost %lld sequential, %lld on %u ranks%s\n",
+                        static_cast<long long>(seq.lost),
+                        static_cast<long long>(total[2]),
+                        ranks,
+                        lostSame ? "" : "  DIFFERS");
+            std::printf("frames dropped at the down link %lld sequential, %lld on %u ranks%s\n",
+                        static_cast<long long>(seq.linkDown),
+                        static_cast<long long>(total[3]),
+                        ranks,
+                        downSame ? "" : "  DIFFERS");
+        }
         std::printf("%s\n", failures == 0 ? "identical" : "NOT identical");
     }
     MPI_Bcast(&failures, 1, MPI_INT, 0, MPI_COMM_WORLD);
