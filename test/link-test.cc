@@ -345,9 +345,10 @@ TEST_P(DeliveryContextTest, EachFrameArrivesInTheReceivingNodesContext)
     std::string core = GetParam();
     const bool partition = core.size() > 10 && core.substr(core.size() - 10) == "+partition";
     SimulatorImplGuard coreGuard(partition ? core.substr(0, core.size() - 10) : core);
-    GlobalValue::Bind(
-        "SchedulerType",
-        StringValue(partition ? "ns3::FabricPartitionScheduler" : "ns3::MapScheduler"));
+    if (partition)
+    {
+        FabricPartitionScheduler::Select(); // ns-3's core wrapped in FabricOrderedSimulatorImpl
+    }
     DirectLink link(DataRate("400Gbps"), 2.0);
     std::vector<std::pair<uint32_t, int64_t>> atB;
     std::vector<std::pair<uint32_t, int64_t>> atA;

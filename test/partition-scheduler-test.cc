@@ -15,21 +15,22 @@ using namespace ns3;
 namespace
 {
 
-/// Selects the scheduler for the simulators created while it lives.
-struct SchedulerGuard
+/// FabricPartitionScheduler::Select() for the simulators created while it lives (after a
+/// SimulatorImplGuard, which puts the core type back).
+struct PartitionOrderGuard
 {
-    explicit SchedulerGuard(const std::string& type)
+    PartitionOrderGuard()
     {
-        GlobalValue::Bind("SchedulerType", StringValue(type));
+        FabricPartitionScheduler::Select();
     }
 
-    ~SchedulerGuard()
+    ~PartitionOrderGuard()
     {
         GlobalValue::Bind("SchedulerType", StringValue("ns3::MapScheduler"));
     }
 
-    SchedulerGuard(const SchedulerGuard&) = delete;
-    SchedulerGuard& operator=(const SchedulerGuard&) = delete;
+    PartitionOrderGuard(const PartitionOrderGuard&) = delete;
+    PartitionOrderGuard& operator=(const PartitionOrderGuard&) = delete;
 };
 
 using Log = std::vector<std::string>;
@@ -77,7 +78,7 @@ class PartitionSchedulerTest : public FabricTest, public ::testing::WithParamInt
 TEST_P(PartitionSchedulerTest, EqualTimesRunBySchedulingNodeThenItsOrder)
 {
     SimulatorImplGuard core(GetParam());
-    SchedulerGuard order("ns3::FabricPartitionScheduler");
+    PartitionOrderGuard order;
     const Log log = RunScenario();
     EXPECT_TRUE(FabricPartitionScheduler::IsActive());
     const Log expected = {"h@0/ctx1",
@@ -114,7 +115,7 @@ TEST_P(PartitionSchedulerTest, NsThreesOwnOrderDiffers)
 TEST_P(PartitionSchedulerTest, AKeyFromAnotherRankPlacesTheEvent)
 {
     SimulatorImplGuard core(GetParam());
-    SchedulerGuard order("ns3::FabricPartitionScheduler");
+    PartitionOrderGuard order;
     Log log;
     Simulator::ScheduleWithContext(4, NanoSeconds(10), &Note, &log, std::string("local"));
     Simulator::ScheduleWithContext(4, NanoSeconds(9), [&log]() {
@@ -127,6 +128,51 @@ TEST_P(PartitionSchedulerTest, AKeyFromAnotherRankPlacesTheEvent)
     Simulator::Run();
     const Log expected = {"remote@10/ctx4", "local@10/ctx4", "after@10/ctx4"};
     EXPECT_EQ(log, expected);
+}
+
+// ns-3's cores take an event of the current time as run when its uid is at most the running
+// event's, true only in their own order. Here node 1's event at 20 ns, scheduled after node 9's
+// timer (a larger uid), runs first: the timer is still pending, and cancelling it works.
+TEST_P(PartitionSchedulerTest, AnEventOfTheCurrentTimeIsPendingUntilItRunsWhateverItsUid)
+{
+    SimulatorImplGuard core(GetParam());
+    PartitionOrderGuard order;
+    Log log;
+    EventId timer;
+    EventId first;
+    Simulator::ScheduleWithContext(9, NanoSeconds(0), [&]() {
+        timer = Simulator::Schedule(NanoSeconds(20), &Note, &log, std::string("timer"));
+    });
+    Simulator::ScheduleWithContext(1, NanoSeconds(0), [&]() {
+        first = Simulator::Schedule(NanoSeconds(20), [&]() {
+            Note(&log, "first");
+            EXPECT_TRUE(timer.IsRunning()) << "node 9's timer has not run";
+            EXPECT_TRUE(first.IsExpired()) << "the running event counts as run";
+            EXPECT_EQ(Simulator::GetDelayLeft(timer), Time(0));
+            timer.Cancel();
+            EXPECT_TRUE(timer.IsExpired());
+        });
+    });
+    Simulator::ScheduleWithContext(12, NanoSeconds(20), [&]() {
+        Note(&log, "last");
+        EXPECT_TRUE(first.IsExpired()) << "node 1's event ran";
+    });
+    Simulator::Run();
+    const Log expected = {"first@20/ctx1", "last@20/ctx12"};
+    EXPECT_EQ(log, expected);
+}
+
+// Under a core that would misjudge it, the scheduler refuses to run, with one line.
+TEST(PartitionSchedulerDeathTest, AnotherCoreIsRefused)
+{
+    EXPECT_DEATH(
+        {
+            GlobalValue::Bind("SimulatorImplementationType",
+                              StringValue("ns3::DefaultSimulatorImpl"));
+            GlobalValue::Bind("SchedulerType", StringValue("ns3::FabricPartitionScheduler"));
+            Simulator::Now();
+        },
+        "ns3::DefaultSimulatorImpl would ignore cancelling an event");
 }
 
 INSTANTIATE_TEST_SUITE_P(SimulatorCores,

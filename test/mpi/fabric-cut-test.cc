@@ -234,10 +234,12 @@ main(int argc, char* argv[])
         std::fprintf(stderr, "fabric-cut-test: --order must be partition or ns3\n");
         return 2;
     }
-    if (order == "partition")
+    const bool partition = order == "partition";
+    if (partition)
     {
-        // Both runs order events of equal times by FabricPartitionScheduler's key.
-        GlobalValue::Bind("SchedulerType", StringValue("ns3::FabricPartitionScheduler"));
+        // Both runs order events of equal times by FabricPartitionScheduler's key (ns-3's
+        // cores wrapped in FabricOrderedSimulatorImpl).
+        FabricPartitionScheduler::Select();
     }
 
     // The sequential run: every node on rank 0, ns-3's default simulator.
@@ -246,7 +248,11 @@ main(int argc, char* argv[])
     GlobalValue::Bind("SimulatorImplementationType",
                       StringValue(sync == "null-message" ? "ns3::NullMessageSimulatorImpl"
                                                          : "ns3::DistributedSimulatorImpl"));
-    MpiInterface::Enable(&argc, &argv);
+    MpiInterface::Enable(&argc, &argv); // reads SimulatorImplementationType: the synchronizer
+    if (partition)
+    {
+        FabricPartitionScheduler::Select();
+    }
     const uint32_t rank = MpiInterface::GetSystemId();
     const uint32_t ranks = MpiInterface::GetSize();
     const Outcome dist = RunOnce(ranks, rank, beyond, faults);

@@ -2,10 +2,13 @@
 #ifndef FABRIC_PARTITION_SCHEDULER_H
 #define FABRIC_PARTITION_SCHEDULER_H
 
+#include "ns3/ptr.h"
 #include "ns3/scheduler.h"
+#include "ns3/simulator-impl.h"
 
 #include <cstdint>
 #include <set>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -50,6 +53,13 @@ struct FabricEventOrderKey
  * FabricChannel delivers each frame with its own event while this scheduler is in use (a cable
  * lane's shared delivery event would be scheduled by the receiver for the next frame, which
  * another rank cannot reproduce).
+ *
+ * |ns3|'s simulator cores decide whether an event of the current time stamp has run by its uid
+ * (at most the running event's uid: run), which holds only for their own order. Under this one an
+ * event with a smaller uid can still be pending, and cancelling it would be ignored. So it runs
+ * only under a core that asks HasRun instead: FabricSimulatorImpl, or any other core wrapped in
+ * FabricOrderedSimulatorImpl. Select() chooses both; the scheduler stops the run with one line
+ * under any other core.
  */
 class FabricPartitionScheduler : public Scheduler
 {
@@ -80,6 +90,21 @@ class FabricPartitionScheduler : public Scheduler
     /// The next event scheduled gets `key` instead of a key of its own (a frame from another rank).
     static void SetNextKey(const FabricEventOrderKey& key);
 
+    /**
+     * Whether the event of time stamp `ts` and uid `uid` has been taken out to run (or was
+     * removed): every event before the current time stamp, and those of the current one that
+     * this scheduler has handed out.
+     */
+    static bool HasRun(uint64_t ts, uint32_t uid);
+
+    /**
+     * Order the simulation's events by this scheduler: binds SchedulerType to it and, unless
+     * SimulatorImplementationType is ns3::FabricSimulatorImpl, wraps the selected core in
+     * FabricOrderedSimulatorImpl. Call before the simulator is first used, and after
+     * MpiInterface::Enable (which reads SimulatorImplementationType to choose its synchronizer).
+     */
+    static void Select();
+
   private:
     struct Entry
     {
@@ -108,6 +133,8 @@ class FabricPartitionScheduler : public Scheduler
     void Purge() const;
 
     mutable std::vector<Entry> m_heap;
+    uint64_t m_runTs{0};         //!< time stamp of the events handed out last
+    std::vector<uint32_t> m_ran; //!< uids handed out (or removed) at m_runTs
     /// Events taken out by Remove (uid, time stamp), skipped when they reach the top.
     mutable std::set<std::pair<uint32_t, uint64_t>> m_removed;
     uint64_t m_seq{0};
@@ -115,6 +142,54 @@ class FabricPartitionScheduler : public Scheduler
     FabricEventOrderKey m_nextKey;
 
     static inline FabricPartitionScheduler* s_instance = nullptr;
+};
+
+/**
+ * \ingroup ai-fabric
+ * Another simulator core (its `Core` attribute: ns3::DefaultSimulatorImpl, or |ns3|'s distributed
+ * ns3::DistributedSimulatorImpl and ns3::NullMessageSimulatorImpl) run under
+ * FabricPartitionScheduler's order: everything is the core's, except whether an event has run,
+ * which FabricPartitionScheduler::HasRun answers (Cancel, Remove, IsExpired, GetDelayLeft; a
+ * removed event is cancelled and left in the core's queue, where it runs as nothing).
+ */
+class FabricOrderedSimulatorImpl : public SimulatorImpl
+{
+  public:
+    static TypeId GetTypeId();
+    FabricOrderedSimulatorImpl();
+    ~FabricOrderedSimulatorImpl() override;
+
+    void Destroy() override;
+    bool IsFinished() const override;
+    void Stop() override;
+    /// ns-3.37 returns nothing here, later versions the EventId of the stop event.
+    using StopResult = decltype(std::declval<SimulatorImpl&>().Stop(std::declval<const Time&>()));
+    StopResult Stop(const Time& delay) override;
+    EventId Schedule(const Time& delay, EventImpl* event) override;
+    void ScheduleWithContext(uint32_t context, const Time& delay, EventImpl* event) override;
+    EventId ScheduleNow(EventImpl* event) override;
+    EventId ScheduleDestroy(EventImpl* event) override;
+    void Remove(const EventId& id) override;
+    void Cancel(const EventId& id) override;
+    bool IsExpired(const EventId& id) const override;
+    void Run() override;
+    Time Now() const override;
+    Time GetDelayLeft(const EventId& id) const override;
+    Time GetMaximumSimulationTime() const override;
+    void SetScheduler(ObjectFactory schedulerFactory) override;
+    uint32_t GetSystemId() const override;
+    uint32_t GetContext() const override;
+    uint64_t GetEventCount() const override;
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    /// The wrapped core, created on first use from `m_coreType`.
+    SimulatorImpl& Core() const;
+
+    std::string m_coreType{"ns3::DefaultSimulatorImpl"};
+    mutable Ptr<SimulatorImpl> m_core;
 };
 
 } // namespace ns3

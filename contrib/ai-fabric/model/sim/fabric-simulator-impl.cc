@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "fabric-simulator-impl.h"
 
+#include "fabric-partition-scheduler.h"
 #include "timing-wheel-scheduler.h"
 
 #include "ns3/abort.h"
@@ -285,6 +286,12 @@ FabricSimulatorImpl::IsExpired(const EventId& id) const
             }
         }
         return true;
+    }
+    if (m_wheel == nullptr && FabricPartitionScheduler::IsActive()) [[unlikely]]
+    {
+        // Another order than uids': ask the scheduler which events of this time it handed out.
+        return id.PeekEventImpl() == nullptr || id.PeekEventImpl()->IsCancelled() ||
+               FabricPartitionScheduler::HasRun(id.GetTs(), id.GetUid());
     }
     return id.PeekEventImpl() == nullptr || id.GetTs() < m_currentTs ||
            (id.GetTs() == m_currentTs && id.GetUid() <= m_currentUid) ||
