@@ -64,9 +64,7 @@ main(int argc, char* argv[])
     cmd.AddValue("hosts", "hosts (a multiple of radix/2)", hosts);
     cmd.AddValue("radix", "ports per switch", radix);
     cmd.AddValue("bytes", "bytes per flow", bytes);
-    cmd.AddValue("stop-us",
-                 "simulated time to stop at, us (null messages run until then)",
-                 stopUs);
+    cmd.AddValue("stop-us", "simulated time to stop at, us (null messages run until then)", stopUs);
     cmd.Parse(argc, argv);
     const bool distributed = core == "granted-time-window" || core == "null-message";
     if ((!distributed && core != "fabric" && core != "ns3") ||
@@ -79,10 +77,10 @@ main(int argc, char* argv[])
         return 2;
     }
     GlobalValue::Bind("SimulatorImplementationType",
-                      StringValue(core == "fabric"                ? "ns3::FabricSimulatorImpl"
-                                  : core == "ns3"                 ? "ns3::DefaultSimulatorImpl"
-                                  : core == "null-message"        ? "ns3::NullMessageSimulatorImpl"
-                                                                  : "ns3::DistributedSimulatorImpl"));
+                      StringValue(core == "fabric"         ? "ns3::FabricSimulatorImpl"
+                                  : core == "ns3"          ? "ns3::DefaultSimulatorImpl"
+                                  : core == "null-message" ? "ns3::NullMessageSimulatorImpl"
+                                                           : "ns3::DistributedSimulatorImpl"));
     uint32_t rank = 0;
     uint32_t ranks = 1;
     if (distributed)
@@ -153,11 +151,13 @@ main(int argc, char* argv[])
                                        bytes);
     }
     Simulator::Stop(NanoSeconds(static_cast<int64_t>(stopUs * 1000)));
-    const double buildS = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double buildS =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const double cpu0 = CpuSeconds();
     const auto t1 = std::chrono::steady_clock::now();
     Simulator::Run();
-    const double runS = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
+    const double runS =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
     const double cpuS = CpuSeconds() - cpu0;
     int64_t mine[3] = {static_cast<int64_t>(Simulator::GetEventCount()), 0, 0};
     for (int64_t f : fct)

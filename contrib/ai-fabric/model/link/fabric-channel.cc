@@ -12,6 +12,9 @@
 #include "ns3/node.h"
 #include "ns3/simulator.h"
 
+#include <cstddef>
+#include <vector>
+
 #ifdef AIFABRIC_MPI
 #include "ns3/mpi-interface.h"
 #include "ns3/mpi-receiver.h"
@@ -271,9 +274,68 @@ FabricChannel::TransmitOrdered(uint8_t d,
         return;
     }
     dir.lanes[laneIdx].fifo.EmplaceBack(arrival, std::move(frame));
-    Simulator::ScheduleWithContext(dir.context,
-                                   TimeStep(arrival - now),
-                                   MakeEvent(&FabricChannel::DeliverOrdered, this, d, laneIdx));
+    ScheduleOrdered(d, laneIdx, arrival - now);
+}
+
+// A frame's delivery event under the partition order, one per frame in flight: kept on a free
+// list when run (an EventImpl is deleted when the scheduler lets go of it), so that a frame
+// costs no allocation.
+class FabricChannel::OrderedDelivery : public EventImpl
+{
+  public:
+    OrderedDelivery(FabricChannel* ch, uint8_t d, uint8_t lane)
+        : m_ch(ch),
+          m_d(d),
+          m_lane(lane)
+    {
+    }
+
+    static void* operator new(std::size_t size)
+    {
+        if (size == sizeof(OrderedDelivery) && !FreeList().empty())
+        {
+            void* p = FreeList().back();
+            FreeList().pop_back();
+            return p;
+        }
+        return ::operator new(size);
+    }
+
+    static void operator delete(void* p, std::size_t size)
+    {
+        if (size == sizeof(OrderedDelivery) && FreeList().size() < 65536)
+        {
+            FreeList().push_back(p);
+            return;
+        }
+        ::operator delete(p);
+    }
+
+  protected:
+    void Notify() override
+    {
+        m_ch->DeliverOrdered(m_d, m_lane);
+    }
+
+  private:
+    static std::vector<void*>& FreeList()
+    {
+        // Never destroyed: an event may be released while static objects are destroyed.
+        static std::vector<void*>* list = new std::vector<void*>();
+        return *list;
+    }
+
+    FabricChannel* m_ch;
+    uint8_t m_d;
+    uint8_t m_lane;
+};
+
+void
+FabricChannel::ScheduleOrdered(uint8_t d, uint8_t laneIdx, int64_t delay)
+{
+    Simulator::ScheduleWithContext(m_dir[d].context,
+                                   TimeStep(delay),
+                                   new OrderedDelivery(this, d, laneIdx));
 }
 
 void
@@ -396,9 +458,7 @@ FabricChannel::ReceiveFromRank(uint8_t d, Ptr<Packet> wire)
     const uint8_t laneIdx = frame.kind == FabricFrame::DATA ? 0 : 1;
     dir.lanes[laneIdx].fifo.EmplaceBack(Simulator::Now().GetTimeStep() + 1, std::move(frame));
     FabricPartitionScheduler::SetNextKey(*key);
-    Simulator::ScheduleWithContext(dir.context,
-                                   TimeStep(1),
-                                   MakeEvent(&FabricChannel::DeliverOrdered, this, d, laneIdx));
+    ScheduleOrdered(d, laneIdx, 1);
 }
 
 } // namespace ns3

@@ -125,6 +125,9 @@ class FabricChannel : public Channel
                          int64_t now);
     /// The delivery of the frame at the head of lane `laneIdx` of direction `d` (its own event).
     void DeliverOrdered(uint8_t d, uint8_t laneIdx);
+    class OrderedDelivery;
+    /// Schedule DeliverOrdered(d, laneIdx) `delay` steps from now in the receiver's context.
+    void ScheduleOrdered(uint8_t d, uint8_t laneIdx, int64_t delay);
     /// Deliver taking the frame off the ring first (a receiver that may send on `dir`).
     void DeliverCopy(Direction& dir, Lane& lane);
     /// Schedule `lane`'s delivery of `next`, or mark the lane idle (null).

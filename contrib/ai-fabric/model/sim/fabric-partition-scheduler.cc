@@ -96,63 +96,182 @@ FabricPartitionScheduler::Select()
     GlobalValue::Bind("SchedulerType", StringValue("ns3::FabricPartitionScheduler"));
 }
 
+uint64_t
+FabricPartitionScheduler::Pack(const FabricEventOrderKey& k)
+{
+    const uint64_t node = k.context == Simulator::NO_CONTEXT ? 0xffffff : k.context;
+    NS_ABORT_MSG_IF(node > 0xffffff || k.seq >= (uint64_t(1) << 40),
+                    "FabricPartitionScheduler: node id "
+                        << k.context << " or sequence number " << k.seq
+                        << " beyond the order key's 24 and 40 bits");
+    return (node << 40) | k.seq;
+}
+
 void
 FabricPartitionScheduler::Insert(const Event& ev)
 {
-    FabricEventOrderKey key;
+    FabricEventOrderKey k;
     if (m_hasNextKey)
     {
-        key = m_nextKey;
+        k = m_nextKey;
         m_hasNextKey = false;
     }
     else
     {
-        key = NewKey(ev.key.m_context);
+        k = NewKey(ev.key.m_context);
     }
-    m_heap.push_back(Entry{ev.key.m_ts, key.context, key.seq, ev});
-    std::push_heap(m_heap.begin(), m_heap.end(), &RunsLater);
+    const uint64_t key = Pack(k);
+    const uint64_t ts = ev.key.m_ts;
+    ++m_count;
+    if (ts < m_now || ts - m_now >= kSlots)
+    {
+        m_far.push_back(Far{ts, key, ev});
+        std::push_heap(m_far.begin(), m_far.end(), &FarRunsLater);
+        return;
+    }
+    if (m_slot.empty())
+    {
+        m_slot.resize(kSlots);
+    }
+    const uint32_t slot = static_cast<uint32_t>(ts & (kSlots - 1));
+    Slot& sl = m_slot[slot];
+    if (sl.head == sl.v.size())
+    {
+        sl.v.clear();
+        sl.head = 0;
+        m_bits[slot >> 6] |= uint64_t(1) << (slot & 63);
+        m_summary |= uint64_t(1) << (slot >> 6);
+        sl.v.push_back(Near{key, ev});
+        return;
+    }
+    if (sl.v.back().key < key)
+    {
+        sl.v.push_back(Near{key, ev}); // the usual case: a larger key than any there
+        return;
+    }
+    auto pos =
+        std::lower_bound(sl.v.begin() + sl.head, sl.v.end(), key, [](const Near& n, uint64_t x) {
+            return n.key < x;
+        });
+    sl.v.insert(pos, Near{key, ev});
+}
+
+FabricPartitionScheduler::Next
+FabricPartitionScheduler::FindNext() const
+{
+    Next n;
+    if (m_summary != 0)
+    {
+        // The first non-empty slot at or after m_now's, circularly.
+        const uint32_t from = static_cast<uint32_t>(m_now & (kSlots - 1));
+        uint32_t w = from >> 6;
+        uint64_t bits = m_bits[w] & (~uint64_t(0) << (from & 63));
+        if (bits == 0)
+        {
+            const uint64_t above = w + 1 < 64 ? m_summary & (~uint64_t(0) << (w + 1)) : 0;
+            w = static_cast<uint32_t>(__builtin_ctzll(above != 0 ? above : m_summary));
+            bits = m_bits[w];
+            if (w == (from >> 6))
+            {
+                // Wrapped around to the first word: only its slots before `from` are left.
+                bits &= ~(~uint64_t(0) << (from & 63));
+            }
+        }
+        const uint32_t slot = (w << 6) | static_cast<uint32_t>(__builtin_ctzll(bits));
+        n.slot = slot;
+        n.ts = m_now + ((slot - from) & (kSlots - 1));
+    }
+    if (!m_far.empty())
+    {
+        const Far& f = m_far.front();
+        if (n.slot == kNone || f.ts < n.ts ||
+            (f.ts == n.ts && f.key < m_slot[n.slot].v[m_slot[n.slot].head].key))
+        {
+            n.slot = kNone;
+            n.ts = f.ts;
+        }
+    }
+    return n;
+}
+
+Scheduler::Event
+FabricPartitionScheduler::Take(const Next& n)
+{
+    Event ev;
+    if (n.slot != kNone)
+    {
+        Slot& sl = m_slot[n.slot];
+        ev = sl.v[sl.head].ev;
+        if (++sl.head == sl.v.size())
+        {
+            sl.head = 0;
+            if (sl.v.capacity() > 256)
+            {
+                std::vector<Near>().swap(sl.v); // a burst's slot gives its memory back
+            }
+            else
+            {
+                sl.v.clear();
+            }
+            const uint32_t w = n.slot >> 6;
+            m_bits[w] &= ~(uint64_t(1) << (n.slot & 63));
+            if (m_bits[w] == 0)
+            {
+                m_summary &= ~(uint64_t(1) << w);
+            }
+        }
+    }
+    else
+    {
+        std::pop_heap(m_far.begin(), m_far.end(), &FarRunsLater);
+        ev = m_far.back().ev;
+        m_far.pop_back();
+    }
+    --m_count;
+    m_now = n.ts;
+    return ev;
 }
 
 void
-FabricPartitionScheduler::Purge() const
+FabricPartitionScheduler::Purge()
 {
-    while (!m_removed.empty() && !m_heap.empty())
+    while (!m_removed.empty() && m_count > 0)
     {
-        const Event& top = m_heap.front().ev;
+        const Next n = FindNext();
+        const Event& top =
+            n.slot != kNone ? m_slot[n.slot].v[m_slot[n.slot].head].ev : m_far.front().ev;
         auto it = m_removed.find({top.key.m_uid, top.key.m_ts});
         if (it == m_removed.end())
         {
             return;
         }
         m_removed.erase(it);
-        std::pop_heap(m_heap.begin(), m_heap.end(), &RunsLater);
-        m_heap.pop_back();
+        Take(n);
     }
 }
 
 bool
 FabricPartitionScheduler::IsEmpty() const
 {
-    Purge();
-    return m_heap.empty();
+    const_cast<FabricPartitionScheduler*>(this)->Purge();
+    return m_count == 0;
 }
 
 Scheduler::Event
 FabricPartitionScheduler::PeekNext() const
 {
-    Purge();
-    NS_ASSERT(!m_heap.empty());
-    return m_heap.front().ev;
+    const_cast<FabricPartitionScheduler*>(this)->Purge();
+    NS_ASSERT(m_count > 0);
+    const Next n = FindNext();
+    return n.slot != kNone ? m_slot[n.slot].v[m_slot[n.slot].head].ev : m_far.front().ev;
 }
 
 Scheduler::Event
 FabricPartitionScheduler::RemoveNext()
 {
     Purge();
-    NS_ASSERT(!m_heap.empty());
-    std::pop_heap(m_heap.begin(), m_heap.end(), &RunsLater);
-    const Event ev = m_heap.back().ev;
-    m_heap.pop_back();
+    NS_ASSERT(m_count > 0);
+    const Event ev = Take(FindNext());
     if (ev.key.m_ts != m_runTs)
     {
         m_runTs = ev.key.m_ts;
@@ -165,8 +284,8 @@ FabricPartitionScheduler::RemoveNext()
 void
 FabricPartitionScheduler::Remove(const Event& ev)
 {
-    // The simulator cancels and releases the event; its entry stays in the heap, unread, until
-    // it reaches the top.
+    // The simulator cancels and releases the event; its entry stays, unread, until it would
+    // come first.
     m_removed.insert({ev.key.m_uid, ev.key.m_ts});
 }
 

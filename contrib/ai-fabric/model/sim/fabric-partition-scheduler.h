@@ -6,6 +6,7 @@
 #include "ns3/scheduler.h"
 #include "ns3/simulator-impl.h"
 
+#include <array>
 #include <cstdint>
 #include <set>
 #include <string>
@@ -106,40 +107,68 @@ class FabricPartitionScheduler : public Scheduler
     static void Select();
 
   private:
-    struct Entry
+    /// (scheduling node, sequence number) as one integer: node ids below 2^24 (no context is
+    /// 2^24 - 1), sequence numbers below 2^40.
+    static uint64_t Pack(const FabricEventOrderKey& k);
+    FabricEventOrderKey NewKey(uint32_t target);
+
+    /// A pending event in a wheel slot (all of a slot's events have the slot's time stamp).
+    struct Near
     {
-        uint64_t ts;
-        uint32_t context;
-        uint64_t seq;
+        uint64_t key;
         Event ev;
     };
 
-    /// Heap order: the entry that runs later is "less" (std::push_heap keeps the greatest first).
-    static bool RunsLater(const Entry& a, const Entry& b)
+    /// A pending event beyond the wheel (a timer), in a min-heap by (time stamp, key).
+    struct Far
     {
-        if (a.ts != b.ts)
-        {
-            return a.ts > b.ts;
-        }
-        if (a.context != b.context)
-        {
-            return a.context > b.context;
-        }
-        return a.seq > b.seq;
+        uint64_t ts;
+        uint64_t key;
+        Event ev;
+    };
+
+    static bool FarRunsLater(const Far& a, const Far& b)
+    {
+        return a.ts != b.ts ? a.ts > b.ts : a.key > b.key;
     }
 
-    FabricEventOrderKey NewKey(uint32_t target);
-    /// Drop removed events from the top of the heap.
-    void Purge() const;
+    /// Where the next event is: a slot (`slot` set) or the far heap.
+    struct Next
+    {
+        uint32_t slot{kNone};
+        uint64_t ts{0};
+    };
 
-    mutable std::vector<Entry> m_heap;
-    uint64_t m_runTs{0};         //!< time stamp of the events handed out last
-    std::vector<uint32_t> m_ran; //!< uids handed out (or removed) at m_runTs
-    /// Events taken out by Remove (uid, time stamp), skipped when they reach the top.
-    mutable std::set<std::pair<uint32_t, uint64_t>> m_removed;
+    Next FindNext() const;
+    /// Take the event FindNext found out of its place.
+    Event Take(const Next& n);
+    /// Take removed events off the front.
+    void Purge();
+
+    static constexpr uint32_t kSlots = 4096; //!< one time step each
+    static constexpr uint32_t kNone = UINT32_MAX;
+
+    /// The events of one time stamp, sorted by key from `head` on (those before it have run).
+    struct Slot
+    {
+        std::vector<Near> v;
+        uint32_t head{0};
+    };
+
+    /// Slot `ts & (kSlots-1)` holds the events of time stamp ts for ts in [m_now, m_now + kSlots).
+    std::vector<Slot> m_slot;
+    std::array<uint64_t, kSlots / 64> m_bits{}; //!< one bit per non-empty slot
+    uint64_t m_summary{0};                      //!< one bit per non-zero word of m_bits
+    std::vector<Far> m_far;
+    uint64_t m_now{0}; //!< time stamp of the last event taken out
+    uint64_t m_count{0};
+    /// Events taken out by Remove (uid, time stamp), skipped when they come first.
+    std::set<std::pair<uint32_t, uint64_t>> m_removed;
     uint64_t m_seq{0};
     bool m_hasNextKey{false};
     FabricEventOrderKey m_nextKey;
+    uint64_t m_runTs{0};         //!< time stamp of the events handed out last
+    std::vector<uint32_t> m_ran; //!< uids handed out (or removed) at m_runTs
 
     static inline FabricPartitionScheduler* s_instance = nullptr;
 };
