@@ -107,17 +107,7 @@ main(int argc, char* argv[])
     ft->SetAttribute("Tiers", UintegerValue(2));
     ft->SetAttribute("LeafRadix", UintegerValue(radix));
     ft->SetAttribute("LinkRate", DataRateValue(DataRate("400Gbps")));
-    ft->SetSystemIdOf([=](const std::string& role, uint32_t index) -> uint32_t {
-        if (role == "host")
-        {
-            return (index / down) * ranks / leaves;
-        }
-        if (role == "leaf")
-        {
-            return index * ranks / leaves; // leaves are switches 0 .. leaves-1
-        }
-        return index % ranks;
-    });
+    ft->SetPartition(ranks);
     Ptr<FabricTopology> topo;
     try
     {

@@ -84,21 +84,19 @@ RunOnce(uint32_t ranks, uint32_t rank, bool beyond, bool faults)
     ft->SetAttribute("LinkRate", DataRateValue(DataRate("400Gbps")));
     // Small switches (256 KiB each), so that the incast into host 7 pauses the spines.
     ft->SetBufferAttribute("BufferPerPort", UintegerValue(64 * 1024));
-    ft->SetSystemIdOf([ranks, beyond](const std::string& role, uint32_t index) -> uint32_t {
-        if (beyond && role == "spine")
-        {
-            return ranks; // one rank too far: the build must stop and say so
-        }
-        if (role == "host")
-        {
-            return index * ranks / 8; // hosts 2j, 2j+1 are under leaf j
-        }
-        if (role == "leaf")
-        {
-            return index * ranks / 4; // leaves are switches 0..3
-        }
-        return index % ranks;
-    });
+    // Leaves with their hosts in contiguous blocks, spines round robin (SetPartition's rule
+    // for a leaf-spine fat-tree), so only leaf-spine cables cross ranks.
+    ft->SetPartition(ranks);
+    if (beyond)
+    {
+        ft->SetSystemIdOf([ranks](const std::string& role, uint32_t index) -> uint32_t {
+            if (role == "spine")
+            {
+                return ranks; // one rank too far: the build must stop and say so
+            }
+            return role == "host" ? index * ranks / 8 : index * ranks / 4;
+        });
+    }
     Ptr<FabricTopology> topo = ft->Build();
     RdmaHelper rdma;
     rdma.SetCongestionControl("ns3::RdmaNoCc");

@@ -236,20 +236,74 @@ FabricTopologyHelper::Validate() const
 Ptr<Node>
 FabricTopologyHelper::NewNode(const std::string& role, uint32_t index) const
 {
-    return CreateObject<Node>(m_systemIdOf ? m_systemIdOf(role, index) : 0);
+    return CreateObject<Node>(GetSystemIdOf(role, index));
+}
+
+uint32_t
+FabricTopologyHelper::GetSystemIdOf(const std::string& role, uint32_t index) const
+{
+    return m_systemIdOf ? m_systemIdOf(role, index) : 0;
 }
 
 void
 FabricTopologyHelper::SetSystemIdOf(
     std::function<uint32_t(const std::string& role, uint32_t index)> f)
 {
+    m_partitionRanks = 0;
     m_systemIdOf = std::move(f);
+}
+
+void
+FabricTopologyHelper::SetPartition(uint32_t ranks)
+{
+    if (ranks <= 1)
+    {
+        m_systemIdOf = nullptr;
+        return;
+    }
+    m_partitionRanks = ranks;
+    m_systemIdOf = [this, ranks](const std::string& role, uint32_t index) -> uint32_t {
+        uint32_t group = 0;
+        if (GetPartitionGroup(role, index, group))
+        {
+            return static_cast<uint32_t>(uint64_t(group) * ranks / GetPartitionGroups());
+        }
+        return index % ranks;
+    };
+}
+
+uint32_t
+FabricTopologyHelper::GetPartitionGroups() const
+{
+    return 0;
+}
+
+bool
+FabricTopologyHelper::GetPartitionGroup(const std::string&, uint32_t, uint32_t&) const
+{
+    return false;
 }
 
 Ptr<FabricTopology>
 FabricTopologyHelper::Build()
 {
     Validate();
+    if (m_systemIdOf && m_partitionRanks > 1 && m_aggregation)
+    {
+        throw FabricConfigError("Ranks",
+                                "must be 1 with InNetworkAggregation: an aggregation node is not "
+                                "yet placed on its switch's rank (got " +
+                                    std::to_string(m_partitionRanks) + ")");
+    }
+    if (m_systemIdOf && m_partitionRanks > 1 && GetPartitionGroups() < m_partitionRanks)
+    {
+        throw FabricConfigError(
+            "Ranks",
+            "must be at most the topology's " + std::to_string(GetPartitionGroups()) +
+                " partition groups (leaves with their hosts, pods, or server blocks with their "
+                "rail leaves), so that only switch-to-switch cables cross ranks (got " +
+                std::to_string(m_partitionRanks) + ")");
+    }
     Ptr<FabricTopology> topo = CreateObject<FabricTopology>();
     topo->SetKind(GetKind());
     topo->SetServerShape(m_servers, m_gpusPerServer);

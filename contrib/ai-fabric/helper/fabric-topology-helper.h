@@ -80,6 +80,22 @@ class FabricTopologyHelper : public Object
      */
     void SetSystemIdOf(std::function<uint32_t(const std::string& role, uint32_t index)> f);
 
+    /**
+     * Deal the nodes to `ranks` MPI ranks so that only switch-to-switch cables cross ranks: the
+     * topology's groups (a leaf and its hosts in a leaf-spine fat-tree, a pod in a k-ary
+     * fat-tree, a block of servers with its leaf on every rail and plane in a rail-optimized
+     * fat-tree) go to ranks in contiguous, as equal as possible runs; the switches above them
+     * round robin. Replaces SetSystemIdOf; 1 puts every node on rank 0.
+     * \throws FabricConfigError ("Ranks") at Build when the topology has fewer groups than
+     * ranks, or none
+     */
+    void SetPartition(uint32_t ranks);
+    /// Groups SetPartition deals to ranks (0: this topology has no such groups).
+    virtual uint32_t GetPartitionGroups() const;
+    /// The system id (MPI rank) Build gives a host ("host", index) or switch (role, switch
+    /// index): SetPartition's or SetSystemIdOf's, 0 when neither is set.
+    uint32_t GetSystemIdOf(const std::string& role, uint32_t index) const;
+
     /// \throws FabricConfigError if a parameter is invalid (including EcnKmax < EcnKmin)
     void Validate() const;
     /// Build the topology. \throws FabricConfigError if a parameter is invalid
@@ -94,6 +110,11 @@ class FabricTopologyHelper : public Object
     /// Switches DoBuild will create, known before it runs (aggregation nodes are endpoints,
     /// numbered before the switches); 0 = this topology has no in-network aggregation.
     virtual uint32_t PlannedSwitches() const;
+    /**
+     * The partition group of a node SetPartition deals to ranks: a host ("host", host index) or
+     * switch (role, switch index). \return false for a node without a group (upper tiers)
+     */
+    virtual bool GetPartitionGroup(const std::string& role, uint32_t index, uint32_t& group) const;
 
     uint32_t NewSwitch(Ptr<FabricTopology> topo, const std::string& role);
     /// A new node on the rank SetSystemIdOf gives it (rank 0 when unset).
@@ -124,6 +145,7 @@ class FabricTopologyHelper : public Object
     int64_t m_ecnKmax{-1};
     bool m_aggregation{false};                                          //!< InNetworkAggregation
     std::function<uint32_t(const std::string&, uint32_t)> m_systemIdOf; //!< null: all on rank 0
+    uint32_t m_partitionRanks{0}; //!< SetPartition's ranks (0: SetSystemIdOf or none)
 };
 
 } // namespace ns3

@@ -136,6 +136,63 @@ FatTreeHelper::DoBuild(Ptr<FabricTopology> topo)
     }
 }
 
+uint32_t
+FatTreeHelper::GetLeafDown() const
+{
+    uint32_t down = 0;
+    uint32_t up = 0;
+    SplitRadix(m_leafRadix, m_oversubscription, down, up);
+    return std::max<uint32_t>(1, down);
+}
+
+uint32_t
+FatTreeHelper::GetPartitionGroups() const
+{
+    if (m_tiers == 3)
+    {
+        return GetK();
+    }
+    return (GetNHosts() + GetLeafDown() - 1) / GetLeafDown();
+}
+
+bool
+FatTreeHelper::GetPartitionGroup(const std::string& role, uint32_t index, uint32_t& group) const
+{
+    if (m_tiers == 3)
+    {
+        // Switches: k * k/2 edges, then k * k/2 aggregation switches, then the cores.
+        const uint32_t half = GetK() / 2;
+        if (role == "host")
+        {
+            group = index / (half * half);
+        }
+        else if (role == "edge")
+        {
+            group = index / half;
+        }
+        else if (role == "aggregation")
+        {
+            group = (index - GetK() * half) / half;
+        }
+        else
+        {
+            return false;
+        }
+        return true;
+    }
+    if (role == "host")
+    {
+        group = index / GetLeafDown();
+        return true;
+    }
+    if (role == "leaf")
+    {
+        group = index; // the leaves are switches 0 .. leaves - 1
+        return true;
+    }
+    return false;
+}
+
 void
 FatTreeHelper::BuildTwoTier(Ptr<FabricTopology> topo)
 {

@@ -27,13 +27,18 @@ class FatTreeHelper : public FabricTopologyHelper
 
     /// The k used for 3 tiers with the current parameters.
     uint32_t GetK() const;
+    /// Leaves with their hosts (2 tiers), or pods (3 tiers).
+    uint32_t GetPartitionGroups() const override;
 
   protected:
     void DoValidate() const override;
     void DoBuild(Ptr<FabricTopology> topo) override;
     std::string GetKind() const override;
+    bool GetPartitionGroup(const std::string& role, uint32_t index, uint32_t& group) const override;
 
   private:
+    /// Hosts per leaf (2 tiers).
+    uint32_t GetLeafDown() const;
     void BuildTwoTier(Ptr<FabricTopology> topo);
     void BuildThreeTier(Ptr<FabricTopology> topo);
 

@@ -337,6 +337,33 @@ RailOptimizedFatTreeHelper::DoValidate() const
     }
 }
 
+uint32_t
+RailOptimizedFatTreeHelper::GetPartitionGroups() const
+{
+    return GetShape().leavesPerRail;
+}
+
+bool
+RailOptimizedFatTreeHelper::GetPartitionGroup(const std::string& role,
+                                              uint32_t index,
+                                              uint32_t& group) const
+{
+    // DoBuild: server srv's GPU g connects to leaf (plane, rail g, block srv / leafDown); the
+    // leaves come first, block fastest.
+    const Shape s = GetShape();
+    if (role == "host")
+    {
+        group = (index / m_gpusPerServer) / std::max<uint32_t>(1, s.leafDown);
+        return true;
+    }
+    if (role == "leaf")
+    {
+        group = index % s.leavesPerRail;
+        return true;
+    }
+    return false;
+}
+
 void
 RailOptimizedFatTreeHelper::DoBuild(Ptr<FabricTopology> topo)
 {

@@ -69,6 +69,8 @@ class RailOptimizedFatTreeHelper : public FabricTopologyHelper
     };
 
     Shape GetShape() const;
+    /// Blocks of servers, each with its leaf on every rail and plane.
+    uint32_t GetPartitionGroups() const override;
     /// Leaves per rail for the current parameters.
     uint32_t GetLeavesPerRail() const;
     /// Uplinks per leaf for the current parameters.
@@ -83,6 +85,7 @@ class RailOptimizedFatTreeHelper : public FabricTopologyHelper
     DataRate GetPortRate() const;
 
   protected:
+    bool GetPartitionGroup(const std::string& role, uint32_t index, uint32_t& group) const override;
     void DoValidate() const override;
     void DoBuild(Ptr<FabricTopology> topo) override;
     std::string GetKind() const override;

@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//
+// FabricTopologyHelper::SetPartition (issue 45): every topology's nodes dealt to MPI ranks so
+// that no host cable crosses ranks, hosts spread evenly, every rank used. The rule's answers
+// (GetSystemIdOf) are checked against the cables of the same topology built on one rank.
+
+#include "test-util.h"
+
+#include <set>
+#include <string>
+#include <vector>
+
+using namespace ns3;
+
+namespace
+{
+
+struct Dealt
+{
+    uint32_t cutCables{0};
+    uint32_t hostCablesCut{0};
+    std::vector<uint32_t> hostsPerRank;
+    std::set<uint32_t> ranksUsed;
+};
+
+Dealt
+Deal(Ptr<FabricTopologyHelper> h, uint32_t ranks)
+{
+    // The rule's answer for every node, then the same topology built on one rank (a build
+    // across ranks needs ns-3's MPI engine: test/mpi does that).
+    h->SetPartition(1);
+    Ptr<FabricTopology> topo = h->Build();
+    h->SetPartition(ranks);
+    Dealt d;
+    d.hostsPerRank.assign(ranks, 0);
+    std::vector<uint32_t> rankOf(topo->GetNHosts() + topo->GetNSwitches());
+    for (uint32_t i = 0; i < topo->GetNHosts(); ++i)
+    {
+        rankOf[i] = h->GetSystemIdOf("host", i);
+        EXPECT_LT(rankOf[i], ranks);
+        ++d.hostsPerRank[rankOf[i]];
+        d.ranksUsed.insert(rankOf[i]);
+    }
+    for (uint32_t j = 0; j < topo->GetNSwitches(); ++j)
+    {
+        const uint32_t r = h->GetSystemIdOf(topo->GetSwitchRole(j), j);
+        EXPECT_LT(r, ranks);
+        rankOf[topo->GetNHosts() + j] = r;
+        d.ranksUsed.insert(r);
+    }
+    for (const FabricLinkInfo& l : topo->GetLinks())
+    {
+        if (rankOf[l.a] != rankOf[l.b])
+        {
+            ++d.cutCables;
+            if (l.a < topo->GetNHosts() || l.b < topo->GetNHosts())
+            {
+                ++d.hostCablesCut;
+            }
+        }
+    }
+    return d;
+}
+
+class PartitionRuleTest : public FabricTest
+{
+};
+
+TEST_F(PartitionRuleTest, LeafSpineDealsLeavesWithTheirHosts)
+{
+    for (uint32_t ranks : {2u, 4u})
+    {
+        // 16 hosts, radix 8: 4 leaves of 4 hosts, 4 spines.
+        Ptr<FatTreeHelper> ft = CreateObject<FatTreeHelper>();
+        ft->SetAttribute("Servers", UintegerValue(16));
+        ft->SetAttribute("GpusPerServer", UintegerValue(1));
+        ft->SetAttribute("LeafRadix", UintegerValue(8));
+        EXPECT_EQ(ft->GetPartitionGroups(), 4u);
+        const Dealt d = Deal(ft, ranks);
+        EXPECT_EQ(d.hostCablesCut, 0u) << ranks << " ranks";
+        EXPECT_GT(d.cutCables, 0u);
+        EXPECT_EQ(d.ranksUsed.size(), ranks);
+        for (uint32_t n : d.hostsPerRank)
+        {
+            EXPECT_EQ(n, 16u / ranks);
+        }
+    }
+}
+
+TEST_F(PartitionRuleTest, KAryFatTreeDealsPods)
+{
+    for (uint32_t ranks : {2u, 4u})
+    {
+        // k = 4: 4 pods of 4 hosts (2 edges, 2 aggregation switches each), 4 cores.
+        Ptr<FatTreeHelper> ft = CreateObject<FatTreeHelper>();
+        ft->SetAttribute("Servers", UintegerValue(16));
+        ft->SetAttribute("GpusPerServer", UintegerValue(1));
+        ft->SetAttribute("Tiers", UintegerValue(3));
+        EXPECT_EQ(ft->GetPartitionGroups(), 4u);
+        const Dealt d = Deal(ft, ranks);
+        EXPECT_EQ(d.hostCablesCut, 0u) << ranks << " ranks";
+        EXPECT_EQ(d.ranksUsed.size(), ranks);
+        for (uint32_t n : d.hostsPerRank)
+        {
+            EXPECT_EQ(n, 16u / ranks);
+        }
+    }
+}
+
+TEST_F(PartitionRuleTest, RailFabricDealsServerBlocksWithTheirRailLeaves)
+{
+    for (uint32_t planes : {1u, 2u})
+    {
+        for (uint32_t ranks : {2u, 4u})
+        {
+            // 16 servers x 8 GPUs, radix 8: blocks of 4 servers, each with a leaf per rail
+            // (and plane).
+            Ptr<RailOptimizedFatTreeHelper> h = CreateObject<RailOptimizedFatTreeHelper>();
+            h->SetAttribute("Servers", UintegerValue(16));
+            h->SetAttribute("GpusPerServer", UintegerValue(8));
+            h->SetAttribute("LeafRadix", UintegerValue(8));
+            h->SetAttribute("Planes", UintegerValue(planes));
+            EXPECT_EQ(h->GetPartitionGroups(), 4u);
+            const Dealt d = Deal(h, ranks);
+            EXPECT_EQ(d.hostCablesCut, 0u) << ranks << " ranks, " << planes << " planes";
+            EXPECT_GT(d.cutCables, 0u);
+            EXPECT_EQ(d.ranksUsed.size(), ranks);
+            for (uint32_t n : d.hostsPerRank)
+            {
+                EXPECT_EQ(n, 128u / ranks);
+            }
+        }
+    }
+}
+
+TEST_F(PartitionRuleTest, MoreRanksThanGroupsIsRefusedNamingRanks)
+{
+    Ptr<FatTreeHelper> ft = CreateObject<FatTreeHelper>();
+    ft->SetAttribute("Servers", UintegerValue(16));
+    ft->SetAttribute("GpusPerServer", UintegerValue(1));
+    ft->SetAttribute("LeafRadix", UintegerValue(8));
+    ft->SetPartition(5);
+    try
+    {
+        ft->Build();
+        FAIL() << "5 ranks for 4 leaves were accepted";
+    }
+    catch (const FabricConfigError& e)
+    {
+        EXPECT_EQ(e.GetParameter(), "Ranks");
+        EXPECT_NE(std::string(e.what()).find("4 partition groups"), std::string::npos) << e.what();
+    }
+}
+
+} // namespace
