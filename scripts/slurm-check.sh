@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # CI check of the Slurm engine against a real Slurm: start a one-node cluster on localhost,
 # run scenarios/sweeps/tiny.json with the local engine and as a Slurm job array, and check that
-# the gathered CSVs are equal except for wall time and memory. The daemons are stopped on exit.
+# the gathered CSVs are equal except for wall time and memory; then, with an MPI build, one
+# simulation on 2 ranks launched by srun. The daemons are stopped on exit.
 # Needs root, slurm-wlm and munge, and a build (./ai-fabric build).
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -66,5 +67,19 @@ diff "$T/local.csv" "$T/slurm.csv" >&2 || fail "the Slurm engine's results diffe
 
 echo "== re-submitting a finished sweep submits nothing"
 "$SWEEP" "$FILE" --engine slurm --out "$T/slurm" | grep -q "nothing submitted" || fail "a finished sweep was re-submitted"
+
+echo "== one simulation on 2 MPI ranks in a Slurm allocation (srun --mpi=pmix)"
+# The fabric-cut test (test/mpi) is built only with ns-3's mpi module (scripts/ns3-mpi.sh).
+CUT="$BUILD/ai-fabric-fabric-cut-test"
+if [ -x "$CUT" ]; then
+  OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+    srun -n 2 --overcommit --mpi=pmix --time 5 "$CUT" --sync=null-message --faults >"$T/mpi.txt" 2>&1 ||
+    { cat "$T/mpi.txt" >&2; fail "srun of the 2-rank fabric cut failed"; }
+  grep -q '^identical$' "$T/mpi.txt" ||
+    { cat "$T/mpi.txt" >&2; fail "the 2-rank run under Slurm differs from the sequential one"; }
+  tail -n 1 "$T/mpi.txt"
+else
+  echo "skipped: no MPI build"
+fi
 
 echo "== slurm check passed (job $job) in $(( $(date +%s) - start )) s"
