@@ -196,7 +196,7 @@ FabricChannel::Transmit(FabricNetDevice* src,
     {
         arrival = now;
     }
-    if (dir.ordered) [[unlikely]]
+    if (__builtin_expect(dir.ordered, false))
     {
         TransmitOrdered(d, laneIdx, frame, arrival, now);
         return;

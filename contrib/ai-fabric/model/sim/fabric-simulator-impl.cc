@@ -287,7 +287,7 @@ FabricSimulatorImpl::IsExpired(const EventId& id) const
         }
         return true;
     }
-    if (m_wheel == nullptr && FabricPartitionScheduler::IsActive()) [[unlikely]]
+    if (__builtin_expect(m_wheel == nullptr && FabricPartitionScheduler::IsActive(), false))
     {
         // Another order than uids': ask the scheduler which events of this time it handed out.
         return id.PeekEventImpl() == nullptr || id.PeekEventImpl()->IsCancelled() ||
