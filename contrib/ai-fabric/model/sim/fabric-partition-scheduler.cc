@@ -99,8 +99,10 @@ FabricPartitionScheduler::Select()
 uint64_t
 FabricPartitionScheduler::Pack(const FabricEventOrderKey& k)
 {
+    // No context takes the largest 24-bit value, after every node.
     const uint64_t node = k.context == Simulator::NO_CONTEXT ? 0xffffff : k.context;
-    NS_ABORT_MSG_IF(node > 0xffffff || k.seq >= (uint64_t(1) << 40),
+    NS_ABORT_MSG_IF((k.context != Simulator::NO_CONTEXT && k.context >= 0xffffff) ||
+                        k.seq >= (uint64_t(1) << 40),
                     "FabricPartitionScheduler: node id "
                         << k.context << " or sequence number " << k.seq
                         << " beyond the order key's 24 and 40 bits");
