@@ -62,6 +62,24 @@ Deal(Ptr<FabricTopologyHelper> h, uint32_t ranks)
     return d;
 }
 
+/// `h` dealt to `ranks`: no host cable cut, some switch cable cut, every rank used, the same
+/// number of hosts on each.
+void
+ExpectDealtWell(Ptr<FabricTopologyHelper> h,
+                uint32_t ranks,
+                uint32_t hosts,
+                const std::string& what)
+{
+    const Dealt d = Deal(h, ranks);
+    EXPECT_EQ(d.hostCablesCut, 0u) << what << ", " << ranks << " ranks";
+    EXPECT_GT(d.cutCables, 0u) << what;
+    EXPECT_EQ(d.ranksUsed.size(), ranks) << what;
+    for (uint32_t n : d.hostsPerRank)
+    {
+        EXPECT_EQ(n, hosts / ranks) << what;
+    }
+}
+
 class PartitionRuleTest : public FabricTest
 {
 };
@@ -76,14 +94,7 @@ TEST_F(PartitionRuleTest, LeafSpineDealsLeavesWithTheirHosts)
         ft->SetAttribute("GpusPerServer", UintegerValue(1));
         ft->SetAttribute("LeafRadix", UintegerValue(8));
         EXPECT_EQ(ft->GetPartitionGroups(), 4u);
-        const Dealt d = Deal(ft, ranks);
-        EXPECT_EQ(d.hostCablesCut, 0u) << ranks << " ranks";
-        EXPECT_GT(d.cutCables, 0u);
-        EXPECT_EQ(d.ranksUsed.size(), ranks);
-        for (uint32_t n : d.hostsPerRank)
-        {
-            EXPECT_EQ(n, 16u / ranks);
-        }
+        ExpectDealtWell(ft, ranks, 16, "leaf-spine");
     }
 }
 
@@ -97,13 +108,7 @@ TEST_F(PartitionRuleTest, KAryFatTreeDealsPods)
         ft->SetAttribute("GpusPerServer", UintegerValue(1));
         ft->SetAttribute("Tiers", UintegerValue(3));
         EXPECT_EQ(ft->GetPartitionGroups(), 4u);
-        const Dealt d = Deal(ft, ranks);
-        EXPECT_EQ(d.hostCablesCut, 0u) << ranks << " ranks";
-        EXPECT_EQ(d.ranksUsed.size(), ranks);
-        for (uint32_t n : d.hostsPerRank)
-        {
-            EXPECT_EQ(n, 16u / ranks);
-        }
+        ExpectDealtWell(ft, ranks, 16, "k = 4");
     }
 }
 
@@ -121,14 +126,7 @@ TEST_F(PartitionRuleTest, RailFabricDealsServerBlocksWithTheirRailLeaves)
             h->SetAttribute("LeafRadix", UintegerValue(8));
             h->SetAttribute("Planes", UintegerValue(planes));
             EXPECT_EQ(h->GetPartitionGroups(), 4u);
-            const Dealt d = Deal(h, ranks);
-            EXPECT_EQ(d.hostCablesCut, 0u) << ranks << " ranks, " << planes << " planes";
-            EXPECT_GT(d.cutCables, 0u);
-            EXPECT_EQ(d.ranksUsed.size(), ranks);
-            for (uint32_t n : d.hostsPerRank)
-            {
-                EXPECT_EQ(n, 128u / ranks);
-            }
+            ExpectDealtWell(h, ranks, 128, "rail, " + std::to_string(planes) + " plane(s)");
         }
     }
 }

@@ -256,12 +256,12 @@ FabricTopologyHelper::SetSystemIdOf(
 void
 FabricTopologyHelper::SetPartition(uint32_t ranks)
 {
+    m_partitionRanks = ranks;
     if (ranks <= 1)
     {
         m_systemIdOf = nullptr;
         return;
     }
-    m_partitionRanks = ranks;
     m_systemIdOf = [this, ranks](const std::string& role, uint32_t index) -> uint32_t {
         uint32_t group = 0;
         if (GetPartitionGroup(role, index, group))
@@ -288,14 +288,14 @@ Ptr<FabricTopology>
 FabricTopologyHelper::Build()
 {
     Validate();
-    if (m_systemIdOf && m_partitionRanks > 1 && m_aggregation)
+    if (m_partitionRanks > 1 && m_aggregation)
     {
         throw FabricConfigError("Ranks",
                                 "must be 1 with InNetworkAggregation: an aggregation node is not "
                                 "yet placed on its switch's rank (got " +
                                     std::to_string(m_partitionRanks) + ")");
     }
-    if (m_systemIdOf && m_partitionRanks > 1 && GetPartitionGroups() < m_partitionRanks)
+    if (m_partitionRanks > 1 && GetPartitionGroups() < m_partitionRanks)
     {
         throw FabricConfigError(
             "Ranks",

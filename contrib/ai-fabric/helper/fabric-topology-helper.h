@@ -145,7 +145,7 @@ class FabricTopologyHelper : public Object
     int64_t m_ecnKmax{-1};
     bool m_aggregation{false};                                          //!< InNetworkAggregation
     std::function<uint32_t(const std::string&, uint32_t)> m_systemIdOf; //!< null: all on rank 0
-    uint32_t m_partitionRanks{0}; //!< SetPartition's ranks (0: SetSystemIdOf or none)
+    uint32_t m_partitionRanks{0}; //!< SetPartition's ranks (0: SetSystemIdOf or neither)
 };
 
 } // namespace ns3

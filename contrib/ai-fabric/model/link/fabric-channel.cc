@@ -182,7 +182,7 @@ FabricChannel::Transmit(FabricNetDevice* src,
     const uint8_t d = (PeekPointer(m_devices[0]) == src) ? 0 : 1;
     Direction& dir = m_dir[d];
     NS_ABORT_MSG_IF(dir.dst == nullptr, "FabricChannel: transmit on a cable with one end");
-    const uint8_t laneIdx = frame.kind == FabricFrame::DATA ? 0 : 1;
+    const uint8_t laneIdx = LaneOf(frame);
     int64_t arrival;
     if (laneIdx == 0)
     {
@@ -455,7 +455,7 @@ FabricChannel::ReceiveFromRank(uint8_t d, Ptr<Packet> wire)
                         "FabricChannel: a frame ordered by FabricPartitionScheduler came from "
                         "another rank, but this rank uses another scheduler (every rank must set "
                         "the same SchedulerType)");
-    const uint8_t laneIdx = frame.kind == FabricFrame::DATA ? 0 : 1;
+    const uint8_t laneIdx = LaneOf(frame);
     dir.lanes[laneIdx].fifo.EmplaceBack(Simulator::Now().GetTimeStep() + 1, std::move(frame));
     FabricPartitionScheduler::SetNextKey(*key);
     ScheduleOrdered(d, laneIdx, 1);

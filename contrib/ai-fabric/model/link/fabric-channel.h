@@ -111,6 +111,12 @@ class FabricChannel : public Channel
         std::array<Lane, 2> lanes; //!< 0: data, 1: link-level control
     };
 
+    /// The lane a frame travels on: 0 for data, 1 for link-level control.
+    static uint8_t LaneOf(const FabricFrame& frame)
+    {
+        return frame.kind == FabricFrame::DATA ? 0 : 1;
+    }
+
     void Deliver(uint8_t dir, uint8_t lane);
     /// A cable whose ends are on different MPI ranks: frames cross as messages (issue 45).
     void ConnectAcrossRanks();

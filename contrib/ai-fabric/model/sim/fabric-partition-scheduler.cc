@@ -82,6 +82,13 @@ FabricPartitionScheduler::HasRun(uint64_t ts, uint32_t uid)
     return std::find(s.m_ran.begin(), s.m_ran.end(), uid) != s.m_ran.end();
 }
 
+bool
+FabricPartitionScheduler::IsExpired(const EventId& id)
+{
+    return id.PeekEventImpl() == nullptr || id.PeekEventImpl()->IsCancelled() ||
+           HasRun(id.GetTs(), id.GetUid());
+}
+
 void
 FabricPartitionScheduler::Select()
 {
@@ -418,8 +425,7 @@ FabricOrderedSimulatorImpl::IsExpired(const EventId& id) const
     {
         return Core().IsExpired(id);
     }
-    return id.PeekEventImpl() == nullptr || id.PeekEventImpl()->IsCancelled() ||
-           FabricPartitionScheduler::HasRun(id.GetTs(), id.GetUid());
+    return FabricPartitionScheduler::IsExpired(id);
 }
 
 void

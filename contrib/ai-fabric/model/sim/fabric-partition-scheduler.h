@@ -99,6 +99,13 @@ class FabricPartitionScheduler : public Scheduler
     static bool HasRun(uint64_t ts, uint32_t uid);
 
     /**
+     * SimulatorImpl::IsExpired of an event that is not a destroy event, under this scheduler:
+     * released, cancelled, or HasRun. What FabricSimulatorImpl and FabricOrderedSimulatorImpl
+     * answer instead of their uid rule.
+     */
+    static bool IsExpired(const EventId& id);
+
+    /**
      * Order the simulation's events by this scheduler: binds SchedulerType to it and, unless
      * SimulatorImplementationType is ns3::FabricSimulatorImpl, wraps the selected core in
      * FabricOrderedSimulatorImpl. Call before the simulator is first used, and after

@@ -290,8 +290,7 @@ FabricSimulatorImpl::IsExpired(const EventId& id) const
     if (__builtin_expect(m_wheel == nullptr && FabricPartitionScheduler::IsActive(), false))
     {
         // Another order than uids': ask the scheduler which events of this time it handed out.
-        return id.PeekEventImpl() == nullptr || id.PeekEventImpl()->IsCancelled() ||
-               FabricPartitionScheduler::HasRun(id.GetTs(), id.GetUid());
+        return FabricPartitionScheduler::IsExpired(id);
     }
     return id.PeekEventImpl() == nullptr || id.GetTs() < m_currentTs ||
            (id.GetTs() == m_currentTs && id.GetUid() <= m_currentUid) ||
