@@ -511,3 +511,104 @@ TEST(FabricFrameWireTest, AnEventOrderKeyTravelsWhenGiven)
     ASSERT_TRUE(FabricFrameFromWire(FabricFrameToWire(c), d, &got));
     EXPECT_FALSE(got.has_value());
 }
+
+// In a batch to another rank (FabricRankMailbox) a frame is 84 bytes, 28 per telemetry hop and
+// 12 for a key; every field comes back, and bytes that are not such a frame are refused.
+TEST(FabricFrameWireTest, ABatchEntryCarriesEveryField)
+{
+    FabricFrame f;
+    f.kind = FabricFrame::DATA;
+    f.l4Format = 3;
+    f.protocol = 6;
+    f.priority = 3;
+    f.dscp = 26;
+    f.ecn = FabricFrame::ECN_CE;
+    f.ttl = 61;
+    f.ipModified = 1;
+    f.txTimeStep = 123456789012LL;
+    f.echoTimeStep = -5;
+    f.src = 0x0a000001;
+    f.dst = 0x0a000102;
+    f.l3Bytes = 4136;
+    f.payloadBytes = 4096;
+    f.flowHash = 0xdeadbeef;
+    f.flowId = 77;
+    f.seq = 0xfffffff0;
+    f.aux[0] = 1;
+    f.aux[1] = 2;
+    f.aux[2] = 3;
+    f.aux[3] = 0xffffffff;
+    f.bufShared = 11;
+    f.bufHeadroom = 13;
+    f.srcPort = 49152;
+    f.dstPort = 4791;
+    f.ingressPort = 513;
+    f.telemetry = FabricIntRef::Create();
+    f.telemetry.Push(FabricIntHop{1000, 1ULL << 40, 400000000000ULL, 65536});
+    f.telemetry.Push(FabricIntHop{2000, 7, 100000000000ULL, 0});
+    const FabricEventOrderKey k{0x01020304, 0x1122334455667788ULL};
+
+    std::vector<uint8_t> bytes;
+    FabricFrameAppendBytes(f, &k, bytes);
+    EXPECT_EQ(bytes.size(), 84u + 2 * 28u + 12u);
+    FabricFrame plain;
+    plain.kind = FabricFrame::PFC;
+    FabricFrameAppendBytes(plain, nullptr, bytes); // a second frame behind the first
+    EXPECT_EQ(bytes.size(), 84u + 2 * 28u + 12u + 84u);
+
+    const uint8_t* p = bytes.data();
+    const uint8_t* end = bytes.data() + bytes.size();
+    FabricFrame g;
+    std::optional<FabricEventOrderKey> got;
+    ASSERT_TRUE(FabricFrameReadBytes(p, end, g, got));
+    EXPECT_EQ(g.kind, f.kind);
+    EXPECT_EQ(g.l4Format, f.l4Format);
+    EXPECT_EQ(g.protocol, f.protocol);
+    EXPECT_EQ(g.priority, f.priority);
+    EXPECT_EQ(g.dscp, f.dscp);
+    EXPECT_EQ(g.ecn, f.ecn);
+    EXPECT_EQ(g.ttl, f.ttl);
+    EXPECT_EQ(g.ipModified, f.ipModified);
+    EXPECT_EQ(g.txTimeStep, f.txTimeStep);
+    EXPECT_EQ(g.echoTimeStep, f.echoTimeStep);
+    EXPECT_EQ(g.src, f.src);
+    EXPECT_EQ(g.dst, f.dst);
+    EXPECT_EQ(g.l3Bytes, f.l3Bytes);
+    EXPECT_EQ(g.payloadBytes, f.payloadBytes);
+    EXPECT_EQ(g.flowHash, f.flowHash);
+    EXPECT_EQ(g.flowId, f.flowId);
+    EXPECT_EQ(g.seq, f.seq);
+    for (int i = 0; i < 4; ++i)
+    {
+        EXPECT_EQ(g.aux[i], f.aux[i]) << "aux " << i;
+    }
+    EXPECT_EQ(g.bufShared, f.bufShared);
+    EXPECT_EQ(g.bufHeadroom, f.bufHeadroom);
+    EXPECT_EQ(g.srcPort, f.srcPort);
+    EXPECT_EQ(g.dstPort, f.dstPort);
+    EXPECT_EQ(g.ingressPort, f.ingressPort);
+    ASSERT_TRUE(g.telemetry);
+    ASSERT_EQ(g.telemetry.Get()->GetNHops(), 2u);
+    EXPECT_TRUE(g.telemetry.Get()->IsCollecting()) << "not sealed: still collecting";
+    EXPECT_EQ(g.telemetry.Get()->GetHop(0).txBytes, 1ULL << 40);
+    EXPECT_EQ(g.telemetry.Get()->GetHop(1).rateBps, 100000000000ULL);
+    ASSERT_TRUE(got.has_value());
+    EXPECT_EQ(got->context, k.context);
+    EXPECT_EQ(got->seq, k.seq);
+    EXPECT_FALSE(g.packet);
+
+    ASSERT_TRUE(FabricFrameReadBytes(p, end, g, got));
+    EXPECT_EQ(g.kind, FabricFrame::PFC);
+    EXPECT_FALSE(g.telemetry);
+    EXPECT_FALSE(got.has_value());
+    EXPECT_EQ(p, end);
+
+    // Cut short, or more hops than a stack holds: refused.
+    std::vector<uint8_t> shortBytes(bytes.begin(), bytes.begin() + 100);
+    p = shortBytes.data();
+    EXPECT_FALSE(FabricFrameReadBytes(p, shortBytes.data() + shortBytes.size(), g, got));
+    std::vector<uint8_t> tooMany = bytes;
+    tooMany[1] = FabricIntStack::kMaxHops + 1;
+    p = tooMany.data();
+    EXPECT_FALSE(FabricFrameReadBytes(p, tooMany.data() + tooMany.size(), g, got));
+}

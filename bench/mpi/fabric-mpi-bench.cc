@@ -12,7 +12,9 @@
 //   mpirun -np N fabric-mpi-bench --core=granted-time-window|null-message      (partition)
 //
 // Options: --hosts (128), --radix (16: 8 hosts and 8 spines per leaf), --bytes (1 MiB),
-// --stop-us (1000: the null-message synchronizer exchanges messages until then).
+// --stop-us (1000: the null-message synchronizer exchanges messages until then), --batch (1:
+// frames to another rank leave in batches, FabricChannel::RankBatching; 0: one MPI message per
+// frame). With MPI it also prints the frames that crossed ranks and the messages they took.
 // Exit 2 on bad usage.
 
 #include "ns3/ai-fabric-module.h"
@@ -58,6 +60,7 @@ main(int argc, char* argv[])
     uint32_t radix = 16;
     uint64_t bytes = 1 << 20;
     double stopUs = 1000;
+    bool batch = true;
     CommandLine cmd(__FILE__);
     cmd.AddValue("core", "fabric, ns3 (sequential), granted-time-window, null-message", core);
     cmd.AddValue("order", "ns3 or partition (the distributed cores: partition)", order);
@@ -65,7 +68,9 @@ main(int argc, char* argv[])
     cmd.AddValue("radix", "ports per switch", radix);
     cmd.AddValue("bytes", "bytes per flow", bytes);
     cmd.AddValue("stop-us", "simulated time to stop at, us (null messages run until then)", stopUs);
+    cmd.AddValue("batch", "frames to another rank in batches (FabricChannel::RankBatching)", batch);
     cmd.Parse(argc, argv);
+    Config::SetDefault("ns3::FabricChannel::RankBatching", BooleanValue(batch));
     const bool distributed = core == "granted-time-window" || core == "null-message";
     if ((!distributed && core != "fabric" && core != "ns3") ||
         (order != "ns3" && order != "partition") || (distributed && order != "partition") ||
@@ -150,6 +155,10 @@ main(int argc, char* argv[])
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
     const double cpuS = CpuSeconds() - cpu0;
     int64_t mine[3] = {static_cast<int64_t>(Simulator::GetEventCount()), 0, 0};
+    // Frames that crossed ranks and the MPI messages they took (all ranks).
+    int64_t crossMine[2] = {static_cast<int64_t>(FabricRankMailbox::GetFramesSent()),
+                            static_cast<int64_t>(FabricRankMailbox::GetMessagesSent())};
+    int64_t cross[2] = {crossMine[0], crossMine[1]};
     for (int64_t f : fct)
     {
         mine[1] += f;
@@ -163,6 +172,7 @@ main(int argc, char* argv[])
     {
         MPI_Reduce(mine, sums, 2, MPI_INT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
         MPI_Reduce(&mine[2], &maxFct, 1, MPI_INT64_T, MPI_MAX, 0, MPI_COMM_WORLD);
+        MPI_Reduce(crossMine, cross, 2, MPI_INT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
         MPI_Reduce(&timesMine[0], &times[0], 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
         MPI_Reduce(&timesMine[1], &times[1], 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
         MPI_Reduce(&timesMine[2], &times[2], 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
@@ -184,6 +194,14 @@ main(int argc, char* argv[])
                     times[2],
                     static_cast<long long>(sums[1]),
                     static_cast<long long>(maxFct));
+        if (distributed && batch)
+        {
+            std::printf("frames across ranks in batches %lld, messages %lld (%.1f frames per "
+                        "message)\n",
+                        static_cast<long long>(cross[0]),
+                        static_cast<long long>(cross[1]),
+                        cross[1] > 0 ? double(cross[0]) / double(cross[1]) : 0.0);
+        }
     }
     Simulator::Destroy();
     if (distributed)

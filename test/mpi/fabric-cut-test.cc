@@ -16,8 +16,11 @@
 // With --faults both runs also lose 0.5% of all frames (PAUSE frames included) at both ends of
 // every leaf-spine cable and take the cut cable leaf 0-spine 1 down from 20 to 45 us (RDMA's
 // retransmission timeout 100 us): lost and link-down frames are compared too.
+// Frames to another rank leave in batches (FabricRankMailbox): the test checks that batches
+// formed (fewer messages than frames); --no-batch sends each frame as a message of its own
+// (FabricChannel::RankBatching false), with the same results.
 // Run: mpirun -np N ai-fabric-fabric-cut-test --sync=granted-time-window|null-message
-// [--order=partition|ns3] [--faults]
+// [--order=partition|ns3] [--faults] [--no-batch]
 // (ctest: fabric-cut-*). With --system-id-beyond-ranks the spines are put on rank N, which
 // does not exist: the build must stop with one line naming the node and the ranks. Exit 0 when
 // identical, 1 when not, 2 on bad usage.
@@ -68,6 +71,8 @@ struct Outcome
     int64_t linkDown{0};        //!< frames those ports dropped as link-down
     int64_t cutCables{0};
     size_t cables{0};
+    int64_t batchedFrames{0}; //!< frames this rank sent to others in batches
+    int64_t messages{0};      //!< the batches' messages
 };
 
 Outcome
@@ -194,6 +199,8 @@ RunOnce(uint32_t ranks, uint32_t rank, bool beyond, bool faults)
             }
         }
     }
+    out.batchedFrames = static_cast<int64_t>(FabricRankMailbox::GetFramesSent());
+    out.messages = static_cast<int64_t>(FabricRankMailbox::GetMessagesSent());
     Simulator::Destroy();
     return out;
 }
@@ -207,6 +214,7 @@ main(int argc, char* argv[])
     std::string order = "partition";
     bool beyond = false; // --system-id-beyond-ranks: spines on a rank that does not exist
     bool faults = false; // --faults: loss on the leaf-spine cables and a cut cable down a while
+    bool batch = true;   // --no-batch: a message per frame across ranks
     for (int i = 1; i < argc; ++i)
     {
         const std::string a = argv[i];
@@ -220,7 +228,9 @@ main(int argc, char* argv[])
         }
         beyond = beyond || a == "--system-id-beyond-ranks";
         faults = faults || a == "--faults";
+        batch = batch && a != "--no-batch";
     }
+    Config::SetDefault("ns3::FabricChannel::RankBatching", BooleanValue(batch));
     if (sync != "granted-time-window" && sync != "null-message")
     {
         std::fprintf(stderr,
@@ -263,9 +273,10 @@ main(int argc, char* argv[])
                MPI_MAX,
                0,
                MPI_COMM_WORLD);
-    int64_t sums[4] = {dist.pauses, dist.dataFrames, dist.lost, dist.linkDown};
-    int64_t total[4] = {0, 0, 0, 0};
-    MPI_Reduce(sums, total, 4, MPI_INT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+    int64_t sums[6] =
+        {dist.pauses, dist.dataFrames, dist.lost, dist.linkDown, dist.batchedFrames, dist.messages};
+    int64_t total[6] = {0, 0, 0, 0, 0, 0};
+    MPI_Reduce(sums, total, 6, MPI_INT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
     int failures = 0;
     if (rank == 0)
     {
@@ -322,6 +333,13 @@ main(int argc, char* argv[])
                         ranks,
                         downSame ? "" : "  DIFFERS");
         }
+        // Batches must have formed (or, with --no-batch, none at all).
+        const bool batched = batch ? total[4] > 0 && total[5] < total[4] : total[4] == 0;
+        failures += batched ? 0 : 1;
+        std::printf("frames across ranks in batches %lld, in %lld messages%s\n",
+                    static_cast<long long>(total[4]),
+                    static_cast<long long>(total[5]),
+                    batched ? "" : (batch ? "  NO BATCHES" : "  BATCHED WITH --no-batch"));
         std::printf("%s\n", failures == 0 ? "identical" : "NOT identical");
     }
     MPI_Bcast(&failures, 1, MPI_INT, 0, MPI_COMM_WORLD);

@@ -3,8 +3,10 @@
 
 #include "fabric-frame-wire.h"
 #include "fabric-net-device.h"
+#include "fabric-rank-mailbox.h"
 
 #include "ns3/abort.h"
+#include "ns3/boolean.h"
 #include "ns3/fabric-clock.h"
 #include "ns3/fabric-partition-scheduler.h"
 #include "ns3/fabric-simulator-impl.h"
@@ -38,7 +40,14 @@ FabricChannel::GetTypeId()
                           "Propagation delay of the cable (5 ns per metre).",
                           TimeValue(NanoSeconds(15)),
                           MakeTimeAccessor(&FabricChannel::SetDelay, &FabricChannel::GetDelay),
-                          MakeTimeChecker(Time(0)));
+                          MakeTimeChecker(Time(0)))
+            .AddAttribute("RankBatching",
+                          "On a cable between MPI ranks: frames to the other rank leave in "
+                          "batches, one message per up to ~17 frames (FabricRankMailbox), or "
+                          "each as a message of its own. The simulated results are the same.",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&FabricChannel::m_rankBatching),
+                          MakeBooleanChecker());
     return tid;
 }
 
@@ -270,7 +279,7 @@ FabricChannel::TransmitOrdered(uint8_t d,
     Direction& dir = m_dir[d];
     if (dir.remote)
     {
-        SendToRank(dir, frame, arrival, now);
+        SendToRank(d, frame, arrival, now);
         return;
     }
     dir.lanes[laneIdx].fifo.EmplaceBack(arrival, std::move(frame));
@@ -384,6 +393,12 @@ FabricChannel::ConnectAcrossRanks()
         m_dir[d].remote = true;
         m_dir[d].ordered = true;
         // Direction d ends at device 1 - d: its receiver hands arrivals to direction d.
+        m_mailbox[d] = FabricRankMailbox::Register(this,
+                                                   d,
+                                                   m_devices[d]->GetNode()->GetSystemId(),
+                                                   m_devices[1 - d]->GetNode()->GetSystemId(),
+                                                   m_dir[d].context,
+                                                   m_devices[1 - d]->GetIfIndex());
         Ptr<MpiReceiver> receiver = CreateObject<MpiReceiver>();
         receiver->SetReceiveCallback(MakeCallback(&FabricChannel::ReceiveFromRank, this).Bind(d));
         m_devices[1 - d]->AggregateObject(receiver);
@@ -395,9 +410,10 @@ FabricChannel::ConnectAcrossRanks()
 }
 
 void
-FabricChannel::SendToRank(Direction& dir, const FabricFrame& frame, int64_t arrival, int64_t now)
+FabricChannel::SendToRank(uint8_t d, const FabricFrame& frame, int64_t arrival, int64_t now)
 {
 #ifdef AIFABRIC_MPI
+    Direction& dir = m_dir[d];
     // Under FabricPartitionScheduler the frame carries its delivery's key and reaches the other
     // rank one step early: its message event (placed among that step's events by ns-3, not by
     // the key) only schedules the delivery, with the key, for the arrival step, none of whose
@@ -419,6 +435,18 @@ FabricChannel::SendToRank(Direction& dir, const FabricFrame& frame, int64_t arri
         key = FabricPartitionScheduler::TakeKey(dir.context);
         rxStep = arrival - 1;
     }
+    // Frames without an ns-3 packet wait in the receiving rank's outbox and leave with others
+    // in one message (FabricRankMailbox); the rest travel alone.
+    if (m_rankBatching && !frame.packet)
+    {
+        FabricRankMailbox::Post(m_mailbox[d],
+                                frame,
+                                rxStep,
+                                arrival,
+                                ordered ? &key : nullptr,
+                                now);
+        return;
+    }
     Ptr<Packet> wire = FabricFrameToWire(frame, ordered ? &key : nullptr);
     // ns-3.37's MPI interfaces receive into 2,000-byte buffers, of which their own header takes
     // up to 24 bytes; a larger message would be cut short. Frames of the fabric's own clients
@@ -431,7 +459,7 @@ FabricChannel::SendToRank(Direction& dir, const FabricFrame& frame, int64_t arri
                                                  << 2000 - 24 << ")");
     MpiInterface::SendPacket(wire, TimeStep(rxStep), dir.context, dir.dst->GetIfIndex());
 #else
-    (void)dir;
+    (void)d;
     (void)frame;
     (void)arrival;
     (void)now;
@@ -441,6 +469,11 @@ FabricChannel::SendToRank(Direction& dir, const FabricFrame& frame, int64_t arri
 void
 FabricChannel::ReceiveFromRank(uint8_t d, Ptr<Packet> wire)
 {
+    if (FabricRankMailbox::IsBatch(wire))
+    {
+        FabricRankMailbox::Receive(wire);
+        return;
+    }
     FabricFrame frame;
     std::optional<FabricEventOrderKey> key;
     const bool ok = FabricFrameFromWire(wire, frame, &key);

@@ -7,10 +7,12 @@
 
 #include "ns3/channel.h"
 #include "ns3/event-impl.h"
+#include "ns3/fabric-partition-scheduler.h"
 #include "ns3/nstime.h"
 #include "ns3/packet.h"
 
 #include <array>
+#include <optional>
 
 namespace ns3
 {
@@ -120,8 +122,15 @@ class FabricChannel : public Channel
     void Deliver(uint8_t dir, uint8_t lane);
     /// A cable whose ends are on different MPI ranks: frames cross as messages (issue 45).
     void ConnectAcrossRanks();
-    void SendToRank(Direction& dir, const FabricFrame& frame, int64_t arrival, int64_t now);
+    void SendToRank(uint8_t d, const FabricFrame& frame, int64_t arrival, int64_t now);
     void ReceiveFromRank(uint8_t dir, Ptr<Packet> wire);
+    friend class FabricRankMailbox;
+    /// A frame of a batch from another rank: deliver it at `arrival` (with `key` when given).
+    void DeliverFromRank(uint8_t d,
+                         FabricFrame&& frame,
+                         int64_t arrival,
+                         const std::optional<FabricEventOrderKey>& key);
+    class RemoteDelivery;
     /// Transmit for an `ordered` direction: one delivery event per frame, or a message to the
     /// receiver's rank.
     void TransmitOrdered(uint8_t d,
@@ -145,6 +154,10 @@ class FabricChannel : public Channel
     std::size_t m_nDevices{0};
     Time m_delay;
     int64_t m_delaySteps{0};
+    /// A cut cable's directions: the index FabricRankMailbox knows each by (kept out of
+    /// Direction, which the per-frame path indexes).
+    std::array<uint32_t, 2> m_mailbox{UINT32_MAX, UINT32_MAX};
+    bool m_rankBatching{true}; //!< RankBatching
 };
 
 } // namespace ns3

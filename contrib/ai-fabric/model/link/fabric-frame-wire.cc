@@ -3,6 +3,8 @@
 
 #include "ns3/header.h"
 
+#include <cstring>
+
 namespace ns3
 {
 
@@ -238,6 +240,172 @@ FabricFrameFromWire(Ptr<Packet> wire, FabricFrame& frame, std::optional<FabricEv
     if (key != nullptr)
     {
         *key = h.hasKey ? std::optional<FabricEventOrderKey>(h.key) : std::nullopt;
+    }
+    return true;
+}
+
+namespace
+{
+
+/// The flags byte of a batch entry.
+constexpr uint8_t kBytesKey = 1;
+constexpr uint8_t kBytesTelemetry = 2;
+constexpr uint8_t kBytesCollecting = 4;
+
+template <typename T>
+void
+Put(uint8_t*& p, const T& v)
+{
+    std::memcpy(p, &v, sizeof(T));
+    p += sizeof(T);
+}
+
+template <typename T>
+void
+Get(const uint8_t*& p, T& v)
+{
+    std::memcpy(&v, p, sizeof(T));
+    p += sizeof(T);
+}
+
+/// Bytes of the fixed part: flags, hop count, 2 x 8 time steps, 13 x 4 words, 3 x 2 ports, 8
+/// one-byte fields.
+constexpr size_t kFixedEntryBytes = 2 + 16 + 52 + 6 + 8;
+constexpr size_t kHopEntryBytes = 28;
+constexpr size_t kKeyEntryBytes = 12;
+
+} // namespace
+
+void
+FabricFrameAppendBytes(const FabricFrame& f,
+                       const FabricEventOrderKey* key,
+                       std::vector<uint8_t>& out)
+{
+    const FabricIntStack* s = f.telemetry.Get();
+    const uint32_t hops = s != nullptr ? s->GetNHops() : 0;
+    const size_t at = out.size();
+    out.resize(at + kFixedEntryBytes + hops * kHopEntryBytes + (key ? kKeyEntryBytes : 0));
+    uint8_t* p = out.data() + at;
+    Put(p,
+        static_cast<uint8_t>((key ? kBytesKey : 0) | (s ? kBytesTelemetry : 0) |
+                             (s && s->IsCollecting() ? kBytesCollecting : 0)));
+    Put(p, static_cast<uint8_t>(hops));
+    Put(p, f.txTimeStep);
+    Put(p, f.echoTimeStep);
+    for (uint32_t v : {f.src,
+                       f.dst,
+                       f.l3Bytes,
+                       f.payloadBytes,
+                       f.flowHash,
+                       f.flowId,
+                       f.seq,
+                       f.aux[0],
+                       f.aux[1],
+                       f.aux[2],
+                       f.aux[3],
+                       f.bufShared,
+                       f.bufHeadroom})
+    {
+        Put(p, v);
+    }
+    Put(p, f.srcPort);
+    Put(p, f.dstPort);
+    Put(p, f.ingressPort);
+    for (uint8_t v :
+         {f.protocol, f.priority, f.dscp, f.ecn, f.ttl, f.kind, f.l4Format, f.ipModified})
+    {
+        Put(p, v);
+    }
+    for (uint32_t k = 0; k < hops; ++k)
+    {
+        const FabricIntHop& h = s->GetHop(k);
+        Put(p, h.timeStep);
+        Put(p, h.txBytes);
+        Put(p, h.rateBps);
+        Put(p, h.qlenBytes);
+    }
+    if (key)
+    {
+        Put(p, key->context);
+        Put(p, key->seq);
+    }
+}
+
+bool
+FabricFrameReadBytes(const uint8_t*& p,
+                     const uint8_t* end,
+                     FabricFrame& f,
+                     std::optional<FabricEventOrderKey>& key)
+{
+    if (end - p < static_cast<ptrdiff_t>(kFixedEntryBytes))
+    {
+        return false;
+    }
+    uint8_t flags = 0;
+    uint8_t hops = 0;
+    Get(p, flags);
+    Get(p, hops);
+    const size_t rest = hops * kHopEntryBytes + ((flags & kBytesKey) ? kKeyEntryBytes : 0);
+    if (hops > FabricIntStack::kMaxHops ||
+        end - p < static_cast<ptrdiff_t>(kFixedEntryBytes - 2 + rest))
+    {
+        return false;
+    }
+    f = FabricFrame();
+    Get(p, f.txTimeStep);
+    Get(p, f.echoTimeStep);
+    for (uint32_t* v : {&f.src,
+                        &f.dst,
+                        &f.l3Bytes,
+                        &f.payloadBytes,
+                        &f.flowHash,
+                        &f.flowId,
+                        &f.seq,
+                        &f.aux[0],
+                        &f.aux[1],
+                        &f.aux[2],
+                        &f.aux[3],
+                        &f.bufShared,
+                        &f.bufHeadroom})
+    {
+        Get(p, *v);
+    }
+    Get(p, f.srcPort);
+    Get(p, f.dstPort);
+    Get(p, f.ingressPort);
+    for (uint8_t* v :
+         {&f.protocol, &f.priority, &f.dscp, &f.ecn, &f.ttl, &f.kind, &f.l4Format, &f.ipModified})
+    {
+        Get(p, *v);
+    }
+    if (flags & kBytesTelemetry)
+    {
+        f.telemetry = FabricIntRef::Create();
+        for (uint8_t k = 0; k < hops; ++k)
+        {
+            FabricIntHop h;
+            Get(p, h.timeStep);
+            Get(p, h.txBytes);
+            Get(p, h.rateBps);
+            Get(p, h.qlenBytes);
+            f.telemetry.Push(h);
+        }
+        if (!(flags & kBytesCollecting))
+        {
+            f.telemetry.Seal();
+        }
+    }
+    else if (hops != 0)
+    {
+        return false;
+    }
+    key.reset();
+    if (flags & kBytesKey)
+    {
+        FabricEventOrderKey k;
+        Get(p, k.context);
+        Get(p, k.seq);
+        key = k;
     }
     return true;
 }

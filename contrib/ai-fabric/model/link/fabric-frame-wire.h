@@ -9,6 +9,7 @@
 #include "ns3/ptr.h"
 
 #include <optional>
+#include <vector>
 
 namespace ns3
 {
@@ -34,6 +35,26 @@ Ptr<Packet> FabricFrameToWire(const FabricFrame& frame, const FabricEventOrderKe
 bool FabricFrameFromWire(Ptr<Packet> wire,
                          FabricFrame& frame,
                          std::optional<FabricEventOrderKey>* key = nullptr);
+
+/**
+ * Appends `frame` to `out` in the compact form a batch of frames to another MPI rank carries
+ * (FabricRankMailbox): the descriptor's fields copied as they are laid out in memory (every rank
+ * of a run runs the same build on the same kind of machine), 82 bytes plus 28 per telemetry hop,
+ * then `key` when given (12 bytes). The frame must not carry an |ns3| packet (those travel alone,
+ * FabricFrameToWire).
+ */
+void FabricFrameAppendBytes(const FabricFrame& frame,
+                            const FabricEventOrderKey* key,
+                            std::vector<uint8_t>& out);
+
+/**
+ * Reads a frame FabricFrameAppendBytes wrote at `p` (advanced past it, up to `end`).
+ * eturn false when the bytes are not such a frame (then `frame` is left unspecified)
+ */
+bool FabricFrameReadBytes(const uint8_t*& p,
+                          const uint8_t* end,
+                          FabricFrame& frame,
+                          std::optional<FabricEventOrderKey>& key);
 
 } // namespace ns3
 

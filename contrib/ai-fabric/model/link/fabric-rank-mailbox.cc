@@ -1,0 +1,371 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "fabric-rank-mailbox.h"
+
+#include "fabric-channel.h"
+#include "fabric-frame-wire.h"
+#include "fabric-net-device.h"
+
+#include "ns3/abort.h"
+#include "ns3/fabric-clock.h"
+#include "ns3/simulator.h"
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#ifdef AIFABRIC_MPI
+#include "ns3/mpi-interface.h"
+#endif
+
+namespace ns3
+{
+
+namespace
+{
+
+/// A batch starts with these bytes (a frame of its own starts with 0xAF 0xF1), then the number
+/// of frames (4 bytes); each frame is its direction's index (4), its arrival step (8) and the
+/// frame (FabricFrameAppendBytes).
+constexpr uint8_t kMagic[2] = {0xAF, 0xF2};
+constexpr size_t kHeaderBytes = 2 + 4;
+/// A batch's bytes: the message (with the Packet's own serialization, ~20 bytes, and the MPI
+/// interface's header, up to 24) must fit ns-3's 2,000-byte receive buffers.
+constexpr size_t kMaxBytes = 1900;
+/// The largest entry: index and arrival, the frame with five telemetry hops, a key.
+constexpr size_t kMaxEntryBytes = 12 + 84 + 5 * 28 + 12;
+constexpr int64_t kNever = std::numeric_limits<int64_t>::max();
+
+struct RemoteDirection
+{
+    FabricChannel* channel;
+    uint8_t d;
+    uint32_t srcRank;
+    uint32_t dstRank;
+};
+
+struct Outbox
+{
+    std::vector<uint8_t> bytes;
+    uint32_t frames{0};
+    int64_t minRx{kNever};     //!< the earliest frame's rxStep: the message's time stamp
+    int64_t flushAt{kNever};   //!< when the pending flush event sends it
+    int64_t lookahead{kNever}; //!< the shortest delay of this rank's cut cables to that rank
+    uint32_t node{0};          //!< where that rank receives: a node and device of a cut cable
+    uint32_t ifIndex{0};
+    bool addressed{false};
+};
+
+struct State
+{
+    std::vector<RemoteDirection> dirs;
+    std::vector<Outbox> out; //!< by receiving rank
+    uint64_t messages{0};
+    uint64_t frames{0};
+    bool destroyScheduled{false};
+    bool lookaheads{false}; //!< every outbox's lookahead is computed
+};
+
+State&
+Get()
+{
+    // Never destroyed: events may reach it while static objects are destroyed.
+    static State* s = new State();
+    return *s;
+}
+
+uint32_t
+ThisRank()
+{
+#ifdef AIFABRIC_MPI
+    return MpiInterface::GetSystemId();
+#else
+    return 0;
+#endif
+}
+
+} // namespace
+
+uint32_t
+FabricRankMailbox::Register(FabricChannel* channel,
+                            uint8_t d,
+                            uint32_t srcRank,
+                            uint32_t dstRank,
+                            uint32_t dstNode,
+                            uint32_t dstIfIndex)
+{
+    State& s = Get();
+    if (!s.destroyScheduled)
+    {
+        s.destroyScheduled = true;
+        Simulator::ScheduleDestroy(&FabricRankMailbox::Reset);
+    }
+    const uint32_t index = static_cast<uint32_t>(s.dirs.size());
+    s.dirs.push_back(RemoteDirection{channel, d, srcRank, dstRank});
+    if (s.out.size() <= dstRank)
+    {
+        s.out.resize(dstRank + 1);
+    }
+    Outbox& o = s.out[dstRank];
+    if (!o.addressed)
+    {
+        o.addressed = true;
+        o.node = dstNode;
+        o.ifIndex = dstIfIndex;
+    }
+    s.lookaheads = false;
+    return index;
+}
+
+void
+FabricRankMailbox::Post(uint32_t index,
+                        const FabricFrame& frame,
+                        int64_t rxStep,
+                        int64_t arrival,
+                        const FabricEventOrderKey* key,
+                        int64_t now)
+{
+    State& s = Get();
+    if (!s.lookaheads)
+    {
+        ComputeLookaheads();
+    }
+    const RemoteDirection& rd = s.dirs[index];
+    Outbox& o = s.out[rd.dstRank];
+    if (o.bytes.size() + kMaxEntryBytes > kMaxBytes)
+    {
+        Flush(rd.dstRank);
+    }
+    if (o.bytes.empty())
+    {
+        o.bytes.resize(kHeaderBytes);
+    }
+    const size_t at = o.bytes.size();
+    o.bytes.resize(at + 4 + 8);
+    std::memcpy(o.bytes.data() + at, &index, 4);
+    std::memcpy(o.bytes.data() + at + 4, &arrival, 8);
+    FabricFrameAppendBytes(frame, key, o.bytes);
+    NS_ABORT_MSG_IF(o.bytes.size() > kMaxBytes,
+                    "FabricRankMailbox: a frame of " << o.bytes.size() - at
+                                                     << " bytes does not fit a batch");
+    ++o.frames;
+    o.minRx = std::min(o.minRx, rxStep);
+    const int64_t deadline = rxStep - o.lookahead;
+    NS_ABORT_MSG_IF(deadline < now,
+                    "FabricRankMailbox: a frame to rank " << rd.dstRank << " is due "
+                                                          << rxStep - now
+                                                          << " steps after it is sent, less than "
+                                                             "the lookahead ("
+                                                          << o.lookahead << ")");
+    if (deadline < o.flushAt)
+    {
+        o.flushAt = deadline;
+        Simulator::Schedule(TimeStep(deadline - now),
+                            &FabricRankMailbox::FlushAt,
+                            rd.dstRank,
+                            deadline);
+    }
+}
+
+void
+FabricRankMailbox::ComputeLookaheads()
+{
+    State& s = Get();
+    const uint32_t me = ThisRank();
+    for (Outbox& o : s.out)
+    {
+        o.lookahead = kNever;
+    }
+    for (const RemoteDirection& rd : s.dirs)
+    {
+        if (rd.srcRank == me)
+        {
+            Outbox& o = s.out[rd.dstRank];
+            o.lookahead = std::min(o.lookahead, rd.channel->GetDelay().GetTimeStep());
+        }
+    }
+    s.lookaheads = true;
+}
+
+void
+FabricRankMailbox::FlushAt(uint32_t rank, int64_t at)
+{
+    if (Get().out[rank].flushAt == at)
+    {
+        Flush(rank); // else an earlier flush sent these frames, or a later one is due
+    }
+}
+
+void
+FabricRankMailbox::Flush(uint32_t rank)
+{
+    State& s = Get();
+    Outbox& o = s.out[rank];
+    if (o.frames == 0)
+    {
+        return;
+    }
+#ifdef AIFABRIC_MPI
+    std::memcpy(o.bytes.data(), kMagic, 2);
+    std::memcpy(o.bytes.data() + 2, &o.frames, 4);
+    Ptr<Packet> wire = Create<Packet>(o.bytes.data(), static_cast<uint32_t>(o.bytes.size()));
+    NS_ABORT_MSG_IF(wire->GetSerializedSize() > 2000 - 24,
+                    "FabricRankMailbox: a batch of " << wire->GetSerializedSize()
+                                                     << " serialized bytes exceeds ns-3's MPI "
+                                                        "messages");
+    MpiInterface::SendPacket(wire, TimeStep(o.minRx), o.node, o.ifIndex);
+#endif
+    ++s.messages;
+    s.frames += o.frames;
+    o.bytes.clear();
+    o.frames = 0;
+    o.minRx = kNever;
+    o.flushAt = kNever;
+}
+
+bool
+FabricRankMailbox::IsBatch(Ptr<Packet> wire)
+{
+    uint8_t head[2];
+    return wire->GetSize() >= kHeaderBytes && wire->CopyData(head, 2) == 2 &&
+           head[0] == kMagic[0] && head[1] == kMagic[1];
+}
+
+void
+FabricRankMailbox::Receive(Ptr<Packet> wire)
+{
+    State& s = Get();
+    static std::vector<uint8_t> buf;
+    buf.resize(wire->GetSize());
+    wire->CopyData(buf.data(), static_cast<uint32_t>(buf.size()));
+    const uint8_t* p = buf.data() + 2;
+    const uint8_t* end = buf.data() + buf.size();
+    uint32_t frames = 0;
+    std::memcpy(&frames, p, 4);
+    p += 4;
+    for (uint32_t k = 0; k < frames; ++k)
+    {
+        uint32_t index = 0;
+        int64_t arrival = 0;
+        NS_ABORT_MSG_IF(end - p < 12, "FabricRankMailbox: a batch from another rank is cut short");
+        std::memcpy(&index, p, 4);
+        std::memcpy(&arrival, p + 4, 8);
+        p += 12;
+        FabricFrame frame;
+        std::optional<FabricEventOrderKey> key;
+        NS_ABORT_MSG_UNLESS(index < s.dirs.size() && FabricFrameReadBytes(p, end, frame, key),
+                            "FabricRankMailbox: a batch from another rank holds no frame (every "
+                            "rank must build the same cables)");
+        const RemoteDirection& rd = s.dirs[index];
+        rd.channel->DeliverFromRank(rd.d, std::move(frame), arrival, key);
+    }
+}
+
+uint64_t
+FabricRankMailbox::GetMessagesSent()
+{
+    return Get().messages;
+}
+
+uint64_t
+FabricRankMailbox::GetFramesSent()
+{
+    return Get().frames;
+}
+
+void
+FabricRankMailbox::Reset()
+{
+    State& s = Get();
+    s.dirs.clear();
+    s.out.clear();
+    s.messages = 0;
+    s.frames = 0;
+    s.destroyScheduled = false;
+}
+
+// FabricChannel's side of a batch, here rather than in fabric-channel.cc: more code in that
+// translation unit made GCC stop inlining the scheduler's Insert into FabricChannel::Deliver
+// (+1% instructions per packet-hop in scripts/perf-budget.sh).
+
+// A frame of a batch from another rank (FabricRankMailbox), delivered by an event of its own
+// that holds it: the batch's event runs at its earliest frame's step, and later batches may
+// hold earlier frames, so the lane's ring (in the order frames are pushed) cannot serve.
+class FabricChannel::RemoteDelivery : public EventImpl
+{
+  public:
+    RemoteDelivery(FabricChannel* ch, uint8_t d, FabricFrame&& frame)
+        : m_ch(ch),
+          m_d(d),
+          m_frame(std::move(frame))
+    {
+    }
+
+    static void* operator new(std::size_t size)
+    {
+        if (size == sizeof(RemoteDelivery) && !FreeList().empty())
+        {
+            void* p = FreeList().back();
+            FreeList().pop_back();
+            return p;
+        }
+        return ::operator new(size);
+    }
+
+    static void operator delete(void* p, std::size_t size)
+    {
+        if (size == sizeof(RemoteDelivery) && FreeList().size() < 65536)
+        {
+            FreeList().push_back(p);
+            return;
+        }
+        ::operator delete(p);
+    }
+
+  protected:
+    void Notify() override
+    {
+        FabricNetDevice* dst = m_ch->m_dir[m_d].dst;
+        if (dst != nullptr) // else the cable was disposed
+        {
+            dst->Receive(m_frame);
+        }
+    }
+
+  private:
+    static std::vector<void*>& FreeList()
+    {
+        // Never destroyed: an event may be released while static objects are destroyed.
+        static std::vector<void*>* list = new std::vector<void*>();
+        return *list;
+    }
+
+    FabricChannel* m_ch;
+    uint8_t m_d;
+    FabricFrame m_frame;
+};
+
+void
+FabricChannel::DeliverFromRank(uint8_t d,
+                               FabricFrame&& frame,
+                               int64_t arrival,
+                               const std::optional<FabricEventOrderKey>& key)
+{
+    const int64_t now = Simulator::Now().GetTimeStep();
+    NS_ABORT_MSG_IF(arrival < now,
+                    "FabricChannel: a frame from another rank arrives in the past ("
+                        << arrival << " < " << now << ")");
+    if (key)
+    {
+        NS_ABORT_MSG_UNLESS(FabricPartitionScheduler::IsActive(),
+                            "FabricChannel: a frame ordered by FabricPartitionScheduler came "
+                            "from another rank, but this rank uses another scheduler (every "
+                            "rank must set the same SchedulerType)");
+        FabricPartitionScheduler::SetNextKey(*key);
+    }
+    Simulator::ScheduleWithContext(m_dir[d].context,
+                                   TimeStep(arrival - now),
+                                   new RemoteDelivery(this, d, std::move(frame)));
+}
+
+} // namespace ns3

@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#ifndef FABRIC_RANK_MAILBOX_H
+#define FABRIC_RANK_MAILBOX_H
+
+#include "fabric-frame.h"
+
+#include "ns3/fabric-partition-scheduler.h"
+#include "ns3/packet.h"
+
+#include <cstdint>
+
+namespace ns3
+{
+
+class FabricChannel;
+
+/**
+ * \ingroup ai-fabric
+ * Frames to another MPI rank, in batches (issue 45). A frame on a cut cable used to be one
+ * message of ns-3's MPI interface, and a message costs its sender and receiver ~5,000
+ * instructions (a Packet and its serialization, MPI's send and receive, ns-3's search for the
+ * receiving device, an event), 2.5 times what the frame costs to simulate. Here the frames a
+ * rank sends to one other rank wait in that rank's outbox and leave together, as one message of
+ * up to 1,900 bytes (~17 frames; ns-3's interfaces receive into 2,000-byte buffers).
+ *
+ * How long a frame may wait is set by the lookahead: a message handed to MpiInterface at time t
+ * must be stamped at least t + L, L the shortest delay of the cut cables from this rank to the
+ * receiver's (what ns-3's synchronizers were promised: NullMessageSimulatorImpl's bundle delay,
+ * at least DistributedSimulatorImpl's global one). A frame reaches the other rank at its
+ * arrival step R (one step early under FabricPartitionScheduler, FabricChannel) with R >= sent
+ * + its cable's delay >= sent + L, so it may leave as late as R - L: the outbox is sent by an
+ * event at the earliest such deadline of its frames, or at once when full. The message is
+ * stamped with its earliest R; there, each frame's delivery is scheduled for its own arrival,
+ * in its receiver's context and, under FabricPartitionScheduler, with the key it carries. The
+ * simulated results are those of one message per frame (the test fabric-cut-test compares
+ * them with the sequential run's); only the number of messages changes.
+ *
+ * A frame that carries an ns-3 packet still travels alone (FabricFrameToWire). A message goes
+ * to the device of the first registered cut cable into the receiving rank, whose MpiReceiver
+ * hands it back here (FabricChannel::ReceiveFromRank recognizes a batch by its first bytes).
+ */
+class FabricRankMailbox
+{
+  public:
+    /**
+     * Register direction `d` of a cut cable (from a node of rank `srcRank` to one of rank
+     * `dstRank`), in the order every rank builds the cables in.
+     * \return the direction's index, the same on every rank
+     */
+    static uint32_t Register(FabricChannel* channel,
+                             uint8_t d,
+                             uint32_t srcRank,
+                             uint32_t dstRank,
+                             uint32_t dstNode,
+                             uint32_t dstIfIndex);
+
+    /**
+     * Queue a frame sent now on registered direction `index`.
+     * \param rxStep when the receiving rank must have it (the arrival, or one step before)
+     * \param arrival when it is delivered to the receiving device
+     * \param key its delivery's key under FabricPartitionScheduler (null: none)
+     */
+    static void Post(uint32_t index,
+                     const FabricFrame& frame,
+                     int64_t rxStep,
+                     int64_t arrival,
+                     const FabricEventOrderKey* key,
+                     int64_t now);
+
+    /// Whether `wire` is a batch of this mailbox (else a frame of its own).
+    static bool IsBatch(Ptr<Packet> wire);
+
+    /// Schedule the deliveries of the frames of a batch received from another rank.
+    static void Receive(Ptr<Packet> wire);
+
+    /// Messages and frames sent through the mailbox since the simulation started.
+    static uint64_t GetMessagesSent();
+    static uint64_t GetFramesSent();
+
+  private:
+    /// Each outbox's lookahead, from the cables' delays (set after they are attached).
+    static void ComputeLookaheads();
+    static void FlushAt(uint32_t rank, int64_t at);
+    static void Flush(uint32_t rank);
+    /// Forget every cable and outbox (at Simulator::Destroy).
+    static void Reset();
+};
+
+} // namespace ns3
+
+#endif // FABRIC_RANK_MAILBOX_H
