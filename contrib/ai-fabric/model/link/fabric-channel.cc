@@ -9,6 +9,7 @@
 #include "ns3/boolean.h"
 #include "ns3/fabric-clock.h"
 #include "ns3/fabric-partition-scheduler.h"
+#include "ns3/fabric-pooled-event.h"
 #include "ns3/fabric-simulator-impl.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
@@ -286,10 +287,9 @@ FabricChannel::TransmitOrdered(uint8_t d,
     ScheduleOrdered(d, laneIdx, arrival - now);
 }
 
-// A frame's delivery event under the partition order, one per frame in flight: kept on a free
-// list when run (an EventImpl is deleted when the scheduler lets go of it), so that a frame
-// costs no allocation.
-class FabricChannel::OrderedDelivery : public EventImpl
+// A frame's delivery event under the partition order, one per frame in flight (from a free
+// list: FabricPooledEvent).
+class FabricChannel::OrderedDelivery final : public FabricPooledEvent<OrderedDelivery>
 {
   public:
     OrderedDelivery(FabricChannel* ch, uint8_t d, uint8_t lane)
@@ -299,27 +299,6 @@ class FabricChannel::OrderedDelivery : public EventImpl
     {
     }
 
-    static void* operator new(std::size_t size)
-    {
-        if (size == sizeof(OrderedDelivery) && !FreeList().empty())
-        {
-            void* p = FreeList().back();
-            FreeList().pop_back();
-            return p;
-        }
-        return ::operator new(size);
-    }
-
-    static void operator delete(void* p, std::size_t size)
-    {
-        if (size == sizeof(OrderedDelivery) && FreeList().size() < 65536)
-        {
-            FreeList().push_back(p);
-            return;
-        }
-        ::operator delete(p);
-    }
-
   protected:
     void Notify() override
     {
@@ -327,13 +306,6 @@ class FabricChannel::OrderedDelivery : public EventImpl
     }
 
   private:
-    static std::vector<void*>& FreeList()
-    {
-        // Never destroyed: an event may be released while static objects are destroyed.
-        static std::vector<void*>* list = new std::vector<void*>();
-        return *list;
-    }
-
     FabricChannel* m_ch;
     uint8_t m_d;
     uint8_t m_lane;

@@ -3,6 +3,7 @@
 
 #include "ns3/header.h"
 
+#include <array>
 #include <cstring>
 
 namespace ns3
@@ -10,6 +11,26 @@ namespace ns3
 
 namespace
 {
+
+/// The descriptor's 32-bit words, in the order both encodings write them.
+template <typename Frame>
+auto
+Words(Frame& f)
+{
+    return std::array<decltype(&f.src), 13>{&f.src,
+                                            &f.dst,
+                                            &f.l3Bytes,
+                                            &f.payloadBytes,
+                                            &f.flowHash,
+                                            &f.flowId,
+                                            &f.seq,
+                                            &f.aux[0],
+                                            &f.aux[1],
+                                            &f.aux[2],
+                                            &f.aux[3],
+                                            &f.bufShared,
+                                            &f.bufHeadroom};
+}
 
 /// The descriptor's fields, written in network byte order.
 class FabricFrameWireHeader : public Header
@@ -57,21 +78,9 @@ class FabricFrameWireHeader : public Header
         i.WriteU8(f.ipModified);
         i.WriteHtonU64(static_cast<uint64_t>(f.txTimeStep));
         i.WriteHtonU64(static_cast<uint64_t>(f.echoTimeStep));
-        for (uint32_t v : {f.src,
-                           f.dst,
-                           f.l3Bytes,
-                           f.payloadBytes,
-                           f.flowHash,
-                           f.flowId,
-                           f.seq,
-                           f.aux[0],
-                           f.aux[1],
-                           f.aux[2],
-                           f.aux[3],
-                           f.bufShared,
-                           f.bufHeadroom})
+        for (const uint32_t* v : Words(f))
         {
-            i.WriteHtonU32(v);
+            i.WriteHtonU32(*v);
         }
         i.WriteHtonU16(f.srcPort);
         i.WriteHtonU16(f.dstPort);
@@ -114,19 +123,7 @@ class FabricFrameWireHeader : public Header
         f.ipModified = i.ReadU8();
         f.txTimeStep = static_cast<int64_t>(i.ReadNtohU64());
         f.echoTimeStep = static_cast<int64_t>(i.ReadNtohU64());
-        for (uint32_t* v : {&f.src,
-                            &f.dst,
-                            &f.l3Bytes,
-                            &f.payloadBytes,
-                            &f.flowHash,
-                            &f.flowId,
-                            &f.seq,
-                            &f.aux[0],
-                            &f.aux[1],
-                            &f.aux[2],
-                            &f.aux[3],
-                            &f.bufShared,
-                            &f.bufHeadroom})
+        for (uint32_t* v : Words(f))
         {
             *v = i.ReadNtohU32();
         }
@@ -292,21 +289,9 @@ FabricFrameAppendBytes(const FabricFrame& f,
     Put(p, static_cast<uint8_t>(hops));
     Put(p, f.txTimeStep);
     Put(p, f.echoTimeStep);
-    for (uint32_t v : {f.src,
-                       f.dst,
-                       f.l3Bytes,
-                       f.payloadBytes,
-                       f.flowHash,
-                       f.flowId,
-                       f.seq,
-                       f.aux[0],
-                       f.aux[1],
-                       f.aux[2],
-                       f.aux[3],
-                       f.bufShared,
-                       f.bufHeadroom})
+    for (const uint32_t* v : Words(f))
     {
-        Put(p, v);
+        Put(p, *v);
     }
     Put(p, f.srcPort);
     Put(p, f.dstPort);
@@ -354,19 +339,7 @@ FabricFrameReadBytes(const uint8_t*& p,
     f = FabricFrame();
     Get(p, f.txTimeStep);
     Get(p, f.echoTimeStep);
-    for (uint32_t* v : {&f.src,
-                        &f.dst,
-                        &f.l3Bytes,
-                        &f.payloadBytes,
-                        &f.flowHash,
-                        &f.flowId,
-                        &f.seq,
-                        &f.aux[0],
-                        &f.aux[1],
-                        &f.aux[2],
-                        &f.aux[3],
-                        &f.bufShared,
-                        &f.bufHeadroom})
+    for (uint32_t* v : Words(f))
     {
         Get(p, *v);
     }

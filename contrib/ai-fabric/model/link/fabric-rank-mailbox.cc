@@ -7,6 +7,7 @@
 
 #include "ns3/abort.h"
 #include "ns3/fabric-clock.h"
+#include "ns3/fabric-pooled-event.h"
 #include "ns3/simulator.h"
 
 #include <algorithm>
@@ -291,7 +292,7 @@ FabricRankMailbox::Reset()
 // A frame of a batch from another rank (FabricRankMailbox), delivered by an event of its own
 // that holds it: the batch's event runs at its earliest frame's step, and later batches may
 // hold earlier frames, so the lane's ring (in the order frames are pushed) cannot serve.
-class FabricChannel::RemoteDelivery : public EventImpl
+class FabricChannel::RemoteDelivery final : public FabricPooledEvent<RemoteDelivery>
 {
   public:
     RemoteDelivery(FabricChannel* ch, uint8_t d, FabricFrame&& frame)
@@ -299,27 +300,6 @@ class FabricChannel::RemoteDelivery : public EventImpl
           m_d(d),
           m_frame(std::move(frame))
     {
-    }
-
-    static void* operator new(std::size_t size)
-    {
-        if (size == sizeof(RemoteDelivery) && !FreeList().empty())
-        {
-            void* p = FreeList().back();
-            FreeList().pop_back();
-            return p;
-        }
-        return ::operator new(size);
-    }
-
-    static void operator delete(void* p, std::size_t size)
-    {
-        if (size == sizeof(RemoteDelivery) && FreeList().size() < 65536)
-        {
-            FreeList().push_back(p);
-            return;
-        }
-        ::operator delete(p);
     }
 
   protected:
@@ -333,13 +313,6 @@ class FabricChannel::RemoteDelivery : public EventImpl
     }
 
   private:
-    static std::vector<void*>& FreeList()
-    {
-        // Never destroyed: an event may be released while static objects are destroyed.
-        static std::vector<void*>* list = new std::vector<void*>();
-        return *list;
-    }
-
     FabricChannel* m_ch;
     uint8_t m_d;
     FabricFrame m_frame;
