@@ -194,7 +194,7 @@ main(int argc, char* argv[])
                     times[2],
                     static_cast<long long>(sums[1]),
                     static_cast<long long>(maxFct));
-        if (distributed && batch)
+        if (distributed && batch && ranks > 1)
         {
             std::printf("frames across ranks in batches %lld, messages %lld (%.1f frames per "
                         "message)\n",
