@@ -44,7 +44,7 @@ FabricChannel::GetTypeId()
                           MakeTimeChecker(Time(0)))
             .AddAttribute("RankBatching",
                           "On a cable between MPI ranks: frames to the other rank leave in "
-                          "batches, one message per up to ~17 frames (FabricRankMailbox), or "
+                          "batches, one message per up to ~16 frames (FabricRankMailbox), or "
                           "each as a message of its own. The simulated results are the same.",
                           BooleanValue(true),
                           MakeBooleanAccessor(&FabricChannel::m_rankBatching),
@@ -425,10 +425,10 @@ FabricChannel::SendToRank(uint8_t d, const FabricFrame& frame, int64_t arrival, 
     // (RDMA, UET, probes) and zero-filled ns-3 payloads serialize to ~100-200 bytes; an ns-3
     // packet carrying real payload bytes may not fit.
     const uint32_t bytes = wire->GetSerializedSize();
-    NS_ABORT_MSG_IF(bytes > 2000 - 24,
+    NS_ABORT_MSG_IF(bytes > FabricRankMailbox::kMaxMessageBytes,
                     "FabricChannel: a frame of " << bytes << " serialized bytes cannot cross MPI "
                                                  << "ranks (ns-3's MPI interface takes at most "
-                                                 << 2000 - 24 << ")");
+                                                 << FabricRankMailbox::kMaxMessageBytes << ")");
     MpiInterface::SendPacket(wire, TimeStep(rxStep), dir.context, dir.dst->GetIfIndex());
 #else
     (void)d;
@@ -450,20 +450,14 @@ FabricChannel::ReceiveFromRank(uint8_t d, Ptr<Packet> wire)
     std::optional<FabricEventOrderKey> key;
     const bool ok = FabricFrameFromWire(wire, frame, &key);
     NS_ABORT_MSG_UNLESS(ok, "FabricChannel: a message from another rank is not a frame");
-    Direction& dir = m_dir[d];
     if (!key)
     {
-        dir.dst->Receive(frame);
+        m_dir[d].dst->Receive(frame);
         return;
     }
-    NS_ABORT_MSG_UNLESS(FabricPartitionScheduler::IsActive(),
-                        "FabricChannel: a frame ordered by FabricPartitionScheduler came from "
-                        "another rank, but this rank uses another scheduler (every rank must set "
-                        "the same SchedulerType)");
-    const uint8_t laneIdx = LaneOf(frame);
-    dir.lanes[laneIdx].fifo.EmplaceBack(Simulator::Now().GetTimeStep() + 1, std::move(frame));
-    FabricPartitionScheduler::SetNextKey(*key);
-    ScheduleOrdered(d, laneIdx, 1);
+    // It came one step early (SendToRank): delivered in the next step with its key, as a frame
+    // of a batch is.
+    DeliverFromRank(d, std::move(frame), Simulator::Now().GetTimeStep() + 1, key);
 }
 
 } // namespace ns3

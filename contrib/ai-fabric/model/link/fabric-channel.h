@@ -125,7 +125,8 @@ class FabricChannel : public Channel
     void SendToRank(uint8_t d, const FabricFrame& frame, int64_t arrival, int64_t now);
     void ReceiveFromRank(uint8_t dir, Ptr<Packet> wire);
     friend class FabricRankMailbox;
-    /// A frame of a batch from another rank: deliver it at `arrival` (with `key` when given).
+    /// A frame from another rank (of a batch, or alone and ordered): deliver it at `arrival`
+    /// (with `key` when given) by an event that holds it.
     void DeliverFromRank(uint8_t d,
                          FabricFrame&& frame,
                          int64_t arrival,

@@ -210,7 +210,7 @@ FabricRankMailbox::Flush(uint32_t rank)
     std::memcpy(o.bytes.data(), kMagic, 2);
     std::memcpy(o.bytes.data() + 2, &o.frames, 4);
     Ptr<Packet> wire = Create<Packet>(o.bytes.data(), static_cast<uint32_t>(o.bytes.size()));
-    NS_ABORT_MSG_IF(wire->GetSerializedSize() > 2000 - 24,
+    NS_ABORT_MSG_IF(wire->GetSerializedSize() > kMaxMessageBytes,
                     "FabricRankMailbox: a batch of " << wire->GetSerializedSize()
                                                      << " serialized bytes exceeds ns-3's MPI "
                                                         "messages");

@@ -21,7 +21,7 @@ class FabricChannel;
  * instructions (a Packet and its serialization, MPI's send and receive, ns-3's search for the
  * receiving device, an event), 2.5 times what the frame costs to simulate. Here the frames a
  * rank sends to one other rank wait in that rank's outbox and leave together, as one message of
- * up to 1,900 bytes (~17 frames; ns-3's interfaces receive into 2,000-byte buffers).
+ * up to 1,900 bytes (~16 frames; ns-3's interfaces receive into 2,000-byte buffers).
  *
  * How long a frame may wait is set by the lookahead: a message handed to MpiInterface at time t
  * must be stamped at least t + L, L the shortest delay of the cut cables from this rank to the
@@ -42,6 +42,10 @@ class FabricChannel;
 class FabricRankMailbox
 {
   public:
+    /// The largest serialized Packet ns-3's MPI interfaces carry: they receive into 2,000-byte
+    /// buffers, of which their own header takes up to 24 bytes (3.37 through 3.48).
+    static constexpr uint32_t kMaxMessageBytes = 2000 - 24;
+
     /**
      * Register direction `d` of a cut cable (from a node of rank `srcRank` to one of rank
      * `dstRank`), in the order every rank builds the cables in.
