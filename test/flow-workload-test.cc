@@ -174,6 +174,63 @@ TEST_F(FabricTest, AFlowAloneTakesItsIdealFct)
     }
 }
 
+// Under FabricPartitionScheduler (ready to split across MPI ranks) a completion reaches the
+// workload's table a message delay after the flow's end — the longest cable's delay plus a step —
+// on every rank alike: the record keeps the true end, but FlowCompleted fires, and the connection
+// is idle, only then. A flow of the same pair that starts before that gets a new connection; one
+// that starts after reuses it.
+TEST_F(FabricTest, UnderThePartitionOrderACompletionIsSeenAMessageDelayLater)
+{
+    SimulatorImplGuard core("ns3::FabricSimulatorImpl");
+    FabricPartitionScheduler::Select();
+    auto run = [](const std::vector<Time>& starts, Time* delay) {
+        Ptr<FabricTopology> topo = SmallFatTree(8, 100, 100, "ns3::RdmaDcqcn");
+        std::vector<Time> cables;
+        for (const FabricLinkInfo& l : topo->GetLinks())
+        {
+            cables.push_back(DynamicCast<FabricChannel>(l.devA->GetChannel())->GetDelay());
+        }
+        *delay = FabricRankMailbox::GetMessageDelay(cables);
+        Ptr<FlowWorkload> w = CreateObject<FlowWorkload>();
+        w->SetAttribute("Duration", TimeValue(Time(0)));
+        w->Install(topo);
+        for (const Time& t : starts)
+        {
+            w->AddScheduledFlow(t, 0, 5, 64 * 1024);
+        }
+        std::vector<std::pair<FlowRecord, Time>> seen;
+        w->TraceConnectWithoutContext(
+            "FlowCompleted",
+            MakeCallback(+[](std::vector<std::pair<FlowRecord, Time>>* v, const FlowRecord& r) {
+                v->emplace_back(r, Simulator::Now());
+            }).Bind(&seen));
+        Simulator::ScheduleNow(&FlowWorkload::Start, w);
+        Simulator::Run();
+        Simulator::Destroy();
+        return seen;
+    };
+    Time d;
+    const auto alone = run({Time(0)}, &d);
+    ASSERT_EQ(alone.size(), 1u);
+    const Time end = alone[0].first.end;
+    EXPECT_EQ(alone[0].second - end, d);
+    EXPECT_GT(d, NanoSeconds(1));
+    EXPECT_NEAR(alone[0].first.Slowdown(), 1.0, 1e-3) << "the end itself is the flow's";
+    // A second flow of the pair while the first's connection is not yet idle, a third after.
+    const auto three = run({Time(0), end + d / 2, end + 2 * d}, &d);
+    ASSERT_EQ(three.size(), 3u);
+    std::map<Time, FlowRecord> byStart;
+    for (const auto& [r, at] : three)
+    {
+        EXPECT_EQ(at - r.end, d);
+        byStart[r.start] = r;
+    }
+    EXPECT_EQ(byStart[Time(0)].end, end);
+    EXPECT_EQ(byStart[end + d / 2].connection, 1u) << "the first connection was not idle yet";
+    EXPECT_EQ(byStart[end + 2 * d].connection, 0u) << "the first connection is idle again";
+    GlobalValue::Bind("SchedulerType", StringValue("ns3::MapScheduler"));
+}
+
 // Poisson arrivals at Load x line rate / mean size per host: the number of flows is within 4
 // standard deviations of its expectation, every flow completes, and Drained fires once.
 TEST_F(FabricTest, FlowsArriveAtTheOfferedLoadAndAllComplete)

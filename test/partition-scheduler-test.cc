@@ -162,6 +162,36 @@ TEST_P(PartitionSchedulerTest, AnEventOfTheCurrentTimeIsPendingUntilItRunsWhatev
     EXPECT_EQ(log, expected);
 }
 
+// A message of FabricRankMailbox::Broadcast on one rank: its handler runs the delay later,
+// outside any node, with the payload, placed among the events of its time stamp by the key of
+// the node that sent it (node 7: after node 3's event and before node 9's). What another rank
+// schedules with the key the message carries (test/mpi/flow-cut-test.cc).
+TEST_P(PartitionSchedulerTest, ABroadcastRunsWithItsSendersKey)
+{
+    SimulatorImplGuard core(GetParam());
+    PartitionOrderGuard order;
+    Log log;
+    const uint32_t h = FabricRankMailbox::AddHandler([&log](const uint8_t* data, uint32_t size) {
+        Note(&log, "message " + std::string(reinterpret_cast<const char*>(data), size));
+    });
+    Simulator::ScheduleWithContext(9, NanoSeconds(10), &Note, &log, std::string("node 9"));
+    Simulator::ScheduleWithContext(3, NanoSeconds(10), &Note, &log, std::string("node 3"));
+    Simulator::ScheduleWithContext(7, NanoSeconds(4), [h]() {
+        FabricRankMailbox::Broadcast(h, "from 7", 6, NanoSeconds(6));
+    });
+    Simulator::Run();
+    const std::string none = std::to_string(Simulator::NO_CONTEXT);
+    const Log expected = {"node 3@10/ctx3", "message from 7@10/ctx" + none, "node 9@10/ctx9"};
+    EXPECT_EQ(log, expected);
+    EXPECT_EQ(FabricRankMailbox::GetControlMessagesSent(), 0u) << "one rank: nothing leaves";
+    // Handlers are forgotten with the simulation.
+    Simulator::Destroy();
+    EXPECT_EQ(FabricRankMailbox::AddHandler([](const uint8_t*, uint32_t) {}), 0u);
+    // The delay that holds on any partition: the longest cable, plus a step.
+    EXPECT_EQ(FabricRankMailbox::GetMessageDelay({NanoSeconds(250), NanoSeconds(10)}),
+              NanoSeconds(250) + TimeStep(1));
+}
+
 // Under a core that would misjudge it, the scheduler refuses to run, with one line.
 TEST(PartitionSchedulerDeathTest, AnotherCoreIsRefused)
 {

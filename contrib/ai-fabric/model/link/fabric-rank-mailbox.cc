@@ -26,8 +26,9 @@ namespace
 {
 
 /// A batch starts with these bytes (a frame of its own starts with 0xAF 0xF1), then the number
-/// of frames (4 bytes); each frame is its direction's index (4), its arrival step (8) and the
-/// frame (FabricFrameAppendBytes).
+/// of entries (4 bytes); each frame is its direction's index (4), its arrival step (8) and the
+/// frame (FabricFrameAppendBytes); a message of Broadcast is kControl (4), its step (8), its
+/// handler (4), whether a key follows (1), the key (4 + 8), the payload's size (2) and payload.
 constexpr uint8_t kMagic[2] = {0xAF, 0xF2};
 constexpr size_t kHeaderBytes = 2 + 4;
 /// A batch's bytes: the message (with the Packet's own serialization, ~20 bytes, and the MPI
@@ -36,6 +37,9 @@ constexpr size_t kMaxBytes = 1900;
 /// The largest entry: index and arrival, the frame with five telemetry hops, a key.
 constexpr size_t kMaxEntryBytes = 12 + 84 + 5 * 28 + 12;
 constexpr int64_t kNever = std::numeric_limits<int64_t>::max();
+/// The index of an entry that is a message of Broadcast, not a frame.
+constexpr uint32_t kControl = 0xffffffff;
+constexpr size_t kControlHeadBytes = 4 + 8 + 4 + 1 + 12 + 2;
 
 struct RemoteDirection
 {
@@ -48,7 +52,8 @@ struct RemoteDirection
 struct Outbox
 {
     std::vector<uint8_t> bytes;
-    uint32_t frames{0};
+    uint32_t frames{0};        //!< entries: frames and messages of Broadcast
+    uint32_t controls{0};      //!< of which messages of Broadcast
     int64_t minRx{kNever};     //!< the earliest frame's rxStep: the message's time stamp
     int64_t flushAt{kNever};   //!< when the pending flush event sends it
     int64_t lookahead{kNever}; //!< the shortest delay of this rank's cut cables to that rank
@@ -63,6 +68,8 @@ struct State
     std::vector<Outbox> out; //!< by receiving rank
     uint64_t messages{0};
     uint64_t frames{0};
+    uint64_t controls{0};
+    std::vector<FabricRankMailbox::Handler> handlers;
     bool destroyScheduled{false};
     bool lookaheads{false}; //!< every outbox's lookahead is computed
 };
@@ -85,7 +92,210 @@ ThisRank()
 #endif
 }
 
+/// A message of Broadcast, delivered to its handler (on this rank or another).
+class ControlDelivery final : public FabricPooledEvent<ControlDelivery>
+{
+  public:
+    ControlDelivery(uint32_t handler, const uint8_t* data, uint32_t size)
+        : m_handler(handler),
+          m_size(size)
+    {
+        std::memcpy(m_data, data, size);
+    }
+
+  protected:
+    void Notify() override
+    {
+        const std::vector<FabricRankMailbox::Handler>& h = Get().handlers;
+        NS_ABORT_MSG_IF(m_handler >= h.size(),
+                        "FabricRankMailbox: a message for handler "
+                            << m_handler << " of " << h.size()
+                            << " (every rank must add the same handlers)");
+        h[m_handler](m_data, m_size);
+    }
+
+  private:
+    uint32_t m_handler;
+    uint32_t m_size;
+    uint8_t m_data[FabricRankMailbox::kMaxPayloadBytes];
+};
+
+/// A message of Broadcast from another rank at `p` (after its index and step `due`): schedule
+/// its delivery, with the key it carries.
+void
+ReceiveControl(const uint8_t*& p, const uint8_t* end, int64_t due)
+{
+    constexpr size_t head = kControlHeadBytes - 12;
+    NS_ABORT_MSG_IF(end - p < static_cast<ptrdiff_t>(head),
+                    "FabricRankMailbox: a message from another rank is cut short");
+    uint32_t handler = 0;
+    uint8_t hasKey = 0;
+    FabricEventOrderKey key;
+    uint16_t n = 0;
+    std::memcpy(&handler, p, 4);
+    std::memcpy(&hasKey, p + 4, 1);
+    std::memcpy(&key.context, p + 5, 4);
+    std::memcpy(&key.seq, p + 9, 8);
+    std::memcpy(&n, p + 17, 2);
+    p += head;
+    NS_ABORT_MSG_IF(n > FabricRankMailbox::kMaxPayloadBytes || end - p < n,
+                    "FabricRankMailbox: a message from another rank is cut short");
+    const int64_t now = Simulator::Now().GetTimeStep();
+    NS_ABORT_MSG_IF(due < now,
+                    "FabricRankMailbox: a message from another rank is due in the past ("
+                        << due << " < " << now << ")");
+    if (hasKey != 0)
+    {
+        NS_ABORT_MSG_UNLESS(FabricPartitionScheduler::IsActive(),
+                            "FabricRankMailbox: a message ordered by FabricPartitionScheduler "
+                            "came from another rank, but this rank uses another scheduler");
+        FabricPartitionScheduler::SetNextKey(key);
+    }
+    Simulator::ScheduleWithContext(Simulator::NO_CONTEXT,
+                                   TimeStep(due - now),
+                                   new ControlDelivery(handler, p, n));
+    p += n;
+}
+
 } // namespace
+
+void
+FabricRankMailbox::ScheduleDestroy()
+{
+    State& s = Get();
+    if (!s.destroyScheduled)
+    {
+        s.destroyScheduled = true;
+        Simulator::ScheduleDestroy(&FabricRankMailbox::Reset);
+    }
+}
+
+uint32_t
+FabricRankMailbox::GetRank()
+{
+    return ThisRank();
+}
+
+uint32_t
+FabricRankMailbox::GetNRanks()
+{
+#ifdef AIFABRIC_MPI
+    return MpiInterface::IsEnabled() ? MpiInterface::GetSize() : 1;
+#else
+    return 1;
+#endif
+}
+
+uint32_t
+FabricRankMailbox::AddHandler(Handler handler)
+{
+    ScheduleDestroy();
+    State& s = Get();
+    s.handlers.push_back(std::move(handler));
+    return static_cast<uint32_t>(s.handlers.size() - 1);
+}
+
+Time
+FabricRankMailbox::GetMessageDelay(const std::vector<Time>& delays)
+{
+    int64_t longest = 0;
+    for (const Time& d : delays)
+    {
+        longest = std::max(longest, d.GetTimeStep());
+    }
+    return TimeStep(longest + 1);
+}
+
+void
+FabricRankMailbox::Broadcast(uint32_t handler, const void* data, uint32_t size, Time delay)
+{
+    State& s = Get();
+    NS_ABORT_MSG_IF(handler >= s.handlers.size(),
+                    "FabricRankMailbox::Broadcast: no handler " << handler);
+    NS_ABORT_MSG_IF(size > kMaxPayloadBytes,
+                    "FabricRankMailbox::Broadcast: " << size << " bytes; at most "
+                                                     << kMaxPayloadBytes);
+    const int64_t now = Simulator::Now().GetTimeStep();
+    const int64_t due = now + delay.GetTimeStep();
+    const bool ordered = FabricPartitionScheduler::IsActive();
+    FabricEventOrderKey key;
+    if (ordered)
+    {
+        key = FabricPartitionScheduler::TakeKey(Simulator::NO_CONTEXT);
+    }
+    const uint8_t* bytes = static_cast<const uint8_t*>(data);
+    const uint32_t me = ThisRank();
+    const uint32_t ranks = GetNRanks();
+    if (ranks > 1 && !s.lookaheads)
+    {
+        ComputeLookaheads();
+    }
+    for (uint32_t r = 0; r < ranks; ++r)
+    {
+        if (r == me)
+        {
+            continue;
+        }
+        NS_ABORT_MSG_IF(r >= s.out.size() || !s.out[r].addressed || s.out[r].lookahead == kNever,
+                        "FabricRankMailbox::Broadcast: rank "
+                            << me << " has no cable to rank " << r
+                            << " (messages between ranks travel with the frames of cut cables)");
+        Outbox& o = s.out[r];
+        const size_t entry = kControlHeadBytes + size;
+        if (o.bytes.size() + entry > kMaxBytes)
+        {
+            Flush(r);
+        }
+        if (o.bytes.empty())
+        {
+            o.bytes.resize(kHeaderBytes);
+        }
+        size_t at = o.bytes.size();
+        o.bytes.resize(at + entry);
+        uint8_t* p = o.bytes.data() + at;
+        const uint16_t n = static_cast<uint16_t>(size);
+        const uint8_t hasKey = ordered ? 1 : 0;
+        std::memcpy(p, &kControl, 4);
+        std::memcpy(p + 4, &due, 8);
+        std::memcpy(p + 12, &handler, 4);
+        std::memcpy(p + 16, &hasKey, 1);
+        std::memcpy(p + 17, &key.context, 4);
+        std::memcpy(p + 21, &key.seq, 8);
+        std::memcpy(p + 29, &n, 2);
+        std::memcpy(p + 31, bytes, size);
+        ++o.frames;
+        ++o.controls;
+        ++s.controls;
+        // Delivered one step early, as frames are: the receiving rank schedules it in its own
+        // step, before any event of that step has run.
+        const int64_t rxStep = due - 1;
+        o.minRx = std::min(o.minRx, rxStep);
+        const int64_t deadline = rxStep - o.lookahead;
+        NS_ABORT_MSG_IF(deadline < now,
+                        "FabricRankMailbox::Broadcast: a message to rank "
+                            << r << " is due " << due - now
+                            << " steps after it is sent; it must exceed the lookahead ("
+                            << o.lookahead << ") by one (GetMessageDelay)");
+        if (deadline < o.flushAt)
+        {
+            o.flushAt = deadline;
+            Simulator::Schedule(TimeStep(deadline - now), &FabricRankMailbox::FlushAt, r, deadline);
+        }
+    }
+    if (ordered)
+    {
+        FabricPartitionScheduler::SetNextKey(key);
+    }
+    Simulator::ScheduleWithContext(Simulator::NO_CONTEXT,
+                                   delay,
+                                   new ControlDelivery(handler, bytes, size));
+}
+
+uint64_t
+FabricRankMailbox::GetControlMessagesSent()
+{
+    return Get().controls;
+}
 
 uint32_t
 FabricRankMailbox::Register(FabricChannel* channel,
@@ -95,12 +305,8 @@ FabricRankMailbox::Register(FabricChannel* channel,
                             uint32_t dstNode,
                             uint32_t dstIfIndex)
 {
+    ScheduleDestroy();
     State& s = Get();
-    if (!s.destroyScheduled)
-    {
-        s.destroyScheduled = true;
-        Simulator::ScheduleDestroy(&FabricRankMailbox::Reset);
-    }
     const uint32_t index = static_cast<uint32_t>(s.dirs.size());
     s.dirs.push_back(RemoteDirection{channel, d, srcRank, dstRank});
     if (s.out.size() <= dstRank)
@@ -217,9 +423,10 @@ FabricRankMailbox::Flush(uint32_t rank)
     MpiInterface::SendPacket(wire, TimeStep(o.minRx), o.node, o.ifIndex);
 #endif
     ++s.messages;
-    s.frames += o.frames;
+    s.frames += o.frames - o.controls;
     o.bytes.clear();
     o.frames = 0;
+    o.controls = 0;
     o.minRx = kNever;
     o.flushAt = kNever;
 }
@@ -252,6 +459,11 @@ FabricRankMailbox::Receive(Ptr<Packet> wire)
         std::memcpy(&index, p, 4);
         std::memcpy(&arrival, p + 4, 8);
         p += 12;
+        if (index == kControl)
+        {
+            ReceiveControl(p, end, arrival);
+            continue;
+        }
         FabricFrame frame;
         std::optional<FabricEventOrderKey> key;
         NS_ABORT_MSG_UNLESS(index < s.dirs.size() && FabricFrameReadBytes(p, end, frame, key),
@@ -282,6 +494,8 @@ FabricRankMailbox::Reset()
     s.out.clear();
     s.messages = 0;
     s.frames = 0;
+    s.controls = 0;
+    s.handlers.clear();
     s.destroyScheduled = false;
 }
 

@@ -5,9 +5,11 @@
 #include "fabric-frame.h"
 
 #include "ns3/fabric-partition-scheduler.h"
+#include "ns3/nstime.h"
 #include "ns3/packet.h"
 
 #include <cstdint>
+#include <functional>
 
 namespace ns3
 {
@@ -38,6 +40,11 @@ class FabricChannel;
  * A frame that carries an ns-3 packet still travels alone (FabricFrameToWire). A message goes
  * to the device of the first registered cut cable into the receiving rank, whose MpiReceiver
  * hands it back here (FabricChannel::ReceiveFromRank recognizes a batch by its first bytes).
+ *
+ * The same batches carry messages of the layers above from rank to rank (Broadcast): state that
+ * every rank keeps alike (a workload's table of flows, which connections are idle) learns of an
+ * event of one node, e.g. a flow's completion, a fixed delay after it, on every rank, in the
+ * order of FabricPartitionScheduler's key; a run on one rank schedules the same event.
  */
 class FabricRankMailbox
 {
@@ -71,6 +78,42 @@ class FabricRankMailbox
                      const FabricEventOrderKey* key,
                      int64_t now);
 
+    /// A receiver of Broadcast's messages: the payload's bytes.
+    using Handler = std::function<void(const uint8_t* data, uint32_t size)>;
+    /// The largest payload of a Broadcast message.
+    static constexpr uint32_t kMaxPayloadBytes = 256;
+
+    /**
+     * Register a receiver of messages. Every rank must register the same handlers in the same
+     * order (their index names them in messages). They are forgotten at Simulator::Destroy.
+     * \return the handler's index, for Broadcast
+     */
+    static uint32_t AddHandler(Handler handler);
+
+    /**
+     * Call handler `handler` with `size` bytes of `data` on every rank, `delay` from now, outside
+     * any node's context (an event of every rank). Under FabricPartitionScheduler the event has
+     * the key an event scheduled now would get, on every rank. On other ranks the message
+     * travels in the batches of the cut cables, so `delay` must exceed the lookahead to every
+     * rank by a step (GetMessageDelay gives a delay that does, whatever the partition); every
+     * rank must have a cut cable to every other.
+     */
+    static void Broadcast(uint32_t handler, const void* data, uint32_t size, Time delay);
+
+    /**
+     * A delay for Broadcast that holds on any partition of the cables `delays` (every cable of
+     * the topology): the longest of them, plus one step.
+     */
+    static Time GetMessageDelay(const std::vector<Time>& delays);
+
+    /// This process's MPI rank and the number of ranks (0 and 1 without MPI, or before
+    /// MpiInterface::Enable).
+    static uint32_t GetRank();
+    static uint32_t GetNRanks();
+
+    /// Messages of Broadcast sent to other ranks since the simulation started.
+    static uint64_t GetControlMessagesSent();
+
     /// Whether `wire` is a batch of this mailbox (else a frame of its own).
     static bool IsBatch(Ptr<Packet> wire);
 
@@ -85,6 +128,7 @@ class FabricRankMailbox
     /// Each outbox's lookahead, from the cables' delays (set after they are attached).
     static void ComputeLookaheads();
     static void FlushAt(uint32_t rank, int64_t at);
+    static void ScheduleDestroy();
     static void Flush(uint32_t rank);
     /// Forget every cable and outbox (at Simulator::Destroy).
     static void Reset();

@@ -7,9 +7,12 @@
 #include "ns3/abort.h"
 #include "ns3/double.h"
 #include "ns3/enum.h"
+#include "ns3/fabric-channel.h"
 #include "ns3/fabric-enum-accessor.h"
 #include "ns3/fabric-frame.h"
 #include "ns3/fabric-net-device.h"
+#include "ns3/fabric-partition-scheduler.h"
+#include "ns3/fabric-rank-mailbox.h"
 #include "ns3/fabric-topology.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
@@ -24,6 +27,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 namespace ns3
 {
@@ -172,6 +176,19 @@ FlowWorkload::Start()
     NS_ABORT_MSG_IF(m_hosts.size() < 2, "FlowWorkload: needs at least two hosts");
     m_started = true;
     m_end = Simulator::Now() + m_duration;
+    m_split = FabricPartitionScheduler::IsActive();
+    if (m_split)
+    {
+        std::vector<Time> delays;
+        for (const FabricLinkInfo& l : m_topo->GetLinks())
+        {
+            delays.push_back(DynamicCast<FabricChannel>(l.devA->GetChannel())->GetDelay());
+        }
+        m_messageDelay = FabricRankMailbox::GetMessageDelay(delays);
+        m_rank = FabricRankMailbox::GetRank();
+        m_handler = FabricRankMailbox::AddHandler(
+            [this](const uint8_t* data, uint32_t size) { EndedMessage(data, size); });
+    }
     const uint32_t n = static_cast<uint32_t>(m_hosts.size());
     if (m_pattern == PERMUTATION)
     {
@@ -466,27 +483,84 @@ FlowWorkload::StartFlow(uint32_t src, uint32_t dst, uint64_t bytes, bool incast)
     const uint32_t index = static_cast<uint32_t>(m_flows.size());
     m_conns[c].flow = index;
     m_flows.push_back(r);
-    if (m_conns[c].pdc)
+    if (!m_split)
     {
-        m_conns[c].pdc->Send(bytes);
+        Post(c);
     }
-    else
+    else if (m_topo->GetHostNode(src)->GetSystemId() == m_rank)
     {
-        m_conns[c].requester->PostWrite(bytes);
+        // Only the sender's rank runs its host, and the host's events run in its context.
+        Simulator::ScheduleWithContext(m_topo->GetHostNode(src)->GetId(),
+                                       Time(0),
+                                       &FlowWorkload::Post,
+                                       this,
+                                       c);
     }
     return index;
 }
 
 void
+FlowWorkload::Post(uint32_t connection)
+{
+    const Connection& conn = m_conns[connection];
+    const uint64_t bytes = m_flows[conn.flow].bytes;
+    if (conn.pdc)
+    {
+        conn.pdc->Send(bytes);
+    }
+    else
+    {
+        conn.requester->PostWrite(bytes);
+    }
+}
+
+void
 FlowWorkload::Completed(uint32_t connection, const RdmaCompletion& c)
 {
-    Finish(connection, c.completed, c.status == RdmaCompletion::SUCCESS);
+    Ended(connection, c.completed, c.status == RdmaCompletion::SUCCESS);
 }
 
 void
 FlowWorkload::UetCompleted(uint32_t connection, uint64_t /* msgId */, uint64_t /* bytes */)
 {
-    Finish(connection, Simulator::Now(), true);
+    Ended(connection, Simulator::Now(), true);
+}
+
+void
+FlowWorkload::Ended(uint32_t connection, Time end, bool success)
+{
+    if (!m_split)
+    {
+        Finish(connection, end, success);
+        return;
+    }
+    uint8_t msg[13];
+    const int64_t step = end.GetTimeStep();
+    const uint8_t ok = success ? 1 : 0;
+    std::memcpy(msg, &connection, 4);
+    std::memcpy(msg + 4, &step, 8);
+    std::memcpy(msg + 12, &ok, 1);
+    FabricRankMailbox::Broadcast(m_handler, msg, sizeof(msg), m_messageDelay);
+}
+
+void
+FlowWorkload::EndedMessage(const uint8_t* data, uint32_t size)
+{
+    NS_ABORT_MSG_IF(size != 13, "FlowWorkload: a message of " << size << " bytes, not 13");
+    uint32_t connection = 0;
+    int64_t step = 0;
+    uint8_t ok = 0;
+    std::memcpy(&connection, data, 4);
+    std::memcpy(&step, data + 4, 8);
+    std::memcpy(&ok, data + 12, 1);
+    NS_ABORT_MSG_IF(connection >= m_conns.size(),
+                    "FlowWorkload: a message of connection " << connection << " of "
+                                                             << m_conns.size());
+    const FlowRecord& r = m_flows[m_conns[connection].flow];
+    if (!r.completed && !r.failed) // a UET PDC can fail after its flow completed
+    {
+        Finish(connection, TimeStep(step), ok != 0);
+    }
 }
 
 void
@@ -496,7 +570,7 @@ FlowWorkload::UetPdcFailed(uint32_t srcHost, uint32_t pdc)
     if (it != m_uetConn.end() && !m_flows[m_conns[it->second].flow].completed &&
         !m_flows[m_conns[it->second].flow].failed)
     {
-        Finish(it->second, Simulator::Now(), false);
+        Ended(it->second, Simulator::Now(), false);
     }
 }
 

@@ -76,8 +76,18 @@ struct FlowSlowdownBucket
  *
  * Arrivals run from Start() for Duration; a host draws its next arrival when one happens (one
  * pending event per host). Drained fires when arrivals are over and every flow has completed
- * or failed. Not modelled: flows over kernel TCP (RDMA fabrics only), closed-loop (request /
- * response) traffic, and per-flow priorities.
+ * or failed.
+ *
+ * Across MPI ranks (issue 45; under FabricPartitionScheduler, on one rank as on many): every
+ * rank keeps the whole workload — arrivals and their random draws, the flow table, the
+ * connections (both queue pairs of each, on every rank's copy of the NICs; creating them
+ * schedules nothing) and which are idle — and only the sender's rank posts a flow, in its
+ * host's context. A completion, seen by the sender's rank alone, reaches every rank's copy a
+ * message delay later (FabricRankMailbox::Broadcast; the longest cable's delay plus a step):
+ * the flow's end is its true end, but its connection is idle, FlowCompleted fires and Drained
+ * counts it only then. Without that scheduler the workload runs on one rank as it always did. Not
+ * modelled: flows over kernel TCP (RDMA fabrics only), closed-loop (request / response) traffic,
+ * and per-flow priorities.
  */
 class FlowWorkload : public Object
 {
@@ -172,6 +182,12 @@ class FlowWorkload : public Object
     /// Record the end of connection `connection`'s flow at `end`.
     void Finish(uint32_t connection, Time end, bool success);
     void CheckDrained();
+    /// The sender's rank posts connection `connection`'s flow (split across ranks).
+    void Post(uint32_t connection);
+    /// A flow ended on its sender's rank: tell every rank (split) or finish it now.
+    void Ended(uint32_t connection, Time end, bool success);
+    /// A message of Ended from any rank.
+    void EndedMessage(const uint8_t* data, uint32_t size);
     /// The ideal FCT of `bytes` on connection `c` (see the class comment).
     Time Ideal(const Connection& c, uint64_t bytes) const;
 
@@ -217,6 +233,10 @@ class FlowWorkload : public Object
     std::unordered_map<uint64_t, uint32_t> m_uetConn; //!< (src host << 32 | PDC id) -> connection
     std::vector<bool> m_uetWatched;                   //!< a host's PdcFailed is connected
     bool m_uet{false};                                //!< the hosts run UetNics
+    bool m_split{false};   //!< FabricPartitionScheduler orders the run: ready for MPI ranks
+    uint32_t m_rank{0};    //!< this process's MPI rank
+    uint32_t m_handler{0}; //!< EndedMessage's FabricRankMailbox handler
+    Time m_messageDelay;   //!< FabricRankMailbox::GetMessageDelay of the topology
     uint64_t m_completed{0};
     uint64_t m_failed{0};
     TracedCallback<const FlowRecord&> m_flowCompleted;
