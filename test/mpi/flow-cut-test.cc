@@ -15,8 +15,11 @@
 // equal the sequential one — every flow's hosts, size, start, ideal and end, to the nanosecond —
 // and the ranks' counters (PAUSE frames, ECN marks, data frames, drops) must add up to the
 // sequential run's. With --faults both runs also lose 0.5% of the frames at both ends of every
-// leaf-spine cable (RDMA's retransmission timeout 100 us).
+// leaf-spine cable (RDMA's retransmission timeout 100 us). With --uet the hosts run Ultra
+// Ethernet NICs instead (UetNic, NSCC, packets sprayed) over trimming switches without PFC: the
+// incasts trim packets, answered by NACKs and retransmitted.
 // Run: mpirun -np N ai-fabric-flow-cut-test --sync=granted-time-window|null-message [--faults]
+// [--uet]
 // (ctest: flow-cut-*). Exit 0 when identical, 1 when not, 2 on bad usage.
 
 #include "ns3/ai-fabric-module.h"
@@ -39,19 +42,19 @@ struct Outcome
     std::vector<FlowRecord> flows; //!< this rank's copy of the whole table
     uint64_t queuePairs{0};
     int64_t counters[6]{0, 0, 0, 0, 0, 0}; //!< of this rank's nodes: see kCounterNames
-    int64_t controls{0};                //!< messages of Broadcast sent to other ranks
+    int64_t controls{0};                   //!< messages of Broadcast sent to other ranks
     int64_t cutCables{0};
 };
 
 const char* const kCounterNames[6] = {"PAUSE frames",
-                                      "CNPs received",
+                                      "CNPs received (UET: trim NACKs received)",
                                       "data frames",
                                       "frames lost",
-                                      "queue pair errors",
+                                      "queue pair errors (UET: failed PDCs)",
                                       "retransmitted packets"};
 
 Outcome
-RunOnce(uint32_t ranks, uint32_t rank, bool faults)
+RunOnce(uint32_t ranks, uint32_t rank, bool faults, bool uet)
 {
     Config::SetDefault("ns3::RdmaNic::RetransmitTimeout", TimeValue(MicroSeconds(100)));
     Ptr<FatTreeHelper> ft = CreateObject<FatTreeHelper>();
@@ -65,11 +68,27 @@ RunOnce(uint32_t ranks, uint32_t rank, bool faults)
     // ECN at 100G as the DCQCN paper's 5-200 KB at 40G, scaled under the buffers: DCQCN reacts.
     ft->SetBufferAttribute("EcnKmin", UintegerValue(5000));
     ft->SetBufferAttribute("EcnKmax", UintegerValue(40000));
+    if (uet)
+    {
+        // Trimming switches, no PFC (UEC's best-effort profile).
+        ft->SetBufferAttribute("TrimEnabled", BooleanValue(true));
+        ft->SetBufferAttribute("EcnOnDequeue", BooleanValue(true));
+        ft->GetLinkHelper().SetFlowControlAttribute("EnabledPriorities", UintegerValue(0));
+    }
     ft->SetPartition(ranks);
     Ptr<FabricTopology> topo = ft->Build();
-    RdmaHelper rdma;
-    rdma.SetCongestionControl("ns3::RdmaDcqcn");
-    rdma.Install(topo);
+    if (uet)
+    {
+        UetHelper nics;
+        nics.SetNicAttribute("Trimming", BooleanValue(true));
+        nics.Install(topo);
+    }
+    else
+    {
+        RdmaHelper rdma;
+        rdma.SetCongestionControl("ns3::RdmaDcqcn");
+        rdma.Install(topo);
+    }
     // Fixed random streams: both runs are built in one process, one after the other.
     int64_t stream = 1000 + topo->AssignStreams(1000);
 
@@ -142,6 +161,12 @@ RunOnce(uint32_t ranks, uint32_t rank, bool faults)
             out.counters[4] += static_cast<int64_t>(nic->GetCounters().qpErrors);
             out.counters[5] += static_cast<int64_t>(nic->GetCounters().retransmittedPackets);
         }
+        if (Ptr<UetNic> nic = node->GetObject<UetNic>())
+        {
+            out.counters[1] += static_cast<int64_t>(nic->GetCounters().trimNacks);
+            out.counters[4] += static_cast<int64_t>(nic->GetCounters().failedPdcs);
+            out.counters[5] += static_cast<int64_t>(nic->GetCounters().retransmissions);
+        }
     }
     out.controls = static_cast<int64_t>(FabricRankMailbox::GetControlMessagesSent());
     Simulator::Destroy();
@@ -186,6 +211,7 @@ main(int argc, char* argv[])
 {
     std::string sync;
     bool faults = false;
+    bool uet = false;
     for (int i = 1; i < argc; ++i)
     {
         const std::string a = argv[i];
@@ -194,6 +220,7 @@ main(int argc, char* argv[])
             sync = a.substr(7);
         }
         faults = faults || a == "--faults";
+        uet = uet || a == "--uet";
     }
     if (sync != "granted-time-window" && sync != "null-message")
     {
@@ -201,7 +228,7 @@ main(int argc, char* argv[])
         return 2;
     }
     FabricPartitionScheduler::Select();
-    const Outcome seq = RunOnce(1, 0, faults);
+    const Outcome seq = RunOnce(1, 0, faults, uet);
 
     GlobalValue::Bind("SimulatorImplementationType",
                       StringValue(sync == "null-message" ? "ns3::NullMessageSimulatorImpl"
@@ -210,7 +237,7 @@ main(int argc, char* argv[])
     FabricPartitionScheduler::Select();
     const uint32_t rank = MpiInterface::GetSystemId();
     const uint32_t ranks = MpiInterface::GetSize();
-    const Outcome dist = RunOnce(ranks, rank, faults);
+    const Outcome dist = RunOnce(ranks, rank, faults, uet);
 
     // Each rank's own table against the sequential one.
     int failures = 0;
@@ -230,8 +257,7 @@ main(int argc, char* argv[])
             ++failures;
             first = "rank " + std::to_string(rank) + ", flow " + std::to_string(i) + ": " + what +
                     " differs (end " + std::to_string(dist.flows[i].end.GetNanoSeconds()) +
-                    " ns, sequential " + std::to_string(seq.flows[i].end.GetNanoSeconds()) +
-                    " ns)";
+                    " ns, sequential " + std::to_string(seq.flows[i].end.GetNanoSeconds()) + " ns)";
         }
     }
     if (!first.empty())
@@ -260,10 +286,11 @@ main(int argc, char* argv[])
             incast += r.incast ? 1 : 0;
             fctSum += r.completed ? (r.end - r.start).GetNanoSeconds() : 0;
         }
-        std::printf("%u ranks, %s%s: %lld cables cross ranks; %zu flows (%llu of an incast), "
+        std::printf("%u ranks, %s%s%s: %lld cables cross ranks; %zu flows (%llu of an incast), "
                     "%llu completed, FCT sum %lld ns; each rank's table %s\n",
                     ranks,
                     sync.c_str(),
+                    uet ? ", Ultra Ethernet" : ", RoCEv2",
                     faults ? ", faults" : "",
                     static_cast<long long>(dist.cutCables),
                     seq.flows.size(),
@@ -272,12 +299,13 @@ main(int argc, char* argv[])
                     static_cast<long long>(fctSum),
                     failed == 0 ? "identical to the sequential one" : "DIFFERS");
         // The run must be one worth comparing: many flows, all ended, the incasts paused the
-        // spines, DCQCN reacted, and (faults) frames were lost.
-        failed += seq.flows.size() >= 100 && completed + static_cast<uint64_t>(seq.counters[4]) ==
-                                                  seq.flows.size()
+        // spines and DCQCN reacted (UET: trimmed packets were NACKed), and (faults) frames were
+        // lost.
+        failed += seq.flows.size() >= 100 &&
+                          completed + static_cast<uint64_t>(seq.counters[4]) == seq.flows.size()
                       ? 0
                       : 1;
-        failed += seq.counters[0] > 0 && seq.counters[1] > 0 ? 0 : 1;
+        failed += (uet || seq.counters[0] > 0) && seq.counters[1] > 0 ? 0 : 1;
         failed += !faults || seq.counters[3] > 0 ? 0 : 1;
         for (int k = 0; k < 6; ++k)
         {
