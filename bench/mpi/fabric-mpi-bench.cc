@@ -15,6 +15,10 @@
 // --stop-us (1000: the null-message synchronizer exchanges messages until then), --batch (1:
 // frames to another rank leave in batches, FabricChannel::RankBatching; 0: one MPI message per
 // frame). With MPI it also prints the frames that crossed ranks and the messages they took.
+// --workload=flows runs a FlowWorkload instead of the permutation (--cdf websearch|fb-hadoop,
+// --load 0.5, --duration-us 200; DCQCN; until every flow has ended or --stop-us): every rank
+// keeps the whole workload and the senders' ranks post (FlowWorkload, "Across MPI ranks"); the
+// FCTs printed are of its table (the same on every rank).
 // Exit 2 on bad usage.
 
 #include "ns3/ai-fabric-module.h"
@@ -61,6 +65,10 @@ main(int argc, char* argv[])
     uint64_t bytes = 1 << 20;
     double stopUs = 1000;
     bool batch = true;
+    std::string workload = "permutation";
+    std::string cdf = "websearch";
+    double load = 0.5;
+    double durationUs = 200;
     CommandLine cmd(__FILE__);
     cmd.AddValue("core", "fabric, ns3 (sequential), granted-time-window, null-message", core);
     cmd.AddValue("order", "ns3 or partition (the distributed cores: partition)", order);
@@ -69,16 +77,24 @@ main(int argc, char* argv[])
     cmd.AddValue("bytes", "bytes per flow", bytes);
     cmd.AddValue("stop-us", "simulated time to stop at, us (null messages run until then)", stopUs);
     cmd.AddValue("batch", "frames to another rank in batches (FabricChannel::RankBatching)", batch);
+    cmd.AddValue("workload", "permutation or flows (FlowWorkload)", workload);
+    cmd.AddValue("cdf", "flows: the flow-size distribution (websearch, fb-hadoop)", cdf);
+    cmd.AddValue("load", "flows: offered load per host, (0, 1]", load);
+    cmd.AddValue("duration-us", "flows: how long flows arrive, us", durationUs);
     cmd.Parse(argc, argv);
     Config::SetDefault("ns3::FabricChannel::RankBatching", BooleanValue(batch));
     const bool distributed = core == "granted-time-window" || core == "null-message";
     if ((!distributed && core != "fabric" && core != "ns3") ||
         (order != "ns3" && order != "partition") || (distributed && order != "partition") ||
-        radix < 4 || hosts == 0 || hosts % (radix / 2) != 0 || bytes == 0 || !(stopUs > 0))
+        radix < 4 || hosts == 0 || hosts % (radix / 2) != 0 || bytes == 0 || !(stopUs > 0) ||
+        (workload != "permutation" && workload != "flows") || !(load > 0 && load <= 1) ||
+        !(durationUs > 0) || (cdf != "websearch" && cdf != "fb-hadoop"))
     {
         std::fprintf(stderr,
                      "fabric-mpi-bench: --core fabric|ns3|granted-time-window|null-message, "
-                     "--order ns3|partition (partition on MPI), --hosts a multiple of radix/2\n");
+                     "--order ns3|partition (partition on MPI), --hosts a multiple of radix/2, "
+                     "--workload permutation|flows, --cdf websearch|fb-hadoop, --load in (0, 1], "
+                     "--duration-us > 0\n");
         return 2;
     }
     GlobalValue::Bind("SimulatorImplementationType",
@@ -123,12 +139,26 @@ main(int argc, char* argv[])
         std::fprintf(stderr, "fabric-mpi-bench: %s\n", e.what());
         return 2;
     }
+    const bool flows = workload == "flows";
     RdmaHelper rdma;
-    rdma.SetCongestionControl("ns3::RdmaNoCc");
+    rdma.SetCongestionControl(flows ? "ns3::RdmaDcqcn" : "ns3::RdmaNoCc");
     rdma.Install(topo);
     topo->AssignStreams(1000);
-    std::vector<int64_t> fct(hosts, 0);
-    for (uint32_t i = 0; i < hosts; ++i)
+    std::vector<int64_t> fct(flows ? 0 : hosts, 0);
+    Ptr<FlowWorkload> w;
+    if (flows)
+    {
+        w = CreateObject<FlowWorkload>();
+        w->SetDistribution(FlowSizeDistribution::Named(cdf));
+        w->SetAttribute("Load", DoubleValue(load));
+        w->SetAttribute("Duration",
+                        TimeValue(NanoSeconds(static_cast<int64_t>(durationUs * 1000))));
+        w->Install(topo);
+        w->AssignStreams(2000);
+        w->TraceConnectWithoutContext("Drained", MakeCallback(+[]() { Simulator::Stop(); }));
+        Simulator::ScheduleNow(&FlowWorkload::Start, w);
+    }
+    for (uint32_t i = 0; i < fct.size(); ++i)
     {
         const uint32_t dst = (i + hosts / 2) % hosts;
         auto qp = RdmaHelper::Connect(topo->GetHostNode(i), topo->GetHostNode(dst));
@@ -164,13 +194,29 @@ main(int argc, char* argv[])
         mine[1] += f;
         mine[2] = std::max(mine[2], f);
     }
+    int64_t nFlows = static_cast<int64_t>(fct.size());
+    if (flows)
+    {
+        // Every rank's table is the whole workload's: rank 0's is printed.
+        nFlows = static_cast<int64_t>(w->GetFlows().size());
+        for (const FlowRecord& r : w->GetFlows())
+        {
+            const int64_t f = r.completed ? (r.end - r.start).GetNanoSeconds() : 0;
+            mine[1] += f;
+            mine[2] = std::max(mine[2], f);
+        }
+    }
     double timesMine[3] = {runS, cpuS, PeakRssMiB()};
     int64_t sums[2] = {mine[0], mine[1]};
     int64_t maxFct = mine[2];
     double times[3] = {runS, cpuS, timesMine[2]};
     if (distributed)
     {
-        MPI_Reduce(mine, sums, 2, MPI_INT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+        MPI_Reduce(mine, sums, 1, MPI_INT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+        if (!flows)
+        {
+            MPI_Reduce(&mine[1], &sums[1], 1, MPI_INT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+        }
         MPI_Reduce(&mine[2], &maxFct, 1, MPI_INT64_T, MPI_MAX, 0, MPI_COMM_WORLD);
         MPI_Reduce(crossMine, cross, 2, MPI_INT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
         MPI_Reduce(&timesMine[0], &times[0], 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
@@ -179,19 +225,21 @@ main(int argc, char* argv[])
     }
     if (rank == 0)
     {
-        std::printf("hosts %u leaves %u ranks %u core %s order %s: events %lld, run wall %.3f s, "
-                    "cpu %.3f s (all ranks), build %.3f s, peak RSS %.1f MiB (largest rank), FCT "
-                    "sum %lld ns max %lld ns\n",
+        std::printf("hosts %u leaves %u ranks %u core %s order %s %s: events %lld, run wall "
+                    "%.3f s, cpu %.3f s (all ranks), build %.3f s, peak RSS %.1f MiB (largest "
+                    "rank), %lld flows, FCT sum %lld ns max %lld ns\n",
                     hosts,
                     leaves,
                     ranks,
                     core.c_str(),
                     order.c_str(),
+                    workload.c_str(),
                     static_cast<long long>(sums[0]),
                     times[0],
                     times[1],
                     buildS,
                     times[2],
+                    static_cast<long long>(nFlows),
                     static_cast<long long>(sums[1]),
                     static_cast<long long>(maxFct));
         if (distributed && batch && ranks > 1)
