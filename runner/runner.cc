@@ -7,6 +7,7 @@
 #include "run-jobs.h"
 #include "run-pfc.h"
 #include "run-probe.h"
+#include "run-ranks.h"
 #include "run-sampler.h"
 #include "run-summary.h"
 #include "run-traces.h"
@@ -16,6 +17,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <sstream>
 
 namespace aifabric
@@ -42,7 +44,9 @@ ExecuteOnce(const RunConfig& c,
     Sampler sampler;
     sampler.topo = sim.topo;
     sampler.rank0 = sim.nics.empty() ? nullptr : sim.nics[0];
-    sampler.progress = progress;
+    sampler.progress = progress && RunRanks::Rank() == 0;
+    sampler.split = RunRanks::Split();
+    sampler.mpiRank = RunRanks::Rank();
     sampler.index = index;
     sampler.total = total;
     sampler.name = c.name;
@@ -97,6 +101,33 @@ ExecuteOnce(const RunConfig& c,
         ThrowIfInterrupted();
     }
 
+    // Across MPI ranks, the histograms of every rank's nodes, added (a no-op on one rank).
+    RunRanks::Merge(*sim.latency);
+    if (sim.flowQueue)
+    {
+        RunRanks::Merge(*sim.flowQueue);
+    }
+    if (sim.messageLatency)
+    {
+        RunRanks::Merge(*sim.messageLatency);
+    }
+    sampler.MergeRanks();
+    if (sim.faults && RunRanks::Split())
+    {
+        // Data lost to down links, seen by the rank of each dropping port: every rank's log.
+        using Drop = FabricFaultInjector::LinkDownDrop;
+        const std::vector<Drop>& log = sim.faults->GetDropLog();
+        std::vector<Drop> all;
+        for (const std::string& bytes : RunRanks::Gather(
+                 std::string(reinterpret_cast<const char*>(log.data()), log.size() * sizeof(Drop))))
+        {
+            const size_t n = bytes.size() / sizeof(Drop);
+            const size_t at = all.size();
+            all.resize(at + n);
+            std::memcpy(static_cast<void*>(all.data() + at), bytes.data(), n * sizeof(Drop));
+        }
+        sim.faults->ReplayLinkDownDrops(std::move(all));
+    }
     if (sim.jobs.empty())
     {
         out.summary = Summary(c, sim, events, wall);

@@ -72,3 +72,44 @@ TEST(RunnerEventOrderTest, AnOrderOutsideTheTwoIsRefusedWithOneLine)
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
     EXPECT_FALSE(fs::exists(out));
 }
+
+// --ranks (issue 45): 1 is the sequential run in the partition order (the same results as
+// simulation.event_order "partition"); a count outside 1..4096, another synchronizer and, in a
+// build without MPI, any count above 1 are refused with one line, nothing written. (Runs on
+// several ranks: test/mpi/runner-ranks-test.sh, ctest runner-ranks.)
+TEST(RunnerEventOrderTest, RanksOneIsThePartitionOrderAndBadRanksAreRefusedWithOneLine)
+{
+    const fs::path dir = ScratchDir("aif-ranks");
+    const std::string scenario = WriteFile(dir / "s.json", kFlows).string();
+    const Result one = Runner(scenario + " --ranks 1 --out " + (dir / "one").string());
+    ASSERT_EQ(one.status, 0) << one.err;
+    const json partition = RunFlows(dir, "partition", "partition");
+    json a = json::parse(ReadFile(dir / "one" / "summary.json"));
+    json b = partition;
+    for (json* s : {&a, &b})
+    {
+        (*s)["sim"].erase("wall_s");
+        (*s)["sim"].erase("peak_rss_mb");
+        (*s)["runs"][0]["sim"].erase("wall_s");
+        (*s)["runs"][0]["sim"].erase("peak_rss_mb");
+    }
+    EXPECT_EQ(a, b);
+    const std::vector<std::pair<std::string, std::string>> bad = {
+        {"--ranks 0", "--ranks: must be an integer from 1 to 4096"},
+        {"--ranks 4097", "--ranks: must be an integer from 1 to 4096"},
+        {"--ranks two", "--ranks: must be an integer from 1 to 4096"},
+        {"--ranks 2 --sync lockstep", "--sync: must be granted-time-window or null-message"},
+#ifndef AIFABRIC_MPI
+        {"--ranks 2", "--ranks 2: this build has no MPI"},
+#endif
+    };
+    for (const auto& [args, line] : bad)
+    {
+        const fs::path out = dir / "bad";
+        const Result r = Runner(scenario + " " + args + " --out " + out.string());
+        EXPECT_EQ(r.status, 2) << args;
+        EXPECT_NE(r.err.find(line), std::string::npos) << args << ": " << r.err;
+        EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+        EXPECT_FALSE(fs::exists(out)) << args;
+    }
+}

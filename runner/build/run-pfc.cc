@@ -2,6 +2,7 @@
 #include "run-pfc.h"
 
 #include "fabric-registry.h"
+#include "run-ranks.h"
 
 #include "ns3/boolean.h"
 #include "ns3/enum.h"
@@ -117,6 +118,10 @@ PfcSummary(const RunConfig& c, const Simulation& sim)
 
     std::vector<Paused> paused;
     const Time now = Simulator::Now();
+    // Across MPI ranks each rank sees the queues of its own nodes paused: every rank's, in the
+    // cables' order (then sorted as on one rank).
+    std::vector<std::pair<uint64_t, Paused>> mine; // (device's place in the cables' order, ...)
+    uint64_t place = 0;
     for (const auto& li : topo.GetLinks())
     {
         for (const auto& d : {li.devA, li.devB})
@@ -126,12 +131,39 @@ PfcSummary(const RunConfig& c, const Simulation& sim)
             {
                 if (fc->IsLossless(p) && fc->IsPaused(p))
                 {
-                    paused.push_back(Paused{name(PeekPointer(d)),
-                                            p,
-                                            (now - fc->GetPausedSince(p)).GetSeconds() * 1e3});
+                    mine.emplace_back(place * 8 + p,
+                                      Paused{name(PeekPointer(d)),
+                                             p,
+                                             (now - fc->GetPausedSince(p)).GetSeconds() * 1e3});
                 }
             }
+            ++place;
         }
+    }
+    if (RunRanks::Split())
+    {
+        json local = json::array();
+        for (const auto& [k, q] : mine)
+        {
+            local.push_back(json{k, q.queue, q.prio, q.ms});
+        }
+        mine.clear();
+        for (const std::string& text : RunRanks::Gather(local.dump()))
+        {
+            for (const json& e : json::parse(text))
+            {
+                mine.emplace_back(
+                    e[0].get<uint64_t>(),
+                    Paused{e[1].get<std::string>(), e[2].get<uint8_t>(), e[3].get<double>()});
+            }
+        }
+        std::sort(mine.begin(), mine.end(), [](const auto& a, const auto& b) {
+            return a.first < b.first;
+        });
+    }
+    for (auto& e : mine)
+    {
+        paused.push_back(std::move(e.second));
     }
     std::stable_sort(paused.begin(), paused.end(), [](const Paused& a, const Paused& b) {
         return a.ms > b.ms;

@@ -2,6 +2,7 @@
 #include "run-sampler.h"
 
 #include "interrupt.h"
+#include "run-ranks.h"
 #include "text-util.h"
 
 #include "ns3/ai-fabric-module.h"
@@ -33,6 +34,10 @@ Sampler::Sample()
     for (uint32_t j = 0; j < topo->GetNSwitches(); ++j)
     {
         Ptr<FabricSwitch> sw = topo->GetSwitch(j);
+        if (split && sw->GetPort(0)->GetNode()->GetSystemId() != mpiRank)
+        {
+            continue; // another rank runs it
+        }
         uint64_t used = 0;
         uint64_t egress = 0;
         sw->GetBufferManager()->TakeWindowPeaks(used, egress);
@@ -52,9 +57,16 @@ Sampler::Sample()
         }
     }
     const double t = Simulator::Now().GetNanoSeconds() / 1000.0;
-    QueueRow(t, maxQ, sumQ, pfc - lastPfc, maxBuffer);
-    lastPfc = pfc;
-    if (rank0)
+    if (split)
+    {
+        m_raw.push_back(RawRow{t, {maxQ, sumQ, pfc, maxBuffer}});
+    }
+    else
+    {
+        QueueRow(t, maxQ, sumQ, pfc - lastPfc, maxBuffer);
+        lastPfc = pfc;
+    }
+    if (rank0 && (!split || rank0->GetObject<Node>()->GetSystemId() == mpiRank))
     {
         lastData.resize(rank0->GetNQueuePairs(), 0);
         for (uint32_t q = 1; q <= rank0->GetNQueuePairs(); ++q)
@@ -63,8 +75,8 @@ Sampler::Sample()
             const uint64_t sent = qp->GetStats().dataPackets;
             if (sent > lastData[q - 1])
             {
-                rate << Num(t, 10) << "," << q << "," << Num(qp->GetRate().GetBitRate() / 1e9)
-                     << "\n";
+                (split ? m_rateRows : rate) << Num(t, 10) << "," << q << ","
+                                            << Num(qp->GetRate().GetBitRate() / 1e9) << "\n";
                 lastData[q - 1] = sent;
             }
         }
@@ -115,6 +127,37 @@ Sampler::Sample()
         }
     }
     Simulator::Schedule(period, &Sampler::Sample, this);
+}
+
+void
+Sampler::MergeRanks()
+{
+    if (!split)
+    {
+        return;
+    }
+    std::vector<uint64_t> sums(2 * m_raw.size());
+    std::vector<uint64_t> maxima(2 * m_raw.size());
+    for (size_t i = 0; i < m_raw.size(); ++i)
+    {
+        maxima[2 * i] = m_raw[i].v[0];
+        sums[2 * i] = m_raw[i].v[1];
+        sums[2 * i + 1] = m_raw[i].v[2];
+        maxima[2 * i + 1] = m_raw[i].v[3];
+    }
+    RunRanks::Sum(sums);
+    RunRanks::Max(maxima);
+    for (size_t i = 0; i < m_raw.size(); ++i)
+    {
+        const uint64_t pfc = sums[2 * i + 1];
+        QueueRow(m_raw[i].t, maxima[2 * i], sums[2 * i], pfc - lastPfc, maxima[2 * i + 1]);
+        lastPfc = pfc;
+    }
+    m_raw.clear();
+    for (const std::string& rows : RunRanks::Gather(m_rateRows.str()))
+    {
+        rate << rows;
+    }
 }
 
 void

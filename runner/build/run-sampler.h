@@ -51,12 +51,31 @@ struct Sampler
     std::chrono::steady_clock::time_point lastPrint;
     uint64_t lastEvents{0};
 
+    /// Across MPI ranks (RunRanks::Split): each rank samples the switches it runs and keeps its
+    /// rows (and, on host 0's rank, its queue pairs' rates) until MergeRanks.
+    bool split{false};
+    uint32_t mpiRank{0};
+
     /// Take one sample and schedule the next.
     void Sample();
+    /// Across MPI ranks: combine every rank's samples into the rows one rank would have written
+    /// (largest queue and buffer: the maximum; total queue and PAUSE frames: the sum), on every
+    /// rank. Before Finish.
+    void MergeRanks();
     /// Write the queue row held back (the last of an unchanged stretch), if any.
     void Finish();
 
   private:
+    /// A sample kept for MergeRanks: time; largest queue, total queue, PAUSE frames so far,
+    /// fullest buffer.
+    struct RawRow
+    {
+        double t;
+        uint64_t v[4];
+    };
+
+    std::vector<RawRow> m_raw;
+    std::ostringstream m_rateRows; //!< split: this rank's rate rows
     void QueueRow(double t, uint64_t maxQ, uint64_t sumQ, uint64_t pfc, uint64_t maxBuffer);
 
     std::array<uint64_t, 4> m_last{}; //!< the values of the last queue row taken

@@ -5,6 +5,7 @@
 #include "json-input.h"
 #include "run-faults.h"
 #include "run-pfc.h"
+#include "run-ranks.h"
 #include "run-timeline.h"
 #include "run-transports.h"
 #include "scenario-plugins.h"
@@ -274,7 +275,7 @@ AddJobs(const RunConfig& c, const std::vector<bool>* include, Simulation& sim)
 } // namespace
 
 Ptr<FabricTopology>
-BuildTopology(const RunConfig& c)
+BuildTopology(const RunConfig& c, bool split)
 {
     Config::Reset();
     // Scenario keys first, so that the scenario's "attributes" can still override them.
@@ -307,11 +308,21 @@ BuildTopology(const RunConfig& c)
     // Simulator::Destroy); same event order as ns-3's default, less work per event.
     // simulation.event_order "partition" orders events of equal times as a run on MPI ranks
     // can (FabricPartitionScheduler); it also makes cables deliver one event per frame.
-    GlobalValue::Bind("SimulatorImplementationType", StringValue("ns3::FabricSimulatorImpl"));
-    ObjectFactory sched;
-    sched.SetTypeId(c.simulation.partitionOrder ? "ns3::FabricPartitionScheduler"
-                                                : "ns3::TimingWheelScheduler");
-    Simulator::SetScheduler(sched);
+    // Across MPI ranks (--ranks): ns-3's distributed core, in the partition order.
+    if (split)
+    {
+        GlobalValue::Bind("SimulatorImplementationType", StringValue(RunRanks::SimulatorType()));
+        FabricPartitionScheduler::Select();
+        Simulator::Now(); // creates the simulator with the bound core and scheduler
+    }
+    else
+    {
+        GlobalValue::Bind("SimulatorImplementationType", StringValue("ns3::FabricSimulatorImpl"));
+        ObjectFactory sched;
+        sched.SetTypeId(c.simulation.partitionOrder ? "ns3::FabricPartitionScheduler"
+                                                    : "ns3::TimingWheelScheduler");
+        Simulator::SetScheduler(sched);
+    }
 
     // --- topology
     Ptr<FabricTopologyHelper> helper = TopologyOf(c).create(TopologyParamsOf(c));
@@ -345,6 +356,12 @@ BuildTopology(const RunConfig& c)
         helper->SetSwitchAttribute(
             "PortToPortLatency",
             TimeValue(NanoSeconds(int64_t(c.topology.switchLatencyUs * 1e3))));
+    }
+    if (split)
+    {
+        // Groups (a leaf with its hosts, a pod, a server block) to ranks; only switch-to-switch
+        // cables are cut (FabricTopologyHelper::SetPartition).
+        helper->SetPartition(RunRanks::Size());
     }
     Ptr<FabricTopology> topo;
     try
@@ -384,8 +401,12 @@ CheckFaultTargets(const RunConfig& c)
 Simulation
 BuildSimulation(const RunConfig& c, const std::vector<bool>* include)
 {
-    Ptr<FabricTopology> topo = BuildTopology(c);
+    Ptr<FabricTopology> topo = BuildTopology(c, RunRanks::Split());
     Ptr<FabricFaultInjector> faults = BuildFaults(c, topo);
+    if (faults && RunRanks::Split())
+    {
+        faults->SetKeepDropLog(true); // each rank sees its own ports' drops: merged after
+    }
     Ptr<LatencyHistogram> latency = Create<LatencyHistogram>();
     std::vector<Ptr<RdmaNic>> nics;
     // The run's fabric's transport; with jobs side by side, each fabric's that a job runs (RDMA

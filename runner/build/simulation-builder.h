@@ -75,7 +75,7 @@ struct Simulation
  * topology built (streams assigned, the NICs' drop rate set): the first part of BuildSimulation,
  * alone for `ai-fabric topology`. Throws ScenarioError on an invalid attribute value.
  */
-ns3::Ptr<ns3::FabricTopology> BuildTopology(const RunConfig& c);
+ns3::Ptr<ns3::FabricTopology> BuildTopology(const RunConfig& c, bool split = false);
 
 /**
  * Throw ScenarioError if a fault event names a link, switch or NIC the run's fabric does not

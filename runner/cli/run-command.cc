@@ -4,6 +4,7 @@
 #include "fabric-registry.h"
 #include "guarded-main.h"
 #include "json-input.h"
+#include "run-ranks.h"
 #include "runner.h"
 #include "scenario-args.h"
 #include "scenario-schema.h"
@@ -11,6 +12,7 @@
 #include "simulation-builder.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <filesystem>
 #include <iostream>
@@ -26,12 +28,40 @@ void
 RunUsage()
 {
     std::cout << "usage: ai-fabric run [SCENARIO.json] [--set key.path=value]... [--out DIR] "
-                 "[--quiet]\n\n"
+                 "[--quiet]\n"
+                 "                      [--ranks N [--sync granted-time-window|null-message]]\n\n"
                  "Runs a scenario (default: scenarios/default.json) and writes summary.json, "
                  "config.json,\n"
-                 "CSV traces and gnuplot figures to DIR (default results/<name>-<time>).\n\n"
+                 "CSV traces and gnuplot figures to DIR (default results/<name>-<time>).\n"
+                 "--ranks N runs it as one simulation on N MPI ranks (mpirun underneath; flow "
+                 "workloads so far),\n"
+                 "in the partition event order, with the results of the sequential run in that "
+                 "order.\n\n"
               << SchemaHelp();
 }
+
+/// This process's MPI rank as its launcher says (before MPI starts), 0 without one.
+uint32_t
+LauncherRank()
+{
+    for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"})
+    {
+        if (const char* v = std::getenv(name))
+        {
+            return static_cast<uint32_t>(std::strtoul(v, nullptr, 10));
+        }
+    }
+    return 0;
+}
+
+/// Stops MPI when the command ends, however it ends.
+struct RanksGuard
+{
+    ~RanksGuard()
+    {
+        RunRanks::Disable();
+    }
+};
 
 } // namespace
 
@@ -40,29 +70,86 @@ RunCommand(int argc, char** argv)
 {
     return GuardedMain([&]() -> int {
         ScenarioArgs args;
-        for (int i = 1; i < argc; ++i)
+        uint32_t ranks = 0; // --ranks: 0 when not given
+        std::string sync = "granted-time-window";
+        nlohmann::json scenario;
+        std::vector<RunConfig> runs;
+        try
         {
-            const std::string a = argv[i];
-            if (a == "--help" || a == "-h")
+            for (int i = 1; i < argc; ++i)
             {
-                RunUsage();
-                return 0;
+                const std::string a = argv[i];
+                if (a == "--help" || a == "-h")
+                {
+                    RunUsage();
+                    return 0;
+                }
+                if (a == "--ranks" || a == "--sync")
+                {
+                    if (i + 1 >= argc)
+                    {
+                        throw ScenarioError(a + ": needs a value");
+                    }
+                    const std::string v = argv[++i];
+                    if (a == "--sync")
+                    {
+                        sync = v;
+                        continue;
+                    }
+                    char* end = nullptr;
+                    const unsigned long n = std::strtoul(v.c_str(), &end, 10);
+                    if (v.empty() || *end != '\0' || v[0] == '-' || n < 1 || n > 4096)
+                    {
+                        throw ScenarioError("--ranks: must be an integer from 1 to 4096, got '" +
+                                            EchoText(v) + "'");
+                    }
+                    ranks = static_cast<uint32_t>(n);
+                    continue;
+                }
+                if (!args.Take(argc, argv, i))
+                {
+                    throw ScenarioError(EchoText(a) + ": unknown option (allowed: --set, --out, "
+                                                      "--quiet/-q, --ranks, --sync, --help/-h)");
+                }
             }
-            if (!args.Take(argc, argv, i))
+            if (sync != "granted-time-window" && sync != "null-message")
             {
-                throw ScenarioError(
-                    EchoText(a) +
-                    ": unknown option (allowed: --set, --out, --quiet/-q, --help/-h)");
+                throw ScenarioError("--sync: must be granted-time-window or null-message, got '" +
+                                    EchoText(sync) + "'");
+            }
+            scenario = args.Load();
+            if (ranks > 0)
+            {
+                // On ranks the events run in the partition order (FabricPartitionScheduler); a
+                // sequential run gives the same results with this key set.
+                scenario["simulation"]["event_order"] = "partition";
+            }
+            runs = ResolveScenario(scenario);
+            for (const auto& r : runs)
+            {
+                CheckFaultTargets(r);
+                if (const std::string why = RunRanks::Refusal(r); ranks > 1 && !why.empty())
+                {
+                    throw ScenarioError("--ranks: " + why);
+                }
             }
         }
-        const nlohmann::json scenario = args.Load();
-        const bool quiet = args.quiet;
+        catch (const ScenarioError&)
+        {
+            if (ranks > 1 && LauncherRank() != 0)
+            {
+                return 2; // every rank finds it; rank 0 says it
+            }
+            throw;
+        }
+        RanksGuard ranksGuard;
+        if (ranks > 1)
+        {
+            RunRanks::Enable(&argc, &argv, ranks, sync);
+        }
+        const bool writer = RunRanks::Rank() == 0; // across ranks, rank 0 writes the results
+        const bool quiet = args.quiet || !writer;
         std::string out = args.out;
-        std::vector<RunConfig> runs = ResolveScenario(scenario);
-        for (const auto& r : runs)
-        {
-            CheckFaultTargets(r);
-        }
         const std::string name = args.Name(scenario);
         if (out.empty())
         {
@@ -70,9 +157,13 @@ RunCommand(int argc, char** argv)
         }
         // Claim the results location before running: a bad --out costs nothing.
         ns3::ResultsDirectory dir;
-        const std::string outError = dir.Open(out);
-        if (!outError.empty())
+        const std::string outError = writer ? dir.Open(out) : std::string();
+        if (RunRanks::Sum(uint64_t(outError.empty() ? 0 : 1)) > 0)
         {
+            if (!writer)
+            {
+                return 2;
+            }
             throw ScenarioError("--out: " + outError);
         }
         const bool progress = !quiet && ::isatty(STDERR_FILENO);
@@ -95,9 +186,16 @@ RunCommand(int argc, char** argv)
             const std::string why = IncompleteRunMessage(results.back());
             if (!why.empty())
             {
-                std::cerr << "ai-fabric: " << why << std::endl;
+                if (writer)
+                {
+                    std::cerr << "ai-fabric: " << why << std::endl;
+                }
                 incomplete = true;
             }
+        }
+        if (!writer)
+        {
+            return incomplete ? kExitIncomplete : 0;
         }
         WriteResults(dir, name, results);
         if (!quiet)

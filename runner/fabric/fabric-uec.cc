@@ -2,6 +2,7 @@
 #include "fabric-uec.h"
 
 #include "fabric-registry.h"
+#include "run-ranks.h"
 #include "scenario-plugins.h"
 #include "scenario-schema.h"
 #include "scenario-times.h"
@@ -422,6 +423,8 @@ static const bool g_uecFabricRegistered = FabricRegistry::Add([] {
         if (c.fabric.name == kUec)
         {
             s[kUec] = UecSummary(sim.topo);
+            // Sums over the NICs and ports this process ran (across MPI ranks: every rank's).
+            RunRanks::SumJson(s[kUec], {"receive_backlog_peak_bytes"});
         }
     };
     return f;

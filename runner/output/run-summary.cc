@@ -3,6 +3,7 @@
 
 #include "fabric-registry.h"
 #include "run-pfc.h"
+#include "run-ranks.h"
 
 #include "ns3/ai-fabric-module.h"
 #include "ns3/core-module.h"
@@ -100,7 +101,7 @@ FlowsSummary(const FlowWorkload& flows,
         e["count"] = b.count;
         bySize.push_back(e);
     }
-    double pausedUs = 0;
+    int64_t paused = 0; // time steps, added exactly
     for (const auto& l : topo->GetLinks())
     {
         for (Ptr<FabricNetDevice> d : {l.devA, l.devB})
@@ -109,11 +110,12 @@ FlowsSummary(const FlowWorkload& flows,
             {
                 for (uint8_t p = 0; p < 8; ++p)
                 {
-                    pausedUs += pfc->GetPausedTime(p).GetSeconds() * 1e6;
+                    paused += pfc->GetPausedTime(p).GetTimeStep();
                 }
             }
         }
     }
+    const double pausedUs = TimeStep(RunRanks::Sum(paused)).GetSeconds() * 1e6;
     return json{{"total", all.size()},
                 {"completed", flows.GetNCompleted()},
                 {"failed", flows.GetNFailed()},
@@ -330,8 +332,9 @@ Summary(const RunConfig& c, const Simulation& sim, uint64_t events, double wall)
     uint64_t qpErrors = 0;
     uint64_t outOfOrder = 0;
     uint64_t portChanges = 0;
-    const uint64_t retx = network->GetRetransmissions();
-    const uint64_t timeouts = network->GetTimeouts();
+    // Sums over the nodes this process ran; across MPI ranks, RunRanks::Sum adds every rank's.
+    const uint64_t retx = RunRanks::Sum(network->GetRetransmissions());
+    const uint64_t timeouts = RunRanks::Sum(network->GetTimeouts());
     for (auto& n : nics)
     {
         dataPackets += n->GetCounters().dataPacketsSent;
@@ -357,8 +360,8 @@ Summary(const RunConfig& c, const Simulation& sim, uint64_t events, double wall)
         ecn += sc.ecnMarks;
     }
     uint64_t fcps = 0;
-    double creditStallUs = 0;
-    uint64_t frameHops = 0; // frames sent on every port: link traversals (events per hop)
+    int64_t creditStall = 0; // time steps, added exactly (in any order, on any number of ranks)
+    uint64_t frameHops = 0;  // frames sent on every port: link traversals (events per hop)
     for (const auto& l : topo->GetLinks())
     {
         for (Ptr<FabricNetDevice> d : {l.devA, l.devB})
@@ -376,11 +379,23 @@ Summary(const RunConfig& c, const Simulation& sim, uint64_t events, double wall)
                 fcps += ibfc->GetFcpsSent();
                 for (uint8_t vl = 0; vl < 8; ++vl)
                 {
-                    creditStallUs += ibfc->GetStallTime(vl).GetSeconds() * 1e6;
+                    creditStall += ibfc->GetStallTime(vl).GetTimeStep();
                 }
             }
         }
     }
+    dataPackets = RunRanks::Sum(dataPackets);
+    cnps = RunRanks::Sum(cnps);
+    qpErrors = RunRanks::Sum(qpErrors);
+    outOfOrder = RunRanks::Sum(outOfOrder);
+    portChanges = RunRanks::Sum(portChanges);
+    dropsBuffer = RunRanks::Sum(dropsBuffer);
+    dropsCorrupt = RunRanks::Sum(dropsCorrupt);
+    pauses = RunRanks::Sum(pauses);
+    ecn = RunRanks::Sum(ecn);
+    fcps = RunRanks::Sum(fcps);
+    frameHops = RunRanks::Sum(frameHops);
+    const double creditStallUs = TimeStep(RunRanks::Sum(creditStall)).GetSeconds() * 1e6;
     const double stepTimeP = Simulator::Now().GetSeconds();
     json s;
     s["name"] = c.name;
@@ -513,7 +528,7 @@ Summary(const RunConfig& c, const Simulation& sim, uint64_t events, double wall)
     s["faults"] = json{{"events", c.faults.events.size()},
                        {"changes", f ? f->GetChanges() : 0},
                        {"reconvergences", f ? f->GetReconvergences() : 0},
-                       {"link_down_drops", f ? f->GetLinkDownDrops() : 0},
+                       {"link_down_drops", f ? RunRanks::Sum(f->GetLinkDownDrops()) : 0},
                        {"loss_window_us", f ? f->GetLossWindow().GetSeconds() * 1e6 : 0.0},
                        {"connection_loss_window_us", ConnectionLossWindows(f, false)},
                        {"connection_first_burst_us", ConnectionLossWindows(f, true)},
@@ -534,10 +549,17 @@ Summary(const RunConfig& c, const Simulation& sim, uint64_t events, double wall)
     {
         s["training"] = TrainingSummary(c, *parallel, done.size());
     }
-    s["sim"] = json{{"events", events},
-                    {"wall_s", wall},
-                    {"sim_time_s", stepTimeP},
-                    {"peak_rss_mb", PeakRssMb()}};
+    // Across MPI ranks: every rank's events (each runs the workload's own events, and receives
+    // messages), the slowest rank's wall time, the largest rank's memory.
+    s["sim"] =
+        json{{"events", RunRanks::Sum(events)},
+             {"wall_s", RunRanks::Split() ? RunRanks::MaxDouble(wall) : wall},
+             {"sim_time_s", stepTimeP},
+             {"peak_rss_mb", RunRanks::Split() ? RunRanks::MaxDouble(PeakRssMb()) : PeakRssMb()}};
+    if (RunRanks::Split())
+    {
+        s["sim"]["ranks"] = RunRanks::Size();
+    }
     return s;
 }
 

@@ -390,11 +390,46 @@ FabricFaultInjector::OnDrop(const FabricFrame& frame, FabricDropReason reason)
         return; // acknowledgements and control frames: a sender's path choice is its data's
     }
     const Time now = Simulator::Now();
+    if (m_keepDropLog)
+    {
+        m_dropLog.push_back(LinkDownDrop{frame.src, frame.dst, frame.flowId, now.GetTimeStep()});
+    }
+    LinkDownLoss(frame.src, frame.dst, frame.flowId, now);
+}
+
+void
+FabricFaultInjector::SetKeepDropLog(bool keep)
+{
+    m_keepDropLog = keep;
+}
+
+const std::vector<FabricFaultInjector::LinkDownDrop>&
+FabricFaultInjector::GetDropLog() const
+{
+    return m_dropLog;
+}
+
+void
+FabricFaultInjector::ReplayLinkDownDrops(std::vector<LinkDownDrop> drops)
+{
+    std::stable_sort(drops.begin(), drops.end(), [](const LinkDownDrop& a, const LinkDownDrop& b) {
+        return a.step < b.step;
+    });
+    m_connectionLoss.clear();
+    m_lastLinkDownDrop = Time(0);
+    for (const LinkDownDrop& d : drops)
+    {
+        LinkDownLoss(d.src, d.dst, d.flowId, TimeStep(d.step));
+    }
+}
+
+void
+FabricFaultInjector::LinkDownLoss(uint32_t src, uint32_t dst, uint32_t flowId, Time now)
+{
     m_lastLinkDownDrop = now;
     // A connection: its hosts' addresses and the flow id that tells a host pair's apart.
-    auto [it, fresh] =
-        m_connectionLoss.try_emplace(std::make_tuple(frame.src, frame.dst, frame.flowId),
-                                     ConnectionLoss{now, now, now, true});
+    auto [it, fresh] = m_connectionLoss.try_emplace(std::make_tuple(src, dst, flowId),
+                                                    ConnectionLoss{now, now, now, true});
     ConnectionLoss& l = it->second;
     if (!fresh)
     {

@@ -151,6 +151,26 @@ class FabricFaultInjector : public Object
      */
     std::vector<Time> GetConnectionFirstBursts() const;
 
+    /// A data packet lost to a down link: its connection and when.
+    struct LinkDownDrop
+    {
+        uint32_t src{0};
+        uint32_t dst{0};
+        uint32_t flowId{0};
+        int64_t step{0};
+    };
+
+    /// Keep every LinkDownDrop (off by default): a run across MPI ranks sees each rank's ports
+    /// drop, and merges the logs (ReplayLinkDownDrops).
+    void SetKeepDropLog(bool keep);
+    const std::vector<LinkDownDrop>& GetDropLog() const;
+    /**
+     * What the link-down losses tell (GetLossWindow, GetConnectionLossWindows,
+     * GetConnectionFirstBursts) from `drops` instead of those seen here: e.g. every MPI rank's
+     * log, replayed in time order (drops at equal times in any order give the same).
+     */
+    void ReplayLinkDownDrops(std::vector<LinkDownDrop> drops);
+
     /// Streams `stream`, `stream` + 1, ...: one per link that AddRandomFailures (called after
     /// SetTopology and this) makes fail. \return the number reserved: one per link
     int64_t AssignStreams(int64_t stream);
@@ -210,7 +230,12 @@ class FabricFaultInjector : public Object
     /// Per connection, from its first loss to `end`, sorted.
     std::vector<Time> ConnectionSpans(Time ConnectionLoss::*end) const;
 
+    /// Account a data packet lost to a down link at `now`.
+    void LinkDownLoss(uint32_t src, uint32_t dst, uint32_t flowId, Time now);
+
     std::map<std::tuple<uint32_t, uint32_t, uint32_t>, ConnectionLoss> m_connectionLoss;
+    bool m_keepDropLog{false};
+    std::vector<LinkDownDrop> m_dropLog;
     Time m_burstGap; //!< LossBurstGap
     TracedCallback<uint32_t, bool> m_linkTrace;
     TracedCallback<> m_reconvergedTrace;

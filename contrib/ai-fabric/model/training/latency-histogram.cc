@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "latency-histogram.h"
 
+#include "ns3/abort.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -91,6 +93,34 @@ double
 LatencyHistogram::GetMean() const
 {
     return m_count ? m_sum / double(m_count) : 0.0;
+}
+
+const std::vector<uint64_t>&
+LatencyHistogram::GetBins() const
+{
+    return m_bins;
+}
+
+double
+LatencyHistogram::GetSum() const
+{
+    return m_sum;
+}
+
+void
+LatencyHistogram::Assign(std::vector<uint64_t> bins,
+                         uint64_t count,
+                         int64_t min,
+                         int64_t max,
+                         double sum)
+{
+    NS_ABORT_MSG_IF(bins.size() != kBins,
+                    "LatencyHistogram::Assign: " << bins.size() << " bins, not " << kBins);
+    m_bins = std::move(bins);
+    m_count = count;
+    m_min = count ? min : 0;
+    m_max = count ? max : 0;
+    m_sum = sum;
 }
 
 void

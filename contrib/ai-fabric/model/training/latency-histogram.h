@@ -31,6 +31,15 @@ class LatencyHistogram : public SimpleRefCount<LatencyHistogram>
     double GetMean() const;
     void Reset();
 
+    /**
+     * Histograms kept apart (e.g. on MPI ranks) as one: the bins' counts (fixed in number),
+     * and the exact sum of the samples. Assign replaces the contents with such parts, e.g. their
+     * bin-by-bin sums, the smallest minimum and largest maximum of the non-empty ones.
+     */
+    const std::vector<uint64_t>& GetBins() const;
+    double GetSum() const;
+    void Assign(std::vector<uint64_t> bins, uint64_t count, int64_t min, int64_t max, double sum);
+
   private:
     std::vector<uint64_t> m_bins;
     uint64_t m_count{0};

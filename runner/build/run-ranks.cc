@@ -1,0 +1,363 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "run-ranks.h"
+
+#include "scenario.h"
+
+#include "ns3/ai-fabric-module.h"
+#include "ns3/core-module.h"
+
+#include <algorithm>
+
+#ifdef AIFABRIC_MPI
+#include "ns3/mpi-interface.h"
+
+#include <mpi.h>
+#endif
+
+namespace aifabric
+{
+
+namespace
+{
+
+struct RanksState
+{
+    uint32_t ranks{1};
+    uint32_t rank{0};
+    bool nullMessage{false};
+    bool enabled{false};
+};
+
+RanksState&
+TheRanks()
+{
+    static RanksState s;
+    return s;
+}
+
+} // namespace
+
+void
+RunRanks::Enable(int* argc, char*** argv, uint32_t ranks, const std::string& sync)
+{
+    if (sync != "granted-time-window" && sync != "null-message")
+    {
+        throw ScenarioError("--sync: must be granted-time-window or null-message, got '" + sync +
+                            "'");
+    }
+#ifdef AIFABRIC_MPI
+    RanksState& s = TheRanks();
+    s.nullMessage = sync == "null-message";
+    // MpiInterface::Enable reads SimulatorImplementationType to choose its synchronizer.
+    ns3::GlobalValue::Bind("SimulatorImplementationType", ns3::StringValue(SimulatorType()));
+    ns3::MpiInterface::Enable(argc, argv);
+    s.enabled = true;
+    s.rank = ns3::MpiInterface::GetSystemId();
+    s.ranks = ns3::MpiInterface::GetSize();
+    if (s.ranks != ranks)
+    {
+        const uint32_t got = s.ranks;
+        Disable();
+        throw ScenarioError("--ranks " + std::to_string(ranks) + ": mpirun started " +
+                            std::to_string(got) + (got == 1 ? " process" : " processes") +
+                            " (run ./ai-fabric run --ranks " + std::to_string(ranks) +
+                            ", or mpirun -np " + std::to_string(ranks) + " ai-fabric-runner)");
+    }
+    // Put the sequential core back: the idle-message probe and the baselines run alone, and
+    // the split simulation binds the distributed core itself (SimulationBuilder).
+    ns3::GlobalValue::Bind("SimulatorImplementationType",
+                           ns3::StringValue("ns3::FabricSimulatorImpl"));
+#else
+    (void)argc;
+    (void)argv;
+    throw ScenarioError("--ranks " + std::to_string(ranks) +
+                        ": this build has no MPI (scripts/ns3-mpi.sh builds ns-3's mpi module "
+                        "into /var/cache/ai-fabric; then rebuild: ./ai-fabric build)");
+#endif
+}
+
+void
+RunRanks::Disable()
+{
+#ifdef AIFABRIC_MPI
+    if (TheRanks().enabled)
+    {
+        TheRanks().enabled = false;
+        ns3::MpiInterface::Disable();
+    }
+#endif
+}
+
+bool
+RunRanks::Split()
+{
+    return TheRanks().ranks > 1;
+}
+
+uint32_t
+RunRanks::Rank()
+{
+    return TheRanks().rank;
+}
+
+uint32_t
+RunRanks::Size()
+{
+    return TheRanks().ranks;
+}
+
+std::string
+RunRanks::SimulatorType()
+{
+    return TheRanks().nullMessage ? "ns3::NullMessageSimulatorImpl" : "ns3::DistributedSimulatorImpl";
+}
+
+std::string
+RunRanks::Refusal(const RunConfig& c)
+{
+    if (!c.IsFlowWorkload())
+    {
+        return "workload.kind: only flow workloads (flows, matrix) run across ranks so far; "
+               "collectives and training jobs still coordinate every GPU in one place";
+    }
+    if (c.fabric.name == "tcp")
+    {
+        return "fabric: flows over kernel TCP do not run across ranks (RDMA and Ultra Ethernet "
+               "NICs do)";
+    }
+    if (c.fabric.pfc && c.pfcDeadlock.enabled)
+    {
+        return "pfc_deadlock.enabled: the search for cycles of paused queues needs every switch "
+               "in one place; across ranks set it false (--set pfc_deadlock.enabled=false)";
+    }
+    if (c.fabric.pfc && c.pfcWatchdog.enabled)
+    {
+        return "pfc_watchdog.enabled: the PFC watchdog polls every switch from one place; it "
+               "does not run across ranks yet";
+    }
+    if (!c.jobs.empty())
+    {
+        return "jobs: several jobs do not run across ranks yet";
+    }
+    return "";
+}
+
+#ifdef AIFABRIC_MPI
+uint64_t
+RunRanks::Sum(uint64_t v)
+{
+    if (!Split())
+    {
+        return v;
+    }
+    uint64_t out = 0;
+    MPI_Allreduce(&v, &out, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+    return out;
+}
+
+int64_t
+RunRanks::Sum(int64_t v)
+{
+    if (!Split())
+    {
+        return v;
+    }
+    int64_t out = 0;
+    MPI_Allreduce(&v, &out, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+    return out;
+}
+
+int64_t
+RunRanks::Max(int64_t v)
+{
+    if (!Split())
+    {
+        return v;
+    }
+    int64_t out = 0;
+    MPI_Allreduce(&v, &out, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
+    return out;
+}
+
+double
+RunRanks::MaxDouble(double v)
+{
+    if (!Split())
+    {
+        return v;
+    }
+    double out = 0;
+    MPI_Allreduce(&v, &out, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    return out;
+}
+
+void
+RunRanks::Sum(std::vector<uint64_t>& v)
+{
+    if (Split() && !v.empty())
+    {
+        MPI_Allreduce(MPI_IN_PLACE,
+                      v.data(),
+                      static_cast<int>(v.size()),
+                      MPI_UINT64_T,
+                      MPI_SUM,
+                      MPI_COMM_WORLD);
+    }
+}
+
+void
+RunRanks::Max(std::vector<uint64_t>& v)
+{
+    if (Split() && !v.empty())
+    {
+        MPI_Allreduce(MPI_IN_PLACE,
+                      v.data(),
+                      static_cast<int>(v.size()),
+                      MPI_UINT64_T,
+                      MPI_MAX,
+                      MPI_COMM_WORLD);
+    }
+}
+
+std::vector<std::string>
+RunRanks::Gather(const std::string& text)
+{
+    if (!Split())
+    {
+        return {text};
+    }
+    const int n = static_cast<int>(Size());
+    int mine = static_cast<int>(text.size());
+    std::vector<int> sizes(n);
+    MPI_Allgather(&mine, 1, MPI_INT, sizes.data(), 1, MPI_INT, MPI_COMM_WORLD);
+    std::vector<int> offsets(n, 0);
+    for (int r = 1; r < n; ++r)
+    {
+        offsets[r] = offsets[r - 1] + sizes[r - 1];
+    }
+    std::string all(static_cast<size_t>(offsets[n - 1] + sizes[n - 1]), '\0');
+    MPI_Allgatherv(text.data(),
+                   mine,
+                   MPI_CHAR,
+                   all.data(),
+                   sizes.data(),
+                   offsets.data(),
+                   MPI_CHAR,
+                   MPI_COMM_WORLD);
+    std::vector<std::string> out;
+    for (int r = 0; r < n; ++r)
+    {
+        out.push_back(all.substr(static_cast<size_t>(offsets[r]), static_cast<size_t>(sizes[r])));
+    }
+    return out;
+}
+#else
+uint64_t
+RunRanks::Sum(uint64_t v)
+{
+    return v;
+}
+
+int64_t
+RunRanks::Sum(int64_t v)
+{
+    return v;
+}
+
+int64_t
+RunRanks::Max(int64_t v)
+{
+    return v;
+}
+
+double
+RunRanks::MaxDouble(double v)
+{
+    return v;
+}
+
+void
+RunRanks::Sum(std::vector<uint64_t>&)
+{
+}
+
+void
+RunRanks::Max(std::vector<uint64_t>&)
+{
+}
+
+std::vector<std::string>
+RunRanks::Gather(const std::string& text)
+{
+    return {text};
+}
+#endif
+
+void
+RunRanks::Merge(ns3::LatencyHistogram& h)
+{
+    if (!Split())
+    {
+        return;
+    }
+    std::vector<uint64_t> bins = h.GetBins();
+    Sum(bins);
+    const uint64_t count = Sum(h.GetCount());
+    // The samples are whole time steps: their sum in a double is exact, in any order.
+    const int64_t sum = Sum(static_cast<int64_t>(h.GetSum()));
+    const int64_t min = -Max(h.GetCount() ? -h.GetMin() : INT64_MIN + 1);
+    const int64_t max = Max(h.GetCount() ? h.GetMax() : INT64_MIN);
+    h.Assign(std::move(bins), count, min, max, double(sum));
+}
+
+namespace
+{
+
+/// The unsigned integers of `obj`, depth first, and whether each is a maximum.
+void
+CollectUnsigned(nlohmann::json& obj,
+                const std::vector<std::string>& maxKeys,
+                std::vector<nlohmann::json*>& leaves,
+                std::vector<bool>& isMax)
+{
+    for (auto it = obj.begin(); it != obj.end(); ++it)
+    {
+        if (it->is_object())
+        {
+            CollectUnsigned(*it, maxKeys, leaves, isMax);
+        }
+        else if (it->is_number_unsigned())
+        {
+            leaves.push_back(&*it);
+            isMax.push_back(std::find(maxKeys.begin(), maxKeys.end(), it.key()) != maxKeys.end());
+        }
+    }
+}
+
+} // namespace
+
+void
+RunRanks::SumJson(nlohmann::json& obj, const std::vector<std::string>& maxKeys)
+{
+    if (!Split())
+    {
+        return;
+    }
+    std::vector<nlohmann::json*> leaves;
+    std::vector<bool> isMax;
+    CollectUnsigned(obj, maxKeys, leaves, isMax);
+    std::vector<uint64_t> sums(leaves.size(), 0);
+    std::vector<uint64_t> maxima(leaves.size(), 0);
+    for (size_t i = 0; i < leaves.size(); ++i)
+    {
+        (isMax[i] ? maxima : sums)[i] = leaves[i]->get<uint64_t>();
+    }
+    Sum(sums);
+    Max(maxima);
+    for (size_t i = 0; i < leaves.size(); ++i)
+    {
+        *leaves[i] = isMax[i] ? maxima[i] : sums[i];
+    }
+}
+
+} // namespace aifabric

@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#ifndef AI_FABRIC_RUN_RANKS_H
+#define AI_FABRIC_RUN_RANKS_H
+
+#include "ns3/latency-histogram.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace aifabric
+{
+
+struct RunConfig;
+
+/**
+ * One run across MPI ranks (`ai-fabric run --ranks N`, issue 45): ns-3's distributed simulator
+ * under FabricPartitionScheduler, the topology dealt by FabricTopologyHelper::SetPartition, and
+ * each rank's share of the results merged so that every rank holds the sequential run's (sums
+ * over the nodes each rank ran, histograms added bin by bin, rows of samples combined). Every
+ * function here is the identity on one rank.
+ */
+class RunRanks
+{
+  public:
+    /**
+     * Start MPI (ns-3's MpiInterface) for `ranks` ranks with the synchronizer `sync`
+     * ("granted-time-window" or "null-message"). Throws ScenarioError when the build has no MPI
+     * or mpirun started another number of processes.
+     */
+    static void Enable(int* argc, char*** argv, uint32_t ranks, const std::string& sync);
+    /// Stop MPI (at exit).
+    static void Disable();
+    /// Whether the next simulation is split (after Enable with ranks > 1).
+    static bool Split();
+    static uint32_t Rank();
+    static uint32_t Size();
+    /// "ns3::DistributedSimulatorImpl" or "ns3::NullMessageSimulatorImpl".
+    static std::string SimulatorType();
+
+    /// Why `c` cannot run across ranks yet ("" when it can).
+    static std::string Refusal(const RunConfig& c);
+
+    /// The sum over ranks (every rank gets it).
+    static uint64_t Sum(uint64_t v);
+    static int64_t Sum(int64_t v);
+    static int64_t Max(int64_t v);
+    static double MaxDouble(double v);
+    /// Element-wise sums and maxima of equally long vectors over ranks.
+    static void Sum(std::vector<uint64_t>& v);
+    static void Max(std::vector<uint64_t>& v);
+    /// Every rank's `text`, in rank order (every rank gets them).
+    static std::vector<std::string> Gather(const std::string& text);
+    /// Add every rank's histogram into `h`, on every rank.
+    static void Merge(ns3::LatencyHistogram& h);
+    /**
+     * Every unsigned integer of `obj` (nested objects included) summed over ranks, but the
+     * maximum for the keys in `maxKeys`; other values are left as they are.
+     */
+    static void SumJson(nlohmann::json& obj, const std::vector<std::string>& maxKeys = {});
+};
+
+} // namespace aifabric
+
+#endif

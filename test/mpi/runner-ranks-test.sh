@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# `ai-fabric run --ranks N` (issue 45): the flow workload of test/mpi/flows-ranks.json (PFC,
+# ECN, loss, a link down a while) run sequentially in the partition event order, then on 2 ranks
+# (granted time windows) and 4 (null messages), and on Ultra Ethernet NICs sequentially and on
+# 2 ranks: every results file must be the sequential run's (compare-results.py: summary.json
+# but the run's cost, CSV files byte for byte), and the run must be one worth comparing. Then a
+# scenario the runner cannot split yet (the default one, a collective) is refused with one line,
+# exit 2, nothing written.
+#
+#   runner-ranks-test.sh RUNNER MPIEXEC
+#
+# Exit 0 when all holds, 1 when not, 77 (skipped) without python3 unless
+# AIFABRIC_REQUIRE_PYTHON=1.
+set -uo pipefail
+runner=$1
+mpiexec=$2
+here=$(cd "$(dirname "$0")" && pwd)
+if ! command -v python3 >/dev/null; then
+  [ "${AIFABRIC_REQUIRE_PYTHON:-0}" = 1 ] && { echo "python3 is missing"; exit 1; }
+  exit 77
+fi
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+scenario=$here/flows-ranks.json
+fail=0
+run() { # NAME ARGS...: a run, its exit status checked
+  local name=$1
+  shift
+  if ! "$@" >"$tmp/$name.log" 2>&1; then
+    echo "FAIL: $name: $*"
+    cat "$tmp/$name.log"
+    fail=1
+  fi
+}
+same() { # A B WHAT
+  local verdict
+  verdict=$(python3 "$here/compare-results.py" "$tmp/$1" "$tmp/$2")
+  echo "$3: $verdict"
+  [ "$verdict" = identical ] || fail=1
+}
+
+run seq "$runner" "$scenario" --quiet --set simulation.event_order=partition --out "$tmp/seq"
+run r2 "$mpiexec" -np 2 --oversubscribe "$runner" "$scenario" --quiet --ranks 2 --out "$tmp/r2"
+run r4 "$mpiexec" -np 4 --oversubscribe "$runner" "$scenario" --quiet --ranks 4 \
+  --sync null-message --out "$tmp/r4"
+uec=(--set fabric=uec --set pfc=false)
+run useq "$runner" "$scenario" --quiet "${uec[@]}" --set simulation.event_order=partition \
+  --out "$tmp/useq"
+run u2 "$mpiexec" -np 2 --oversubscribe "$runner" "$scenario" --quiet "${uec[@]}" --ranks 2 \
+  --out "$tmp/u2"
+[ "$fail" = 0 ] || exit 1
+same seq r2 "RoCEv2, 2 ranks, granted time windows"
+same seq r4 "RoCEv2, 4 ranks, null messages"
+same useq u2 "Ultra Ethernet, 2 ranks"
+
+# Worth comparing: every flow ended, and PAUSE frames, ECN marks, corrupt frames, frames lost
+# to the down link and retransmissions happened; Ultra Ethernet trimmed.
+python3 - "$tmp/seq/summary.json" "$tmp/useq/summary.json" <<'PY' || fail=1
+import json, sys
+r = json.load(open(sys.argv[1]))
+u = json.load(open(sys.argv[2]))
+c = r["counters"]
+checks = {
+    "every flow ended": r["flows"]["completed"] == r["flows"]["total"] >= 300,
+    "PAUSE frames": c["pfc_pause_frames"] > 0,
+    "ECN marks": c["ecn_marks"] > 0,
+    "corrupt frames": c["drops_corrupt"] > 0,
+    "link-down drops": r["faults"]["link_down_drops"] > 0,
+    "retransmissions": c["retransmitted_packets"] > 0,
+    "UET trims": u["uec"]["trims"] > 0 and u["flows"]["completed"] == u["flows"]["total"],
+}
+bad = [k for k, ok in checks.items() if not ok]
+print("worth comparing:", "yes" if not bad else "NO: " + ", ".join(bad))
+sys.exit(1 if bad else 0)
+PY
+
+# Refused with one line, exit 2, nothing written.
+"$mpiexec" --quiet -np 2 --oversubscribe "$runner" --ranks 2 --quiet --out "$tmp/refused" \
+  >"$tmp/refused.out" 2>"$tmp/refused.err"
+status=$?
+lines=$(grep -c . "$tmp/refused.err")
+if [ "$status" != 2 ] || [ "$lines" != 1 ] || ! grep -q -- "--ranks: workload.kind" "$tmp/refused.err" ||
+  [ -e "$tmp/refused" ]; then
+  echo "FAIL: a collective on 2 ranks: exit $status, $lines lines:"
+  cat "$tmp/refused.err"
+  fail=1
+else
+  echo "refused: $(cat "$tmp/refused.err")"
+fi
+exit $fail
