@@ -125,6 +125,12 @@ RunRanks::Refusal(const RunConfig& c)
         return "fabric: flows over kernel TCP do not run across ranks (RDMA and Ultra Ethernet "
                "NICs do)";
     }
+    if (c.fabric.name == "infiniband")
+    {
+        return "fabric: InfiniBand does not run across ranks yet (its flow-control packets "
+               "serialize in under a nanosecond and arrive exactly a cable's delay after they "
+               "leave; on a cut cable a frame must arrive at least a step later)";
+    }
     if (c.fabric.pfc && c.pfcDeadlock.enabled)
     {
         return "pfc_deadlock.enabled: the search for cycles of paused queues needs every switch "
