@@ -109,7 +109,8 @@ RunRanks::Size()
 std::string
 RunRanks::SimulatorType()
 {
-    return TheRanks().nullMessage ? "ns3::NullMessageSimulatorImpl" : "ns3::DistributedSimulatorImpl";
+    return TheRanks().nullMessage ? "ns3::NullMessageSimulatorImpl"
+                                  : "ns3::DistributedSimulatorImpl";
 }
 
 std::string

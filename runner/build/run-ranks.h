@@ -4,9 +4,8 @@
 
 #include "ns3/latency-histogram.h"
 
-#include <nlohmann/json.hpp>
-
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
