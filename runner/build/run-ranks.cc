@@ -150,80 +150,73 @@ RunRanks::Refusal(const RunConfig& c)
 }
 
 #ifdef AIFABRIC_MPI
-uint64_t
-RunRanks::Sum(uint64_t v)
+namespace
 {
-    if (!Split())
+
+/// `v` reduced over every rank by `op`, at every rank.
+template <typename T>
+T
+AllReduce(T v, MPI_Datatype type, MPI_Op op)
+{
+    if (!RunRanks::Split())
     {
         return v;
     }
-    uint64_t out = 0;
-    MPI_Allreduce(&v, &out, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+    T out{};
+    MPI_Allreduce(&v, &out, 1, type, op, MPI_COMM_WORLD);
     return out;
+}
+
+void
+AllReduce(std::vector<uint64_t>& v, MPI_Op op)
+{
+    if (RunRanks::Split() && !v.empty())
+    {
+        MPI_Allreduce(MPI_IN_PLACE,
+                      v.data(),
+                      static_cast<int>(v.size()),
+                      MPI_UINT64_T,
+                      op,
+                      MPI_COMM_WORLD);
+    }
+}
+
+} // namespace
+
+uint64_t
+RunRanks::Sum(uint64_t v)
+{
+    return AllReduce(v, MPI_UINT64_T, MPI_SUM);
 }
 
 int64_t
 RunRanks::Sum(int64_t v)
 {
-    if (!Split())
-    {
-        return v;
-    }
-    int64_t out = 0;
-    MPI_Allreduce(&v, &out, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
-    return out;
+    return AllReduce(v, MPI_INT64_T, MPI_SUM);
 }
 
 int64_t
 RunRanks::Max(int64_t v)
 {
-    if (!Split())
-    {
-        return v;
-    }
-    int64_t out = 0;
-    MPI_Allreduce(&v, &out, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
-    return out;
+    return AllReduce(v, MPI_INT64_T, MPI_MAX);
 }
 
 double
 RunRanks::MaxDouble(double v)
 {
-    if (!Split())
-    {
-        return v;
-    }
-    double out = 0;
-    MPI_Allreduce(&v, &out, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    return out;
+    return AllReduce(v, MPI_DOUBLE, MPI_MAX);
 }
 
 void
 RunRanks::Sum(std::vector<uint64_t>& v)
 {
-    if (Split() && !v.empty())
-    {
-        MPI_Allreduce(MPI_IN_PLACE,
-                      v.data(),
-                      static_cast<int>(v.size()),
-                      MPI_UINT64_T,
-                      MPI_SUM,
-                      MPI_COMM_WORLD);
-    }
+    AllReduce(v, MPI_SUM);
 }
 
 void
 RunRanks::Max(std::vector<uint64_t>& v)
 {
-    if (Split() && !v.empty())
-    {
-        MPI_Allreduce(MPI_IN_PLACE,
-                      v.data(),
-                      static_cast<int>(v.size()),
-                      MPI_UINT64_T,
-                      MPI_MAX,
-                      MPI_COMM_WORLD);
-    }
+    AllReduce(v, MPI_MAX);
 }
 
 std::vector<std::string>
