@@ -125,6 +125,15 @@ RunCommand(int argc, char** argv)
                 scenario["simulation"]["event_order"] = "partition";
             }
             runs = ResolveScenario(scenario);
+            if (ranks > 1 && runs.size() > 1)
+            {
+                // ns-3's MPI interfaces free their buffers when a distributed simulation is
+                // destroyed: a second one in the same processes crashes.
+                throw ScenarioError("--ranks: compare: one run per launch across ranks (this "
+                                    "scenario has " +
+                                    std::to_string(runs.size()) +
+                                    "); run each entry as a scenario of its own");
+            }
             for (const auto& r : runs)
             {
                 CheckFaultTargets(r);

@@ -5,9 +5,9 @@
 # ECN, loss, a link down a while) run sequentially in the partition event order, then on 2 ranks
 # (granted time windows) and 4 (null messages), and on Ultra Ethernet NICs sequentially and on
 # 2 ranks: every results file must be the sequential run's (compare-results.py: summary.json
-# but the run's cost, CSV files byte for byte), and the run must be one worth comparing. Then a
-# scenario the runner cannot split yet (the default one, a collective) is refused with one line,
-# exit 2, nothing written.
+# but the run's cost, CSV files byte for byte), and the run must be one worth comparing. Then
+# scenarios the runner cannot split (the default one, a collective; one of two runs) are refused
+# with one line, exit 2, nothing written.
 #
 #   runner-ranks-test.sh RUNNER MPIEXEC
 #
@@ -77,17 +77,34 @@ print("worth comparing:", "yes" if not bad else "NO: " + ", ".join(bad))
 sys.exit(1 if bad else 0)
 PY
 
-# Refused with one line, exit 2, nothing written.
-"$mpiexec" --quiet -np 2 --oversubscribe "$runner" --ranks 2 --quiet --out "$tmp/refused" \
-  >"$tmp/refused.out" 2>"$tmp/refused.err"
-status=$?
-lines=$(grep -c . "$tmp/refused.err")
-if [ "$status" != 2 ] || [ "$lines" != 1 ] || ! grep -q -- "--ranks: workload.kind" "$tmp/refused.err" ||
-  [ -e "$tmp/refused" ]; then
-  echo "FAIL: a collective on 2 ranks: exit $status, $lines lines:"
-  cat "$tmp/refused.err"
-  fail=1
-else
-  echo "refused: $(cat "$tmp/refused.err")"
-fi
+# Refused with one line, exit 2, nothing written: a collective (the default scenario), and a
+# scenario of two runs (ns-3's MPI interfaces cannot start a second distributed simulation).
+refused() { # WHAT EXPECTED ARGS...
+  local what=$1 expected=$2
+  shift 2
+  rm -rf "$tmp/refused"
+  "$mpiexec" --quiet -np 2 --oversubscribe "$runner" "$@" --ranks 2 --quiet --out "$tmp/refused" \
+    >"$tmp/refused.out" 2>"$tmp/refused.err"
+  local status=$?
+  local lines
+  lines=$(grep -c . "$tmp/refused.err")
+  if [ "$status" != 2 ] || [ "$lines" != 1 ] || ! grep -q -- "$expected" "$tmp/refused.err" ||
+    [ -e "$tmp/refused" ]; then
+    echo "FAIL: $what on 2 ranks: exit $status, $lines lines:"
+    cat "$tmp/refused.err"
+    fail=1
+  else
+    echo "refused ($what): $(cat "$tmp/refused.err")"
+  fi
+}
+refused "a collective" "--ranks: workload.kind"
+python3 - "$scenario" "$tmp/compare.json" <<'PY'
+import json, sys
+text = "\n".join(l for l in open(sys.argv[1]) if not l.lstrip().startswith("//"))
+s = json.loads(text)
+s["compare"] = [{"name": "DCQCN", "congestion_control": "dcqcn"},
+                {"name": "HPCC", "congestion_control": "hpcc"}]
+json.dump(s, open(sys.argv[2], "w"))
+PY
+refused "two runs" "--ranks: compare: one run per launch" "$tmp/compare.json"
 exit $fail
