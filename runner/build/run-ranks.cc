@@ -70,10 +70,26 @@ RunRanks::Enable(int* argc, char*** argv, uint32_t ranks, const std::string& syn
 #else
     (void)argc;
     (void)argv;
-    throw ScenarioError("--ranks " + std::to_string(ranks) +
-                        ": this build has no MPI (scripts/ns3-mpi.sh builds ns-3's mpi module "
-                        "into /var/cache/ai-fabric; then rebuild: ./ai-fabric build)");
+    throw ScenarioError(NoMpi(ranks));
 #endif
+}
+
+bool
+RunRanks::Available()
+{
+#ifdef AIFABRIC_MPI
+    return true;
+#else
+    return false;
+#endif
+}
+
+std::string
+RunRanks::NoMpi(uint32_t ranks)
+{
+    return "--ranks " + std::to_string(ranks) +
+           ": this build has no MPI (scripts/ns3-mpi.sh builds ns-3's mpi module into "
+           "/var/cache/ai-fabric; then rebuild: ./ai-fabric build)";
 }
 
 void

@@ -30,6 +30,10 @@ class RunRanks
      * or mpirun started another number of processes.
      */
     static void Enable(int* argc, char*** argv, uint32_t ranks, const std::string& sync);
+    /// Whether this build has ns-3's MPI module.
+    static bool Available();
+    /// "--ranks N: this build has no MPI (...)".
+    static std::string NoMpi(uint32_t ranks);
     /// Stop MPI (at exit).
     static void Disable();
     /// Whether the next simulation is split (after Enable with ranks > 1).

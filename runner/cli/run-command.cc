@@ -117,6 +117,10 @@ RunCommand(int argc, char** argv)
                 throw ScenarioError("--sync: must be granted-time-window or null-message, got '" +
                                     EchoText(sync) + "'");
             }
+            if (ranks > 1 && !RunRanks::Available())
+            {
+                throw ScenarioError(RunRanks::NoMpi(ranks));
+            }
             scenario = args.Load();
             if (ranks > 0)
             {
