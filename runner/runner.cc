@@ -17,7 +17,6 @@
 
 #include <chrono>
 #include <cstdio>
-#include <cstring>
 #include <sstream>
 
 namespace aifabric
@@ -112,21 +111,9 @@ ExecuteOnce(const RunConfig& c,
         RunRanks::Merge(*sim.messageLatency);
     }
     sampler.MergeRanks();
-    if (sim.faults && RunRanks::Split())
+    if (sim.faults)
     {
-        // Data lost to down links, seen by the rank of each dropping port: every rank's log.
-        using Drop = FabricFaultInjector::LinkDownDrop;
-        const std::vector<Drop>& log = sim.faults->GetDropLog();
-        std::vector<Drop> all;
-        for (const std::string& bytes : RunRanks::Gather(
-                 std::string(reinterpret_cast<const char*>(log.data()), log.size() * sizeof(Drop))))
-        {
-            const size_t n = bytes.size() / sizeof(Drop);
-            const size_t at = all.size();
-            all.resize(at + n);
-            std::memcpy(static_cast<void*>(all.data() + at), bytes.data(), n * sizeof(Drop));
-        }
-        sim.faults->ReplayLinkDownDrops(std::move(all));
+        RunRanks::Merge(*sim.faults);
     }
     if (sim.jobs.empty())
     {

@@ -7,6 +7,7 @@
 #include "ns3/core-module.h"
 
 #include <algorithm>
+#include <cstring>
 
 #ifdef AIFABRIC_MPI
 #include "ns3/mpi-interface.h"
@@ -38,16 +39,11 @@ TheRanks()
 } // namespace
 
 void
-RunRanks::Enable(int* argc, char*** argv, uint32_t ranks, const std::string& sync)
+RunRanks::Enable(int* argc, char*** argv, uint32_t ranks, bool nullMessage)
 {
-    if (sync != "granted-time-window" && sync != "null-message")
-    {
-        throw ScenarioError("--sync: must be granted-time-window or null-message, got '" + sync +
-                            "'");
-    }
 #ifdef AIFABRIC_MPI
     RanksState& s = TheRanks();
-    s.nullMessage = sync == "null-message";
+    s.nullMessage = nullMessage;
     // MpiInterface::Enable reads SimulatorImplementationType to choose its synchronizer.
     ns3::GlobalValue::Bind("SimulatorImplementationType", ns3::StringValue(SimulatorType()));
     ns3::MpiInterface::Enable(argc, argv);
@@ -70,6 +66,7 @@ RunRanks::Enable(int* argc, char*** argv, uint32_t ranks, const std::string& syn
 #else
     (void)argc;
     (void)argv;
+    (void)nullMessage;
     throw ScenarioError(NoMpi(ranks));
 #endif
 }
@@ -324,6 +321,27 @@ RunRanks::Merge(ns3::LatencyHistogram& h)
     const int64_t min = -Max(h.GetCount() ? -h.GetMin() : INT64_MIN + 1);
     const int64_t max = Max(h.GetCount() ? h.GetMax() : INT64_MIN);
     h.Assign(std::move(bins), count, min, max, double(sum));
+}
+
+void
+RunRanks::Merge(ns3::FabricFaultInjector& faults)
+{
+    if (!Split())
+    {
+        return;
+    }
+    using Drop = ns3::FabricFaultInjector::LinkDownDrop;
+    const std::vector<Drop>& log = faults.GetDropLog();
+    std::vector<Drop> all;
+    for (const std::string& bytes :
+         Gather(std::string(reinterpret_cast<const char*>(log.data()), log.size() * sizeof(Drop))))
+    {
+        const size_t n = bytes.size() / sizeof(Drop);
+        const size_t at = all.size();
+        all.resize(at + n);
+        std::memcpy(static_cast<void*>(all.data() + at), bytes.data(), n * sizeof(Drop));
+    }
+    faults.ReplayLinkDownDrops(std::move(all));
 }
 
 namespace

@@ -2,6 +2,7 @@
 #ifndef AI_FABRIC_RUN_RANKS_H
 #define AI_FABRIC_RUN_RANKS_H
 
+#include "ns3/fabric-fault-injector.h"
 #include "ns3/latency-histogram.h"
 
 #include <cstdint>
@@ -25,11 +26,11 @@ class RunRanks
 {
   public:
     /**
-     * Start MPI (ns-3's MpiInterface) for `ranks` ranks with the synchronizer `sync`
-     * ("granted-time-window" or "null-message"). Throws ScenarioError when the build has no MPI
-     * or mpirun started another number of processes.
+     * Start MPI (ns-3's MpiInterface) for `ranks` ranks with granted time windows, or null
+     * messages. Throws ScenarioError when the build has no MPI or mpirun started another number
+     * of processes.
      */
-    static void Enable(int* argc, char*** argv, uint32_t ranks, const std::string& sync);
+    static void Enable(int* argc, char*** argv, uint32_t ranks, bool nullMessage);
     /// Whether this build has ns-3's MPI module.
     static bool Available();
     /// "--ranks N: this build has no MPI (...)".
@@ -58,6 +59,9 @@ class RunRanks
     static std::vector<std::string> Gather(const std::string& text);
     /// Add every rank's histogram into `h`, on every rank.
     static void Merge(ns3::LatencyHistogram& h);
+    /// The data every rank's ports lost to down links (FabricFaultInjector::SetKeepDropLog),
+    /// replayed into `faults` on every rank.
+    static void Merge(ns3::FabricFaultInjector& faults);
     /**
      * Every unsigned integer of `obj` (nested objects included) summed over ranks, but the
      * maximum for the keys in `maxKeys`; other values are left as they are.

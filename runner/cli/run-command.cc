@@ -158,7 +158,7 @@ RunCommand(int argc, char** argv)
         RanksGuard ranksGuard;
         if (ranks > 1)
         {
-            RunRanks::Enable(&argc, &argv, ranks, sync);
+            RunRanks::Enable(&argc, &argv, ranks, sync == "null-message");
         }
         const bool writer = RunRanks::Rank() == 0; // across ranks, rank 0 writes the results
         const bool quiet = args.quiet || !writer;

@@ -551,11 +551,10 @@ Summary(const RunConfig& c, const Simulation& sim, uint64_t events, double wall)
     }
     // Across MPI ranks: every rank's events (each runs the workload's own events, and receives
     // messages), the slowest rank's wall time, the largest rank's memory.
-    s["sim"] =
-        json{{"events", RunRanks::Sum(events)},
-             {"wall_s", RunRanks::Split() ? RunRanks::MaxDouble(wall) : wall},
-             {"sim_time_s", stepTimeP},
-             {"peak_rss_mb", RunRanks::Split() ? RunRanks::MaxDouble(PeakRssMb()) : PeakRssMb()}};
+    s["sim"] = json{{"events", RunRanks::Sum(events)},
+                    {"wall_s", RunRanks::MaxDouble(wall)},
+                    {"sim_time_s", stepTimeP},
+                    {"peak_rss_mb", RunRanks::MaxDouble(PeakRssMb())}};
     if (RunRanks::Split())
     {
         s["sim"]["ranks"] = RunRanks::Size();

@@ -240,17 +240,9 @@ FabricRankMailbox::Broadcast(uint32_t handler, const void* data, uint32_t size, 
                         "FabricRankMailbox::Broadcast: rank "
                             << me << " has no cable to rank " << r
                             << " (messages between ranks travel with the frames of cut cables)");
-        Outbox& o = s.out[r];
         const size_t entry = kControlHeadBytes + size;
-        if (o.bytes.size() + entry > kMaxBytes)
-        {
-            Flush(r);
-        }
-        if (o.bytes.empty())
-        {
-            o.bytes.resize(kHeaderBytes);
-        }
-        size_t at = o.bytes.size();
+        const size_t at = Open(r, entry);
+        Outbox& o = s.out[r];
         o.bytes.resize(at + entry);
         uint8_t* p = o.bytes.data() + at;
         const uint16_t n = static_cast<uint16_t>(size);
@@ -263,24 +255,11 @@ FabricRankMailbox::Broadcast(uint32_t handler, const void* data, uint32_t size, 
         std::memcpy(p + 21, &key.seq, 8);
         std::memcpy(p + 29, &n, 2);
         std::memcpy(p + 31, bytes, size);
-        ++o.frames;
         ++o.controls;
         ++s.controls;
         // Delivered one step early, as frames are: the receiving rank schedules it in its own
         // step, before any event of that step has run.
-        const int64_t rxStep = due - 1;
-        o.minRx = std::min(o.minRx, rxStep);
-        const int64_t deadline = rxStep - o.lookahead;
-        NS_ABORT_MSG_IF(deadline < now,
-                        "FabricRankMailbox::Broadcast: a message to rank "
-                            << r << " is due " << due - now
-                            << " steps after it is sent; it must exceed the lookahead ("
-                            << o.lookahead << ") by one (GetMessageDelay)");
-        if (deadline < o.flushAt)
-        {
-            o.flushAt = deadline;
-            Simulator::Schedule(TimeStep(deadline - now), &FabricRankMailbox::FlushAt, r, deadline);
-        }
+        Added(r, due - 1, now);
     }
     if (ordered)
     {
@@ -338,16 +317,8 @@ FabricRankMailbox::Post(uint32_t index,
         ComputeLookaheads();
     }
     const RemoteDirection& rd = s.dirs[index];
+    const size_t at = Open(rd.dstRank, kMaxEntryBytes);
     Outbox& o = s.out[rd.dstRank];
-    if (o.bytes.size() + kMaxEntryBytes > kMaxBytes)
-    {
-        Flush(rd.dstRank);
-    }
-    if (o.bytes.empty())
-    {
-        o.bytes.resize(kHeaderBytes);
-    }
-    const size_t at = o.bytes.size();
     o.bytes.resize(at + 4 + 8);
     std::memcpy(o.bytes.data() + at, &index, 4);
     std::memcpy(o.bytes.data() + at + 4, &arrival, 8);
@@ -355,22 +326,40 @@ FabricRankMailbox::Post(uint32_t index,
     NS_ABORT_MSG_IF(o.bytes.size() > kMaxBytes,
                     "FabricRankMailbox: a frame of " << o.bytes.size() - at
                                                      << " bytes does not fit a batch");
+    Added(rd.dstRank, rxStep, now);
+}
+
+size_t
+FabricRankMailbox::Open(uint32_t rank, size_t bytes)
+{
+    Outbox& o = Get().out[rank];
+    if (o.bytes.size() + bytes > kMaxBytes)
+    {
+        Flush(rank);
+    }
+    if (o.bytes.empty())
+    {
+        o.bytes.resize(kHeaderBytes);
+    }
+    return o.bytes.size();
+}
+
+void
+FabricRankMailbox::Added(uint32_t rank, int64_t rxStep, int64_t now)
+{
+    Outbox& o = Get().out[rank];
     ++o.frames;
     o.minRx = std::min(o.minRx, rxStep);
     const int64_t deadline = rxStep - o.lookahead;
     NS_ABORT_MSG_IF(deadline < now,
-                    "FabricRankMailbox: a frame to rank " << rd.dstRank << " is due "
-                                                          << rxStep - now
-                                                          << " steps after it is sent, less than "
-                                                             "the lookahead ("
-                                                          << o.lookahead << ")");
+                    "FabricRankMailbox: an entry to rank "
+                        << rank << " is due " << rxStep - now
+                        << " steps after it is sent, less than the lookahead (" << o.lookahead
+                        << "; a Broadcast's delay must exceed it by one: GetMessageDelay)");
     if (deadline < o.flushAt)
     {
         o.flushAt = deadline;
-        Simulator::Schedule(TimeStep(deadline - now),
-                            &FabricRankMailbox::FlushAt,
-                            rd.dstRank,
-                            deadline);
+        Simulator::Schedule(TimeStep(deadline - now), &FabricRankMailbox::FlushAt, rank, deadline);
     }
 }
 

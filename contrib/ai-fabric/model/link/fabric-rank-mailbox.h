@@ -129,6 +129,12 @@ class FabricRankMailbox
     static void ComputeLookaheads();
     static void FlushAt(uint32_t rank, int64_t at);
     static void ScheduleDestroy();
+    /// Room for an entry of at most `bytes` in the outbox to `rank` (sent first when full, its
+    /// header written when empty). \return where the entry starts
+    static size_t Open(uint32_t rank, size_t bytes);
+    /// An entry due at `rxStep` on `rank` was added now: the message's stamp, and the flush at
+    /// the latest moment the lookahead allows.
+    static void Added(uint32_t rank, int64_t rxStep, int64_t now);
     static void Flush(uint32_t rank);
     /// Forget every cable and outbox (at Simulator::Destroy).
     static void Reset();

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // FlowWorkload: arrivals (Poisson, incast, scheduled matrix flows), the connection pool over RDMA
-// queue pairs and UET PDCs, ideal FCTs and completion. About 610 lines in one file: every part
+// queue pairs and UET PDCs, ideal FCTs, completion, and the workload's split across MPI ranks
+// (posting on the sender's rank, completions broadcast). About 690 lines in one file: every part
 // reads and writes the same flow and connection tables, which a split would have to expose.
 #include "flow-workload.h"
 
