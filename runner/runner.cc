@@ -115,6 +115,10 @@ ExecuteOnce(const RunConfig& c,
     {
         RunRanks::Merge(*sim.faults);
     }
+    if (sim.job)
+    {
+        RunRanks::Merge(*sim.job);
+    }
     if (sim.jobs.empty())
     {
         out.summary = Summary(c, sim, events, wall);

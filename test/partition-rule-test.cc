@@ -131,22 +131,67 @@ TEST_F(PartitionRuleTest, RailFabricDealsServerBlocksWithTheirRailLeaves)
     }
 }
 
-TEST_F(PartitionRuleTest, MoreRanksThanGroupsIsRefusedNamingRanks)
+TEST_F(PartitionRuleTest, FewerGroupsThanRanksDealsWholeServersCuttingHostCables)
+{
+    for (uint32_t ranks : {2u, 4u})
+    {
+        // The default cluster's shape: 16 servers x 8 GPUs under one leaf per rail (radix 64),
+        // a single group. Whole servers go to ranks; host cables are cut.
+        Ptr<RailOptimizedFatTreeHelper> h = CreateObject<RailOptimizedFatTreeHelper>();
+        h->SetAttribute("Servers", UintegerValue(16));
+        h->SetAttribute("GpusPerServer", UintegerValue(8));
+        EXPECT_EQ(h->GetPartitionGroups(), 1u);
+        const Dealt d = Deal(h, ranks);
+        EXPECT_GT(d.hostCablesCut, 0u);
+        EXPECT_EQ(d.ranksUsed.size(), ranks);
+        for (uint32_t n : d.hostsPerRank)
+        {
+            EXPECT_EQ(n, 128 / ranks);
+        }
+        for (uint32_t g = 0; g < 128; ++g)
+        {
+            EXPECT_EQ(h->GetSystemIdOf("host", g), h->GetSystemIdOf("host", g / 8 * 8)) << g;
+        }
+    }
+}
+
+TEST_F(PartitionRuleTest, MoreRanksThanServersIsRefusedNamingRanks)
 {
     Ptr<FatTreeHelper> ft = CreateObject<FatTreeHelper>();
     ft->SetAttribute("Servers", UintegerValue(16));
     ft->SetAttribute("GpusPerServer", UintegerValue(1));
     ft->SetAttribute("LeafRadix", UintegerValue(8));
-    ft->SetPartition(5);
+    ft->SetPartition(17);
     try
     {
         ft->Build();
-        FAIL() << "5 ranks for 4 leaves were accepted";
+        FAIL() << "17 ranks for 16 servers were accepted";
     }
     catch (const FabricConfigError& e)
     {
         EXPECT_EQ(e.GetParameter(), "Ranks");
         EXPECT_NE(std::string(e.what()).find("4 partition groups"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("16 servers"), std::string::npos) << e.what();
+    }
+}
+
+TEST_F(PartitionRuleTest, AServerSplitBetweenRanksIsRefused)
+{
+    // 4 servers x 6 GPUs on leaves of 8 hosts: server 1's GPUs fall under leaves 0 and 1.
+    Ptr<FatTreeHelper> ft = CreateObject<FatTreeHelper>();
+    ft->SetAttribute("Servers", UintegerValue(4));
+    ft->SetAttribute("GpusPerServer", UintegerValue(6));
+    ft->SetAttribute("LeafRadix", UintegerValue(16));
+    ft->SetPartition(3);
+    try
+    {
+        ft->CheckPartition();
+        FAIL() << "a server split between ranks was accepted";
+    }
+    catch (const FabricConfigError& e)
+    {
+        EXPECT_EQ(e.GetParameter(), "Ranks");
+        EXPECT_NE(std::string(e.what()).find("server 1"), std::string::npos) << e.what();
     }
 }
 

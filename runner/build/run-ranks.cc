@@ -27,6 +27,8 @@ struct RanksState
     uint32_t rank{0};
     bool nullMessage{false};
     bool enabled{false};
+    bool used{false};  //!< a distributed simulation was created since MpiInterface::Enable
+    bool whole{false}; //!< SetWhole: the next simulation runs whole in every process
 };
 
 RanksState&
@@ -46,7 +48,10 @@ RunRanks::Enable(int* argc, char*** argv, uint32_t ranks, bool nullMessage)
     s.nullMessage = nullMessage;
     // MpiInterface::Enable reads SimulatorImplementationType to choose its synchronizer.
     ns3::GlobalValue::Bind("SimulatorImplementationType", ns3::StringValue(SimulatorType()));
-    ns3::MpiInterface::Enable(argc, argv);
+    // MPI is ours to start and finish, so that ns-3's interface can be started again for each
+    // run of a scenario (Renew).
+    MPI_Init(argc, argv);
+    ns3::MpiInterface::Enable(MPI_COMM_WORLD);
     s.enabled = true;
     s.rank = ns3::MpiInterface::GetSystemId();
     s.ranks = ns3::MpiInterface::GetSize();
@@ -97,14 +102,43 @@ RunRanks::Disable()
     {
         TheRanks().enabled = false;
         ns3::MpiInterface::Disable();
+        MPI_Finalize();
     }
+#endif
+}
+
+void
+RunRanks::Renew()
+{
+#ifdef AIFABRIC_MPI
+    RanksState& s = TheRanks();
+    if (!s.enabled)
+    {
+        return;
+    }
+    if (s.used)
+    {
+        // The last distributed simulation's Destroy freed the interface's receive buffers (its
+        // pending receives stay on its own communicator, which is let go): a new interface on a
+        // new duplicate of the world communicator.
+        ns3::MpiInterface::Disable();
+        ns3::GlobalValue::Bind("SimulatorImplementationType", ns3::StringValue(SimulatorType()));
+        ns3::MpiInterface::Enable(MPI_COMM_WORLD);
+    }
+    s.used = true;
 #endif
 }
 
 bool
 RunRanks::Split()
 {
-    return TheRanks().ranks > 1;
+    return TheRanks().ranks > 1 && !TheRanks().whole;
+}
+
+void
+RunRanks::SetWhole(bool whole)
+{
+    TheRanks().whole = whole;
 }
 
 uint32_t
@@ -129,10 +163,15 @@ RunRanks::SimulatorType()
 std::string
 RunRanks::Refusal(const RunConfig& c)
 {
-    if (!c.IsFlowWorkload())
+    if (!c.IsFlowWorkload() && (c.workload.kind != WorkloadKind::COLLECTIVE || c.RunsGraph()))
     {
-        return "workload.kind: only flow workloads (flows, matrix) run across ranks so far; "
-               "collectives and training jobs still coordinate every GPU in one place";
+        return "workload.kind: flows, matrix and collective run across ranks; training models "
+               "and traces (training, chakra) do not yet";
+    }
+    if (!c.IsFlowWorkload() && c.fabric.name != "rocev2")
+    {
+        return "fabric: a collective runs across ranks over rocev2 only so far (its transport "
+               "tells the receiving rank of each message); flows also over uec";
     }
     if (c.fabric.name == "tcp")
     {
@@ -321,6 +360,41 @@ RunRanks::Merge(ns3::LatencyHistogram& h)
     const int64_t min = -Max(h.GetCount() ? -h.GetMin() : INT64_MIN + 1);
     const int64_t max = Max(h.GetCount() ? h.GetMax() : INT64_MIN);
     h.Assign(std::move(bins), count, min, max, double(sum));
+}
+
+void
+RunRanks::Merge(ns3::TrainingJob& job)
+{
+    if (!Split())
+    {
+        return;
+    }
+    job.MergeSteps([](ns3::TrainingStepRecord& r) {
+        std::vector<uint64_t> ends(r.collectiveEnd.size());
+        for (size_t i = 0; i < ends.size(); ++i)
+        {
+            ends[i] = static_cast<uint64_t>(r.collectiveEnd[i].GetTimeStep());
+        }
+        Max(ends);
+        for (size_t i = 0; i < ends.size(); ++i)
+        {
+            r.collectiveEnd[i] = ns3::TimeStep(static_cast<int64_t>(ends[i]));
+        }
+        std::vector<uint64_t> counts{r.retransmissions, r.timeouts, r.lossProbes};
+        Sum(counts);
+        r.retransmissions = counts[0];
+        r.timeouts = counts[1];
+        r.lossProbes = counts[2];
+        // The lowest (NIC, victim) found: the largest complement.
+        const uint64_t none = UINT64_MAX;
+        const uint64_t mine =
+            r.timeoutVictim < 0 ? none : (uint64_t(r.timeoutNic) << 32) | uint32_t(r.timeoutVictim);
+        std::vector<uint64_t> key{~mine};
+        Max(key);
+        const uint64_t lowest = ~key[0];
+        r.timeoutNic = lowest == none ? UINT32_MAX : static_cast<uint32_t>(lowest >> 32);
+        r.timeoutVictim = lowest == none ? -1 : static_cast<int32_t>(lowest & 0xffffffffu);
+    });
 }
 
 void

@@ -4,6 +4,7 @@
 
 #include "ns3/fabric-fault-injector.h"
 #include "ns3/latency-histogram.h"
+#include "ns3/training-job.h"
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
@@ -37,8 +38,14 @@ class RunRanks
     static std::string NoMpi(uint32_t ranks);
     /// Stop MPI (at exit).
     static void Disable();
-    /// Whether the next simulation is split (after Enable with ranks > 1).
+    /// Before each split simulation: ns-3's MPI interface ready for it (started again after a
+    /// distributed simulation was destroyed, so that a scenario's runs can follow each other).
+    static void Renew();
+    /// Whether the next simulation is split (after Enable with ranks > 1, unless SetWhole).
     static bool Split();
+    /// The next simulations run whole in every process (a run of the scenario that Refusal
+    /// keeps off the ranks), or split again.
+    static void SetWhole(bool whole);
     static uint32_t Rank();
     static uint32_t Size();
     /// "ns3::DistributedSimulatorImpl" or "ns3::NullMessageSimulatorImpl".
@@ -62,6 +69,10 @@ class RunRanks
     /// The data every rank's ports lost to down links (FabricFaultInjector::SetKeepDropLog),
     /// replayed into `faults` on every rank.
     static void Merge(ns3::FabricFaultInjector& faults);
+    /// Each step record of `job` made every rank's (TrainingJob::MergeSteps): the GPUs'
+    /// collective ends, the maxima; retransmissions, timeouts and loss probes, the sums; the
+    /// timeout victim, the lowest NIC's.
+    static void Merge(ns3::TrainingJob& job);
     /**
      * Every unsigned integer of `obj` (nested objects included) summed over ranks, but the
      * maximum for the keys in `maxKeys`; other values are left as they are.

@@ -274,6 +274,45 @@ AddJobs(const RunConfig& c, const std::vector<bool>* include, Simulation& sim)
 
 } // namespace
 
+/// The run's topology helper, configured; nothing built yet.
+static Ptr<FabricTopologyHelper>
+ConfiguredHelper(const RunConfig& c)
+{
+    Ptr<FabricTopologyHelper> helper = TopologyOf(c).create(TopologyParamsOf(c));
+    // First, the fabric's link layer and flow control (IB's ports with credits and the subnet
+    // manager's LFT, which the load balancing below may override; PFC's priorities; UEC's).
+    if (const FabricInfo& f = FabricOf(c); f.configure)
+    {
+        f.configure(c, *helper);
+    }
+    helper->SetAttribute("InNetworkAggregation", BooleanValue(c.fabric.infiniband.sharp));
+    // The load balancing as registered beside the switch (routing.load_balancing, validated).
+    if (const int ps = LoadBalancingRegistry::Find(c.routing.loadBalancing)->pathSelection; ps >= 0)
+    {
+        helper->SetSwitchAttribute("PathSelection",
+                                   EnumValue(static_cast<FabricSwitch::PathSelection>(ps)));
+        helper->SetSwitchAttribute("FlowletGap",
+                                   TimeValue(NanoSeconds(int64_t(c.routing.flowletGapUs * 1e3))));
+    }
+    helper->SetAttribute("Servers", UintegerValue(c.topology.servers));
+    helper->SetAttribute("GpusPerServer", UintegerValue(c.topology.gpusPerServer));
+    helper->SetAttribute("LinkRate", DataRateValue(DataRate(uint64_t(c.topology.linkGbps * 1e9))));
+    helper->SetAttribute("HostCableLength", DoubleValue(c.topology.hostCableM));
+    helper->SetAttribute("FabricCableLength", DoubleValue(c.topology.fabricCableM));
+    if (c.topology.hopLatencyUs > 0)
+    {
+        // htsim's hop: a fixed delay per link (its Pipe), store-and-forward switches (its
+        // queues serialize whole packets) with a fixed switching latency. 5 ns per metre.
+        helper->SetAttribute("HostCableLength", DoubleValue(c.topology.hopLatencyUs * 200));
+        helper->SetAttribute("FabricCableLength", DoubleValue(c.topology.hopLatencyUs * 200));
+        helper->SetSwitchAttribute("CutThrough", BooleanValue(false));
+        helper->SetSwitchAttribute(
+            "PortToPortLatency",
+            TimeValue(NanoSeconds(int64_t(c.topology.switchLatencyUs * 1e3))));
+    }
+    return helper;
+}
+
 Ptr<FabricTopology>
 BuildTopology(const RunConfig& c, bool split)
 {
@@ -311,6 +350,7 @@ BuildTopology(const RunConfig& c, bool split)
     // Across MPI ranks (--ranks): ns-3's distributed core, in the partition order.
     if (split)
     {
+        RunRanks::Renew();
         GlobalValue::Bind("SimulatorImplementationType", StringValue(RunRanks::SimulatorType()));
         FabricPartitionScheduler::Select();
         Simulator::Now(); // creates the simulator with the bound core and scheduler
@@ -325,38 +365,7 @@ BuildTopology(const RunConfig& c, bool split)
     }
 
     // --- topology
-    Ptr<FabricTopologyHelper> helper = TopologyOf(c).create(TopologyParamsOf(c));
-    // First, the fabric's link layer and flow control (IB's ports with credits and the subnet
-    // manager's LFT, which the load balancing below may override; PFC's priorities; UEC's).
-    if (const FabricInfo& f = FabricOf(c); f.configure)
-    {
-        f.configure(c, *helper);
-    }
-    helper->SetAttribute("InNetworkAggregation", BooleanValue(c.fabric.infiniband.sharp));
-    // The load balancing as registered beside the switch (routing.load_balancing, validated).
-    if (const int ps = LoadBalancingRegistry::Find(c.routing.loadBalancing)->pathSelection; ps >= 0)
-    {
-        helper->SetSwitchAttribute("PathSelection",
-                                   EnumValue(static_cast<FabricSwitch::PathSelection>(ps)));
-        helper->SetSwitchAttribute("FlowletGap",
-                                   TimeValue(NanoSeconds(int64_t(c.routing.flowletGapUs * 1e3))));
-    }
-    helper->SetAttribute("Servers", UintegerValue(c.topology.servers));
-    helper->SetAttribute("GpusPerServer", UintegerValue(c.topology.gpusPerServer));
-    helper->SetAttribute("LinkRate", DataRateValue(DataRate(uint64_t(c.topology.linkGbps * 1e9))));
-    helper->SetAttribute("HostCableLength", DoubleValue(c.topology.hostCableM));
-    helper->SetAttribute("FabricCableLength", DoubleValue(c.topology.fabricCableM));
-    if (c.topology.hopLatencyUs > 0)
-    {
-        // htsim's hop: a fixed delay per link (its Pipe), store-and-forward switches (its
-        // queues serialize whole packets) with a fixed switching latency. 5 ns per metre.
-        helper->SetAttribute("HostCableLength", DoubleValue(c.topology.hopLatencyUs * 200));
-        helper->SetAttribute("FabricCableLength", DoubleValue(c.topology.hopLatencyUs * 200));
-        helper->SetSwitchAttribute("CutThrough", BooleanValue(false));
-        helper->SetSwitchAttribute(
-            "PortToPortLatency",
-            TimeValue(NanoSeconds(int64_t(c.topology.switchLatencyUs * 1e3))));
-    }
+    Ptr<FabricTopologyHelper> helper = ConfiguredHelper(c);
     if (split)
     {
         // Groups (a leaf with its hosts, a pod, a server block) to ranks; only switch-to-switch
@@ -370,6 +379,10 @@ BuildTopology(const RunConfig& c, bool split)
     }
     catch (const FabricConfigError& e)
     {
+        if (e.GetParameter() == "Ranks")
+        {
+            throw ScenarioError(std::string("--ranks: ") + e.what());
+        }
         // Only the switch buffer's attributes can still be refused here (a fixed BufferSize
         // smaller than its reserved space and PFC headroom, EcnKmax below EcnKmin): bad input.
         throw ScenarioError("attributes.ns3::SwitchBufferManager::" + e.GetParameter() + ": " +
@@ -385,6 +398,21 @@ BuildTopology(const RunConfig& c, bool split)
         }
     }
     return topo;
+}
+
+void
+CheckRanks(const RunConfig& c, uint32_t ranks)
+{
+    Ptr<FabricTopologyHelper> helper = ConfiguredHelper(c);
+    helper->SetPartition(ranks);
+    try
+    {
+        helper->CheckPartition();
+    }
+    catch (const FabricConfigError& e)
+    {
+        throw ScenarioError(std::string("--ranks: ") + e.what());
+    }
 }
 
 void
@@ -428,6 +456,20 @@ BuildSimulation(const RunConfig& c, const std::vector<bool>* include)
         }
         networks[name] = FabricNamed(name).install(*keys, topo, latency, nics);
         network = network ? network : networks[name];
+    }
+    // In the partition order (--ranks, or simulation.event_order "partition" in one process) a
+    // collective's transport runs split: each GPU's sends on its node's rank, what one rank
+    // learns reaching the others a message delay later, so that one process and N give the
+    // same run (CollectiveTransport::SetPartitioned).
+    if (FabricPartitionScheduler::IsActive() && c.workload.kind == WorkloadKind::COLLECTIVE &&
+        !c.RunsGraph() && c.jobs.empty() && network->CanPartition())
+    {
+        std::vector<Time> delays;
+        for (const FabricLinkInfo& l : topo->GetLinks())
+        {
+            delays.push_back(DynamicCast<FabricChannel>(l.devA->GetChannel())->GetDelay());
+        }
+        network->SetPartitioned(FabricRankMailbox::GetMessageDelay(delays));
     }
     Simulation sim;
     sim.topo = topo;

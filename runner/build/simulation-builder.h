@@ -76,6 +76,9 @@ struct Simulation
  * alone for `ai-fabric topology`. Throws ScenarioError on an invalid attribute value.
  */
 ns3::Ptr<ns3::FabricTopology> BuildTopology(const RunConfig& c, bool split = false);
+/// Whether `c`'s topology can be dealt to `ranks` MPI ranks (before MPI starts).
+/// \throws ScenarioError ("--ranks: ...") if not
+void CheckRanks(const RunConfig& c, uint32_t ranks);
 
 /**
  * Throw ScenarioError if a fault event names a link, switch or NIC the run's fabric does not

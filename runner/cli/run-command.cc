@@ -11,6 +11,7 @@
 #include "scenario.h"
 #include "simulation-builder.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
@@ -74,6 +75,7 @@ RunCommand(int argc, char** argv)
         std::string sync = "granted-time-window";
         nlohmann::json scenario;
         std::vector<RunConfig> runs;
+        std::vector<std::string> whole; // per run: why it runs whole ("" : split)
         try
         {
             for (int i = 1; i < argc; ++i)
@@ -129,22 +131,30 @@ RunCommand(int argc, char** argv)
                 scenario["simulation"]["event_order"] = "partition";
             }
             runs = ResolveScenario(scenario);
-            if (ranks > 1 && runs.size() > 1)
-            {
-                // ns-3's MPI interfaces free their buffers when a distributed simulation is
-                // destroyed: a second one in the same processes crashes.
-                throw ScenarioError("--ranks: compare: one run per launch across ranks (this "
-                                    "scenario has " +
-                                    std::to_string(runs.size()) +
-                                    "); run each entry as a scenario of its own");
-            }
+            // Across ranks, a run Refusal keeps off them runs whole in every process (the
+            // others of its scenario split); a scenario of such runs only is refused.
             for (const auto& r : runs)
             {
                 CheckFaultTargets(r);
-                if (const std::string why = RunRanks::Refusal(r); ranks > 1 && !why.empty())
+                whole.push_back(ranks > 1 ? RunRanks::Refusal(r) : std::string());
+                if (ranks > 1 && whole.back().empty())
                 {
-                    throw ScenarioError("--ranks: " + why);
+                    CheckRanks(r, ranks);
                 }
+            }
+            const auto split = std::count(whole.begin(), whole.end(), std::string());
+            if (ranks > 1 && split == 0)
+            {
+                throw ScenarioError("--ranks: " + whole.front());
+            }
+            if (ranks > 1 && split > 1 && sync == "null-message")
+            {
+                // NullMessageSimulatorImpl keeps its one instance for the process's life.
+                throw ScenarioError("--sync null-message: one run split across ranks per launch "
+                                    "(ns-3's null-message core can be created once per "
+                                    "process); this scenario splits " +
+                                    std::to_string(split) +
+                                    ": use granted-time-window, or run each entry alone");
             }
         }
         catch (const ScenarioError&)
@@ -194,7 +204,13 @@ RunCommand(int argc, char** argv)
                                                    : " no-PFC")
                           << ", " << runs[i].fabric.congestionControl << ", drop rate "
                           << runs[i].faults.dropRate << std::endl;
+                if (!whole[i].empty())
+                {
+                    std::cerr << "  not split across ranks (each runs it whole): " << whole[i]
+                              << std::endl;
+                }
             }
+            RunRanks::SetWhole(!whole[i].empty());
             results.push_back(ExecuteRun(runs[i], progress, i, runs.size()));
             const std::string why = IncompleteRunMessage(results.back());
             if (!why.empty())

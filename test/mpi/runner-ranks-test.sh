@@ -4,10 +4,14 @@
 # `ai-fabric run --ranks N` (issue 45): the flow workload of test/mpi/flows-ranks.json (PFC,
 # ECN, loss, a link down a while) run sequentially in the partition event order, then on 2 ranks
 # (granted time windows) and 4 (null messages), and on Ultra Ethernet NICs sequentially and on
-# 2 ranks: every results file must be the sequential run's (compare-results.py: summary.json
-# but the run's cost, CSV files byte for byte), and the run must be one worth comparing. Then
-# scenarios the runner cannot split (the default one, a collective; one of two runs) are refused
-# with one line, exit 2, nothing written.
+# 2 ranks; then the collective of test/mpi/collective-ranks.json (the same faults) as a scenario
+# of three runs: the tuner's AllReduce and a tree split across the ranks, and kernel TCP, which
+# does not split, run whole in every process. Every results file must be the sequential run's
+# (compare-results.py: summary.json but the run's cost, CSV files byte for byte), and the runs
+# must be worth comparing; the collective alone on 4 ranks with null messages too. Then what the
+# runner cannot split (a training model; a collective over TCP only; two split runs with null
+# messages, whose ns-3 core is made once per process) is refused with one line, exit 2, nothing
+# written.
 #
 #   runner-ranks-test.sh RUNNER MPIEXEC
 #
@@ -77,8 +81,49 @@ print("worth comparing:", "yes" if not bad else "NO: " + ", ".join(bad))
 sys.exit(1 if bad else 0)
 PY
 
-# Refused with one line, exit 2, nothing written: a collective (the default scenario), and a
-# scenario of two runs (ns-3's MPI interfaces cannot start a second distributed simulation).
+# A collective, and a scenario of runs that split and one that does not.
+coll=$tmp/collective.json
+python3 - "$here/collective-ranks.json" "$coll" <<'PY'
+import json, sys
+text = "\n".join(l for l in open(sys.argv[1]) if not l.lstrip().startswith("//"))
+s = json.loads(text)
+s["compare"] = [{"name": "AllReduce"},
+                {"name": "AllReduce tree", "workload": {"algorithm": "tree"}},
+                {"name": "TCP", "fabric": "tcp", "pfc": False}]
+json.dump(s, open(sys.argv[2], "w"))
+PY
+one=$here/collective-ranks.json
+run cseq "$runner" "$coll" --quiet --set simulation.event_order=partition --out "$tmp/cseq"
+run c2 "$mpiexec" -np 2 --oversubscribe "$runner" "$coll" --quiet --ranks 2 --out "$tmp/c2"
+run c4 "$mpiexec" -np 4 --oversubscribe "$runner" "$coll" --quiet --ranks 4 --out "$tmp/c4"
+run c1seq "$runner" "$one" --quiet --set simulation.event_order=partition --out "$tmp/c1seq"
+run c1n "$mpiexec" -np 4 --oversubscribe "$runner" "$one" --quiet --ranks 4 \
+  --sync null-message --out "$tmp/c1n"
+[ "$fail" = 0 ] || exit 1
+same cseq c2 "Collectives (and TCP whole), 2 ranks, granted time windows"
+same cseq c4 "Collectives (and TCP whole), 4 ranks, granted time windows"
+same c1seq c1n "A collective, 4 ranks, null messages"
+python3 - "$tmp/cseq/summary.json" "$tmp/c4/summary.json" <<'PY' || fail=1
+import json, sys
+seq = json.load(open(sys.argv[1]))["runs"]
+four = json.load(open(sys.argv[2]))["runs"]
+checks = {}
+for r in seq[:2]:
+    c = r["counters"]
+    checks[r["name"] + ": every step"] = r["steps_completed"] == r["steps"] == 2
+    checks[r["name"] + ": PAUSE, ECN, corrupt, retransmitted"] = (
+        c["pfc_pause_frames"] > 0 and c["ecn_marks"] > 0 and c["drops_corrupt"] > 0
+        and c["retransmitted_packets"] > 0)
+    checks[r["name"] + ": link-down drops"] = r["faults"]["link_down_drops"] > 0
+checks["the two AllReduces differ"] = seq[0]["algorithm_used"] != seq[1]["algorithm_used"]
+checks["split on 4 ranks"] = [r["sim"].get("ranks") for r in four] == [4, 4, None]
+bad = [k for k, ok in checks.items() if not ok]
+print("worth comparing:", "yes" if not bad else "NO: " + ", ".join(bad))
+sys.exit(1 if bad else 0)
+PY
+
+# Refused with one line, exit 2, nothing written: a training model, and a scenario whose every
+# run is one the ranks cannot split (kernel TCP).
 refused() { # WHAT EXPECTED ARGS...
   local what=$1 expected=$2
   shift 2
@@ -97,14 +142,8 @@ refused() { # WHAT EXPECTED ARGS...
     echo "refused ($what): $(cat "$tmp/refused.err")"
   fi
 }
-refused "a collective" "--ranks: workload.kind"
-python3 - "$scenario" "$tmp/compare.json" <<'PY'
-import json, sys
-text = "\n".join(l for l in open(sys.argv[1]) if not l.lstrip().startswith("//"))
-s = json.loads(text)
-s["compare"] = [{"name": "DCQCN", "congestion_control": "dcqcn"},
-                {"name": "HPCC", "congestion_control": "hpcc"}]
-json.dump(s, open(sys.argv[2], "w"))
-PY
-refused "two runs" "--ranks: compare: one run per launch" "$tmp/compare.json"
+refused "a training model" "--ranks: workload.kind" "$here/../../scenarios/training-llama3-8b.json"
+refused "TCP only" "--ranks: fabric" "$one" --set fabric=tcp --set pfc=false
+refused "two split runs, null messages" "--sync null-message: one run split" "$coll" \
+  --sync null-message
 exit $fail

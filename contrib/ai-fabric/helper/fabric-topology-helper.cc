@@ -264,12 +264,58 @@ FabricTopologyHelper::SetPartition(uint32_t ranks)
     }
     m_systemIdOf = [this, ranks](const std::string& role, uint32_t index) -> uint32_t {
         uint32_t group = 0;
+        if (GetPartitionGroups() < ranks)
+        {
+            // Whole servers, contiguous; the switches round robin (host cables cut too).
+            return role == "host" ? static_cast<uint32_t>(uint64_t(index / m_gpusPerServer) *
+                                                          ranks / m_servers)
+                                  : index % ranks;
+        }
         if (GetPartitionGroup(role, index, group))
         {
             return static_cast<uint32_t>(uint64_t(group) * ranks / GetPartitionGroups());
         }
         return index % ranks;
     };
+}
+
+void
+FabricTopologyHelper::CheckPartition() const
+{
+    const uint32_t ranks = m_partitionRanks;
+    if (ranks <= 1)
+    {
+        return;
+    }
+    if (m_aggregation)
+    {
+        throw FabricConfigError("Ranks",
+                                "must be 1 with InNetworkAggregation: an aggregation node is not "
+                                "yet placed on its switch's rank (got " +
+                                    std::to_string(ranks) + ")");
+    }
+    if (GetPartitionGroups() < ranks && m_servers < ranks)
+    {
+        throw FabricConfigError(
+            "Ranks",
+            "must be at most the topology's " + std::to_string(GetPartitionGroups()) +
+                " partition groups (leaves with their hosts, pods, or server blocks with their "
+                "rail leaves) or, cutting host cables too, its " +
+                std::to_string(m_servers) + " servers (got " + std::to_string(ranks) + ")");
+    }
+    for (uint32_t h = 0; h < GetNHosts(); ++h)
+    {
+        const uint32_t first = h / m_gpusPerServer * m_gpusPerServer;
+        if (GetSystemIdOf("host", h) != GetSystemIdOf("host", first))
+        {
+            throw FabricConfigError(
+                "Ranks",
+                "must keep each server's GPUs on one rank (NVLink is not carried between "
+                "ranks): server " +
+                    std::to_string(h / m_gpusPerServer) + "'s GPUs fall under two groups (got " +
+                    std::to_string(ranks) + " ranks)");
+        }
+    }
 }
 
 uint32_t
@@ -288,22 +334,7 @@ Ptr<FabricTopology>
 FabricTopologyHelper::Build()
 {
     Validate();
-    if (m_partitionRanks > 1 && m_aggregation)
-    {
-        throw FabricConfigError("Ranks",
-                                "must be 1 with InNetworkAggregation: an aggregation node is not "
-                                "yet placed on its switch's rank (got " +
-                                    std::to_string(m_partitionRanks) + ")");
-    }
-    if (m_partitionRanks > 1 && GetPartitionGroups() < m_partitionRanks)
-    {
-        throw FabricConfigError(
-            "Ranks",
-            "must be at most the topology's " + std::to_string(GetPartitionGroups()) +
-                " partition groups (leaves with their hosts, pods, or server blocks with their "
-                "rail leaves), so that only switch-to-switch cables cross ranks (got " +
-                std::to_string(m_partitionRanks) + ")");
-    }
+    CheckPartition();
     Ptr<FabricTopology> topo = CreateObject<FabricTopology>();
     topo->SetKind(GetKind());
     topo->SetServerShape(m_servers, m_gpusPerServer);

@@ -85,11 +85,20 @@ class FabricTopologyHelper : public Object
      * topology's groups (a leaf and its hosts in a leaf-spine fat-tree, a pod in a k-ary
      * fat-tree, a block of servers with its leaf on every rail and plane in a rail-optimized
      * fat-tree) go to ranks in contiguous, as equal as possible runs; the switches above them
-     * round robin. Replaces SetSystemIdOf; 1 puts every node on rank 0.
-     * \throws FabricConfigError ("Ranks") at Build when the topology has fewer groups than
-     * ranks, or none
+     * round robin. With fewer groups than ranks (a rail-optimized fat-tree of one leaf per
+     * rail: every server under the same leaves), whole servers go to ranks in contiguous runs
+     * and every switch round robin: host cables are cut too, and the lookahead shrinks to a
+     * host cable's delay. Replaces SetSystemIdOf; 1 puts every node on rank 0.
+     * \throws FabricConfigError ("Ranks") at Build (CheckPartition)
      */
     void SetPartition(uint32_t ranks);
+    /**
+     * Whether SetPartition's ranks can be dealt: at most the topology's groups or, cutting host
+     * cables, its servers; each server's GPUs on one rank (NVLink is not carried between
+     * ranks); no in-network aggregation.
+     * \throws FabricConfigError ("Ranks") if not
+     */
+    void CheckPartition() const;
     /// Groups SetPartition deals to ranks (0: this topology has no such groups).
     virtual uint32_t GetPartitionGroups() const;
     /// The system id (MPI rank) Build gives a host ("host", index) or switch (role, switch

@@ -72,6 +72,13 @@ class CollectiveExecutor : public Object, public CollectiveTransportListener
     void MarkReady(uint32_t r);
 
     bool IsDone() const;
+    /**
+     * The last arrival of the collective and the largest GPU rank it reached: across MPI ranks
+     * (a partitioned network transport) the maxima every rank's report carried; else over
+     * every rank. Valid once done.
+     */
+    Time GetLastEnd() const;
+    uint32_t GetLastEndRank() const;
     /// When rank r had everything (its last arrival, or its ready time if it receives nothing).
     Time GetRankEnd(uint32_t r) const;
     /// Source rank of the transfer that arrived last at r (r itself if none).
@@ -158,6 +165,38 @@ class CollectiveExecutor : public Object, public CollectiveTransportListener
         uint32_t channel;
     };
 
+    /// What a partitioned executor tells the other MPI ranks (FabricRankMailbox::Broadcast).
+    struct Message
+    {
+        static constexpr uint32_t kReport = 0;  //!< every arrival at this rank's GPUs is in
+        static constexpr uint32_t kRelease = 1; //!< a dependency of `token` arrived
+        uint32_t kind;
+        uint32_t rank; //!< kReport: the GPU rank of `at`
+        uint64_t token;
+        int64_t at; //!< kReport: the rank's last arrival (time steps)
+    };
+
+    /// Whether GPU rank `r`'s node runs on this MPI rank (always, unpartitioned).
+    bool LocalRank(uint32_t r) const
+    {
+        return !m_split || r >= m_gpuRanks || m_network->IsLocal(Global(r));
+    }
+
+    uint32_t ServerOf(uint32_t r) const
+    {
+        return r >= m_gpuRanks ? UINT32_MAX - r : Global(r) / m_gpusPerServer;
+    }
+
+    /// Partitioned: prepare the schedule's network connections in its order, and count the
+    /// arrivals this MPI rank's GPUs will see.
+    void PrepareSplit();
+    /// Partitioned: every arrival here is in; tell every rank.
+    void Report();
+    void Received(const uint8_t* data, uint32_t size);
+    /// Release `d` after an arrival at `node`: at once on the same server, else through the
+    /// other ranks' mailbox a message delay later (on every partition alike).
+    void ReleaseAfter(uint64_t d, uint32_t node);
+
     Send Describe(uint64_t token) const;
     uint32_t Source(uint64_t token) const;
     void Issue(uint64_t token);
@@ -217,6 +256,16 @@ class CollectiveExecutor : public Object, public CollectiveTransportListener
     uint64_t m_nvlinkBytes{0};
     uint64_t m_arrived{0};
     Callback<void> m_done;
+
+    // Split across MPI ranks (the network transport is partitioned).
+    bool m_split{false};
+    uint32_t m_handler{UINT32_MAX}; //!< the mailbox handler of Message
+    uint64_t m_localTotal{0};       //!< arrivals at this MPI rank's GPUs
+    uint32_t m_reportsLeft{0};      //!< MPI ranks not yet reported
+    bool m_reported{false};
+    uint32_t m_arrivalNode{0}; //!< the GPU rank of the arrival being handled
+    Time m_lastEnd;
+    uint32_t m_lastEndRank{0};
 };
 
 } // namespace ns3

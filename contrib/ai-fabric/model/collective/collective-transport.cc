@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "collective-transport.h"
 
+#include "ns3/abort.h"
 #include "ns3/simulator.h"
 #include "ns3/trace-source-accessor.h"
+
+#include <algorithm>
 
 namespace ns3
 {
@@ -54,6 +57,53 @@ bool
 CollectiveTransport::ModelsHostSoftware() const
 {
     return false;
+}
+
+void
+CollectiveTransport::SetPartitioned(Time)
+{
+    NS_ABORT_MSG("CollectiveTransport: " << GetName() << " does not run split across ranks");
+}
+
+bool
+CollectiveTransport::CanPartition() const
+{
+    return false;
+}
+
+bool
+CollectiveTransport::IsLocal(uint32_t) const
+{
+    return true;
+}
+
+void
+CollectiveTransport::Prepare(uint32_t, uint32_t, uint32_t)
+{
+}
+
+uint32_t
+CollectiveTransport::AddListener(CollectiveTransportListener* listener)
+{
+    m_listeners.push_back(listener);
+    return static_cast<uint32_t>(m_listeners.size() - 1);
+}
+
+CollectiveTransportListener*
+CollectiveTransport::GetListener(uint32_t index) const
+{
+    NS_ABORT_MSG_IF(index >= m_listeners.size(), "CollectiveTransport: no listener " << index);
+    return m_listeners[index];
+}
+
+uint32_t
+CollectiveTransport::GetListenerIndex(CollectiveTransportListener* listener) const
+{
+    const auto it = std::find(m_listeners.begin(), m_listeners.end(), listener);
+    NS_ABORT_MSG_IF(it == m_listeners.end(),
+                    "CollectiveTransport: a partitioned transport's listener must be added "
+                    "(AddListener) on every rank alike");
+    return static_cast<uint32_t>(it - m_listeners.begin());
 }
 
 void

@@ -8,6 +8,7 @@
 #include "ns3/traced-callback.h"
 
 #include <string>
+#include <vector>
 
 namespace ns3
 {
@@ -44,6 +45,46 @@ class CollectiveTransport : public Object
     /// Whether the transport models the host's software path of a message itself (copies,
     /// syscalls, threads: kernel TCP): the executor then adds no protocol latency to its hops.
     virtual bool ModelsHostSoftware() const;
+
+    /**
+     * Split the transport across MPI ranks, under FabricPartitionScheduler (on N ranks, or in
+     * the same order on one): each rank's sends are issued only by the MPI rank that runs its
+     * node, and what that MPI rank alone learns reaches the others `messageDelay` later
+     * (FabricRankMailbox::GetMessageDelay). Call before the first Send. The base class refuses
+     * (aborts): a transport that can run split overrides it.
+     */
+    virtual void SetPartitioned(Time messageDelay);
+    /// Whether SetPartitioned is supported (false here).
+    virtual bool CanPartition() const;
+
+    /// Whether SetPartitioned was called.
+    bool IsPartitioned() const
+    {
+        return m_partitioned;
+    }
+
+    /// SetPartitioned's delay (0 when not partitioned).
+    Time GetMessageDelay() const
+    {
+        return m_messageDelay;
+    }
+
+    /// Whether the node of `rank` runs on this process's MPI rank (always, unpartitioned).
+    virtual bool IsLocal(uint32_t rank) const;
+    /**
+     * Create the connection (`src`, `dst`, `channel`) now if it does not exist yet. A
+     * partitioned transport needs every connection created in an order every MPI rank shares
+     * (queue pair numbers, and with them ECMP paths, follow the order): the executor prepares
+     * a schedule's connections in the schedule's order before its first send. The base class
+     * does nothing (connections of its own, or none).
+     */
+    virtual void Prepare(uint32_t src, uint32_t dst, uint32_t channel);
+    /**
+     * Name `listener` to other MPI ranks: a partitioned transport tells the receiving rank
+     * which listener a message is for by this index. Every rank registers its listeners in
+     * the same order (their objects are built alike). \return the index
+     */
+    uint32_t AddListener(CollectiveTransportListener* listener);
     /**
      * Send `bytes` from rank `src` to rank `dst`; tell `listener` (not owned) with `token` when
      * all of them are at `dst`. No allocation per message is needed: this is on the path of
@@ -83,7 +124,16 @@ class CollectiveTransport : public Object
     /// Fire MessageLatency for a message sent at `posted` that has just fully arrived.
     void NotifyMessageLatency(uint32_t src, uint32_t dst, uint64_t bytes, Time posted);
 
+    /// AddListener's listener `index`.
+    CollectiveTransportListener* GetListener(uint32_t index) const;
+    /// AddListener's index of `listener` (aborts if it was not added).
+    uint32_t GetListenerIndex(CollectiveTransportListener* listener) const;
+
+    bool m_partitioned{false};
+    Time m_messageDelay;
+
   private:
+    std::vector<CollectiveTransportListener*> m_listeners;
     TracedCallback<uint32_t, uint32_t> m_connectionFailed;
     TracedCallback<uint32_t, uint32_t, uint64_t, Time> m_messageLatency;
 };

@@ -8,7 +8,9 @@
 #include "ns3/abort.h"
 #include "ns3/fabric-clock.h"
 #include "ns3/fabric-pooled-event.h"
+#include "ns3/simulator-impl.h"
 #include "ns3/simulator.h"
+#include "ns3/string.h"
 
 #include <algorithm>
 #include <cstring>
@@ -72,6 +74,7 @@ struct State
     std::vector<FabricRankMailbox::Handler> handlers;
     bool destroyScheduled{false};
     bool lookaheads{false}; //!< every outbox's lookahead is computed
+    int8_t distributed{-1}; //!< the simulation runs on ns-3's distributed core (-1: not known)
 };
 
 State&
@@ -82,11 +85,45 @@ Get()
     return *s;
 }
 
+} // namespace
+
+// With MPI started, a simulation can still be whole (the runner's runs it cannot split, its idle
+// probe: on the sequential core in each process): it is then rank 0 of 1.
+bool
+FabricRankMailbox::Distributed()
+{
+#ifdef AIFABRIC_MPI
+    State& s = Get();
+    if (s.distributed < 0)
+    {
+        Ptr<SimulatorImpl> impl = Simulator::GetImplementation();
+        std::string type = impl->GetInstanceTypeId().GetName();
+        if (type == "ns3::FabricOrderedSimulatorImpl")
+        {
+            StringValue core; // the core it orders events for
+            impl->GetAttribute("Core", core);
+            type = core.Get();
+        }
+        s.distributed = MpiInterface::IsEnabled() && (type == "ns3::DistributedSimulatorImpl" ||
+                                                      type == "ns3::NullMessageSimulatorImpl")
+                            ? 1
+                            : 0;
+        ScheduleDestroy(); // known again for the next simulation
+    }
+    return s.distributed == 1;
+#else
+    return false;
+#endif
+}
+
+namespace
+{
+
 uint32_t
 ThisRank()
 {
 #ifdef AIFABRIC_MPI
-    return MpiInterface::GetSystemId();
+    return FabricRankMailbox::Distributed() ? MpiInterface::GetSystemId() : 0;
 #else
     return 0;
 #endif
@@ -180,7 +217,7 @@ uint32_t
 FabricRankMailbox::GetNRanks()
 {
 #ifdef AIFABRIC_MPI
-    return MpiInterface::IsEnabled() ? MpiInterface::GetSize() : 1;
+    return Distributed() ? MpiInterface::GetSize() : 1;
 #else
     return 1;
 #endif
@@ -486,6 +523,8 @@ FabricRankMailbox::Reset()
     s.controls = 0;
     s.handlers.clear();
     s.destroyScheduled = false;
+    s.lookaheads = false;
+    s.distributed = -1;
 }
 
 // FabricChannel's side of a batch, here rather than in fabric-channel.cc: more code in that

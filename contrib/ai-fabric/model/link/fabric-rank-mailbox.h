@@ -109,6 +109,8 @@ class FabricRankMailbox
     /// This process's MPI rank and the number of ranks (0 and 1 without MPI, or before
     /// MpiInterface::Enable).
     static uint32_t GetRank();
+    /// Whether this simulation is split across MPI ranks (ns-3's distributed core runs it).
+    static bool Distributed();
     static uint32_t GetNRanks();
 
     /// Messages of Broadcast sent to other ranks since the simulation started.

@@ -2,6 +2,7 @@
 #include "rdma-collective-transport.h"
 
 #include "ns3/abort.h"
+#include "ns3/fabric-rank-mailbox.h"
 #include "ns3/node.h"
 #include "ns3/rdma-nic.h"
 #include "ns3/rdma-queue-pair.h"
@@ -9,6 +10,7 @@
 #include "ns3/uinteger.h"
 
 #include <algorithm>
+#include <cstring>
 
 namespace ns3
 {
@@ -68,6 +70,54 @@ RdmaCollectiveTransport::GetName() const
 }
 
 void
+RdmaCollectiveTransport::SetPartitioned(Time messageDelay)
+{
+    NS_ABORT_MSG_IF(!m_pairs.empty(), "RdmaCollectiveTransport: SetPartitioned before any send");
+    m_partitioned = true;
+    m_messageDelay = messageDelay;
+    m_mpiRank = FabricRankMailbox::GetRank();
+    m_handler = FabricRankMailbox::AddHandler(
+        [this](const uint8_t* data, uint32_t size) { Announced(data, size); });
+}
+
+bool
+RdmaCollectiveTransport::CanPartition() const
+{
+    return true;
+}
+
+bool
+RdmaCollectiveTransport::IsLocal(uint32_t rank) const
+{
+    return !m_partitioned || m_nodes.Get(rank)->GetSystemId() == m_mpiRank;
+}
+
+void
+RdmaCollectiveTransport::Prepare(uint32_t src, uint32_t dst, uint32_t channel)
+{
+    const uint32_t first = GetPair(src, dst, channel, 0);
+    const uint32_t n = m_qpsPerConnection * m_pairs[first].ports;
+    for (uint32_t k = 1; k < n; ++k)
+    {
+        GetPair(src, dst, channel, k);
+    }
+}
+
+uint32_t
+RdmaCollectiveTransport::PreparedPair(uint32_t src,
+                                      uint32_t dst,
+                                      uint32_t channel,
+                                      uint32_t k) const
+{
+    const uint32_t idx = FindPair(src, dst, channel * kKeysPerChannel + k);
+    NS_ABORT_MSG_IF(idx == UINT32_MAX,
+                    "RdmaCollectiveTransport: connection " << src << " -> " << dst << " channel "
+                                                           << channel
+                                                           << " was not prepared (Prepare)");
+    return idx;
+}
+
+void
 RdmaCollectiveTransport::Send(uint32_t src,
                               uint32_t dst,
                               uint64_t bytes,
@@ -76,7 +126,8 @@ RdmaCollectiveTransport::Send(uint32_t src,
                               uint32_t channel)
 {
     const uint32_t q = m_qpsPerConnection;
-    const uint32_t first = GetPair(src, dst, channel, 0);
+    const uint32_t first =
+        m_partitioned ? PreparedPair(src, dst, channel, 0) : GetPair(src, dst, channel, 0);
     const uint32_t ports = m_pairs[first].ports;
     uint32_t group = 0; // which of the connection's q queue pairs per port
     if (q > 1)
@@ -92,6 +143,27 @@ RdmaCollectiveTransport::Send(uint32_t src,
     const uint32_t pieces =
         ports > 1 ? static_cast<uint32_t>(std::min<uint64_t>(ports, (bytes + chunk - 1) / chunk))
                   : 1;
+    if (m_partitioned)
+    {
+        // Post here; the receiving rank learns what arrives from the announcement.
+        for (uint32_t j = 0; j < std::max<uint32_t>(pieces, 1); ++j)
+        {
+            const uint32_t idx = PreparedPair(src, dst, channel, group * ports + j);
+            m_pairs[idx].requester->PostWrite(pieces <= 1 ? bytes
+                                                          : std::min(chunk, bytes - j * chunk));
+        }
+        const Announcement a{src,
+                             dst,
+                             channel,
+                             group,
+                             pieces,
+                             GetListenerIndex(listener),
+                             token,
+                             bytes,
+                             Simulator::Now().GetTimeStep()};
+        FabricRankMailbox::Broadcast(m_handler, &a, sizeof(a), m_messageDelay);
+        return;
+    }
     if (pieces <= 1)
     {
         const uint32_t idx = group * ports == 0 ? first : GetPair(src, dst, channel, group * ports);
@@ -174,12 +246,81 @@ RdmaCollectiveTransport::GetPair(uint32_t src, uint32_t dst, uint32_t channel, u
 }
 
 void
+RdmaCollectiveTransport::Announced(const uint8_t* data, uint32_t size)
+{
+    NS_ABORT_MSG_IF(size != sizeof(Announcement), "RdmaCollectiveTransport: bad announcement");
+    Announcement a;
+    std::memcpy(&a, data, sizeof(a));
+    if (!IsLocal(a.dst))
+    {
+        return; // another rank's message
+    }
+    CollectiveTransportListener* listener = GetListener(a.listener);
+    const Time posted = TimeStep(a.posted);
+    const uint32_t ports = m_pairs[PreparedPair(a.src, a.dst, a.channel, 0)].ports;
+    if (a.pieces <= 1)
+    {
+        Expect(PreparedPair(a.src, a.dst, a.channel, a.group * ports),
+               Pending{listener, a.token, a.bytes, posted});
+        return;
+    }
+    uint32_t split;
+    if (m_freeSplits.empty())
+    {
+        split = static_cast<uint32_t>(m_splits.size());
+        m_splits.emplace_back();
+    }
+    else
+    {
+        split = m_freeSplits.back();
+        m_freeSplits.pop_back();
+    }
+    m_splits[split] = Split{listener, a.token, a.pieces, a.src, a.dst, a.bytes, posted};
+    for (uint32_t j = 0; j < a.pieces; ++j)
+    {
+        Expect(PreparedPair(a.src, a.dst, a.channel, a.group * ports + j),
+               Pending{static_cast<CollectiveTransportListener*>(this), split, 0, Time(0)});
+    }
+}
+
+void
+RdmaCollectiveTransport::Expect(uint32_t pair, const Pending& m)
+{
+    Pair& p = m_pairs[pair];
+    if (p.early == 0)
+    {
+        p.pending.push_back(m);
+        return;
+    }
+    // Its last byte is already in GPU memory: it arrives now, in the receiver's context.
+    --p.early;
+    Simulator::ScheduleWithContext(m_nodes.Get(p.dst)->GetId(),
+                                   Time(0),
+                                   &RdmaCollectiveTransport::Deliver,
+                                   this,
+                                   pair,
+                                   m);
+}
+
+void
 RdmaCollectiveTransport::Arrived(uint32_t pair, const RdmaCompletion&)
 {
     Pair& p = m_pairs[pair];
+    if (m_partitioned && p.pending.empty())
+    {
+        ++p.early; // before its announcement (Expect delivers it then)
+        return;
+    }
     NS_ABORT_MSG_IF(p.pending.empty(), "RdmaCollectiveTransport: unexpected message");
     const Pending m = p.pending.front();
     p.pending.pop_front();
+    Deliver(pair, m);
+}
+
+void
+RdmaCollectiveTransport::Deliver(uint32_t pair, Pending m)
+{
+    const Pair& p = m_pairs[pair];
     if (m.listener != static_cast<CollectiveTransportListener*>(this))
     {
         NotifyMessageLatency(p.src, p.dst, m.bytes, m.posted);

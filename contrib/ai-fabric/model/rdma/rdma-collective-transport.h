@@ -47,6 +47,20 @@ class RdmaCollectiveTransport : public CollectiveTransport, private CollectiveTr
               uint32_t channel = 0) override;
 
     /// \return the requester queue pair from src to dst (null before their first message)
+    /**
+     * Split across MPI ranks: a message is posted by the sender's MPI rank, which announces it
+     * (listener, token, size, post time) to the receiver's through FabricRankMailbox; the
+     * receiving rank expects it from the announcement on, `messageDelay` after the post. A
+     * message whose last byte lands before its announcement (a path shorter than the delay)
+     * arrives when the announcement does. Connections must be prepared (Prepare) in the same
+     * order on every rank before their first message.
+     */
+    void SetPartitioned(Time messageDelay) override;
+    bool CanPartition() const override;
+    bool IsLocal(uint32_t rank) const override;
+    /// Create every queue pair of connection (src, dst, channel): QpsPerConnection per port.
+    void Prepare(uint32_t src, uint32_t dst, uint32_t channel) override;
+
     Ptr<RdmaQueuePair> GetQueuePair(uint32_t src, uint32_t dst) const;
     uint32_t GetNQueuePairs() const;
 
@@ -74,6 +88,21 @@ class RdmaCollectiveTransport : public CollectiveTransport, private CollectiveTr
         uint32_t src{0};
         uint32_t dst{0};
         bool failed{false}; //!< ConnectionFailed fired
+        uint32_t early{0};  //!< partitioned: messages arrived before their announcement
+    };
+
+    /// What a partitioned sender tells the receiving rank about a message (Broadcast's bytes).
+    struct Announcement
+    {
+        uint32_t src;
+        uint32_t dst;
+        uint32_t channel;
+        uint32_t group; //!< which of the connection's queue pairs per port
+        uint32_t pieces;
+        uint32_t listener; //!< CollectiveTransport::AddListener's index
+        uint64_t token;
+        uint64_t bytes;
+        int64_t posted; //!< time steps
     };
 
     /// A message split over the ports: whose it is and how many pieces are still on the way.
@@ -104,6 +133,14 @@ class RdmaCollectiveTransport : public CollectiveTransport, private CollectiveTr
     void Completed(uint32_t pair, const RdmaCompletion& c);
     /// \return the index in m_pairs of (src, dst, channel), or UINT32_MAX
     uint32_t FindPair(uint32_t src, uint32_t dst, uint32_t channel) const;
+    /// FindPair, for a connection a partitioned transport must have prepared.
+    uint32_t PreparedPair(uint32_t src, uint32_t dst, uint32_t channel, uint32_t k) const;
+    /// Partitioned: the receiving rank learns of a message (a Broadcast's handler).
+    void Announced(const uint8_t* data, uint32_t size);
+    /// Partitioned: pair `pair` will carry `m` (or already has: it arrives now).
+    void Expect(uint32_t pair, const Pending& m);
+    /// A message of pair `pair` fully arrived: tell its listener.
+    void Deliver(uint32_t pair, Pending m);
 
     NodeContainer m_nodes;
     std::vector<Pair> m_pairs;
@@ -115,6 +152,8 @@ class RdmaCollectiveTransport : public CollectiveTransport, private CollectiveTr
     std::vector<uint32_t> m_freeSplits;
     uint32_t m_qpsPerConnection{1};
     uint8_t m_dscp{0};
+    uint32_t m_mpiRank{0}; //!< partitioned: this process's MPI rank
+    uint32_t m_handler{0}; //!< partitioned: the mailbox handler of announcements
 };
 
 } // namespace ns3

@@ -8,6 +8,7 @@
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
 #include <sstream>
 
 namespace ns3
@@ -219,14 +220,17 @@ GpuTrainingApp::GetExtraDelay(uint32_t step) const
 }
 
 void
-GpuTrainingApp::StartCompute(uint32_t step, Callback<void, uint32_t> done)
+GpuTrainingApp::StartCompute(uint32_t step, Callback<void, uint32_t> done, Time since)
 {
     if (m_stopped)
     {
         return;
     }
     m_done = done;
-    m_event = Simulator::Schedule(GetStartDelay() + GetComputeTime(step),
+    // The phase begins at the step's beginning (`since` ago) or at StartTime, whichever is later.
+    const Time now = Simulator::Now();
+    const Time begin = std::max(now - since, m_startTime);
+    m_event = Simulator::Schedule(std::max(Time(0), begin + GetComputeTime(step) - now),
                                   &GpuTrainingApp::Done,
                                   this,
                                   step);

@@ -38,8 +38,12 @@ class GpuTrainingApp : public Application
     GpuTrainingApp();
     ~GpuTrainingApp() override;
 
-    /// Run the compute phase of `step`; call `done(rank)` when it ends.
-    void StartCompute(uint32_t step, Callback<void, uint32_t> done);
+    /**
+     * Run the compute phase of `step`; call `done(rank)` when it ends. The step began `since`
+     * ago (a job split across MPI ranks learns of its barrier a message delay after it): the
+     * phase ends at its time from the step's beginning, or now if that has passed.
+     */
+    void StartCompute(uint32_t step, Callback<void, uint32_t> done, Time since = Time(0));
     /// The compute time this rank will take on `step` (draws the jitter once per step).
     Time GetComputeTime(uint32_t step);
     /**

@@ -186,6 +186,7 @@ TrainingJob::Setup(NodeContainer ranks,
         }
     }
     m_network = network;
+    m_split = network && network->IsPartitioned();
     m_lossProbes.Connect(network);
     const std::string err = Check();
     NS_ABORT_MSG_UNLESS(err.empty(), "TrainingJob: " << err);
@@ -245,7 +246,7 @@ void
 TrainingJob::Start()
 {
     NS_ABORT_MSG_IF(!m_exec, "TrainingJob: call Setup first");
-    StartStep(0);
+    StartStep(0, Time(0));
 }
 
 bool
@@ -295,7 +296,7 @@ TrainingJob::CountNetwork(uint64_t& retx, uint64_t& timeouts) const
 }
 
 int32_t
-TrainingJob::TimedOutReceiver() const
+TrainingJob::TimedOutReceiver(uint32_t& nicIndex) const
 {
     size_t i = 0;
     for (uint32_t r = 0; r < m_ranks.GetN(); ++r)
@@ -314,6 +315,7 @@ TrainingJob::TimedOutReceiver() const
                 auto it = m_rankOfAddress.find(qp->GetRemoteAddress().Get());
                 if (it != m_rankOfAddress.end())
                 {
+                    nicIndex = r;
                     return static_cast<int32_t>(it->second);
                 }
             }
@@ -323,7 +325,7 @@ TrainingJob::TimedOutReceiver() const
 }
 
 void
-TrainingJob::StartStep(uint32_t k)
+TrainingJob::StartStep(uint32_t k, Time since)
 {
     if (m_finished)
     {
@@ -332,7 +334,7 @@ TrainingJob::StartStep(uint32_t k)
     m_stepOpen = true;
     TrainingStepRecord rec;
     rec.step = k;
-    rec.start = Simulator::Now();
+    rec.start = Simulator::Now() - since;
     rec.computeEnd.assign(m_ranks.GetN(), Time(0));
     m_records.push_back(rec);
     CountNetwork(m_retx0, m_timeouts0);
@@ -362,13 +364,14 @@ TrainingJob::StartStep(uint32_t k)
         // Earlier buckets' gradients are ready part-way through the backward pass.
         for (uint32_t b = 0; b + 1 < m_buckets; ++b)
         {
-            Simulator::Schedule(begin + compute * (double(b + 1) / m_buckets),
-                                &TrainingJob::BucketReady,
-                                this,
-                                b,
-                                r);
+            Simulator::Schedule(
+                std::max(Time(0), begin + compute * (double(b + 1) / m_buckets) - since),
+                &TrainingJob::BucketReady,
+                this,
+                b,
+                r);
         }
-        app->StartCompute(k, MakeCallback(&TrainingJob::ComputeDone, this));
+        app->StartCompute(k, MakeCallback(&TrainingJob::ComputeDone, this), since);
     }
 }
 
@@ -438,12 +441,72 @@ TrainingJob::CollectiveDone()
             rec.slowestComputeRank = r;
         }
     }
+    if (m_split)
+    {
+        // This MPI rank has only its own GPUs' ends; the executors' reports have everyone's
+        // (the latest, the largest rank on a tie, as above).
+        rec.barrier = Time(0);
+        rec.lastRank = 0;
+        auto latest = [&rec](Time t, uint32_t r) {
+            if (t > rec.barrier || (t == rec.barrier && r >= rec.lastRank))
+            {
+                rec.barrier = t;
+                rec.lastRank = r;
+            }
+        };
+        for (auto& e : m_execs)
+        {
+            latest(e->GetLastEnd(), e->GetLastEndRank());
+        }
+        for (uint32_t r = 0; r < n; ++r)
+        {
+            latest(rec.computeEnd[r], r);
+        }
+    }
     uint64_t retx = 0;
     uint64_t timeouts = 0;
     CountNetwork(retx, timeouts);
     rec.retransmissions = retx - m_retx0;
     rec.timeouts = timeouts - m_timeouts0;
     rec.lossProbes = m_lossProbes.GetCount() - m_probes0;
+    if (rec.timeouts > 0)
+    {
+        rec.timeoutVictim = TimedOutReceiver(rec.timeoutNic);
+        if (rec.timeoutVictim < 0 && m_network)
+        {
+            rec.timeoutVictim = JobRank(m_network->GetLastTimeoutReceiver());
+        }
+    }
+    DecideCause(rec);
+    m_stepTrace(rec);
+    if (rec.step + 1 < m_steps)
+    {
+        // All ranks resume together after the barrier (split across MPI ranks, it is learnt a
+        // message delay late: the step begins then at the barrier all the same).
+        const Time now = Simulator::Now();
+        if (rec.barrier < now)
+        {
+            StartStep(rec.step + 1, now - rec.barrier);
+        }
+        else
+        {
+            Simulator::Schedule(rec.barrier - now,
+                                &TrainingJob::StartStep,
+                                this,
+                                rec.step + 1,
+                                Time(0));
+        }
+    }
+    else
+    {
+        m_finished = true;
+    }
+}
+
+void
+TrainingJob::DecideCause(TrainingStepRecord& rec) const
+{
+    const uint32_t n = static_cast<uint32_t>(rec.computeEnd.size());
     std::vector<Time> sorted = rec.computeEnd;
     std::nth_element(sorted.begin(), sorted.begin() + n / 2, sorted.end());
     const Time spread = rec.lastComputeEnd - sorted[n / 2];
@@ -451,11 +514,7 @@ TrainingJob::CollectiveDone()
     {
         // Everyone waited on the rank whose data needed a retransmission timeout.
         rec.cause = "timeout";
-        int32_t victim = TimedOutReceiver();
-        if (victim < 0 && m_network)
-        {
-            victim = JobRank(m_network->GetLastTimeoutReceiver());
-        }
+        const int32_t victim = rec.timeoutVictim;
         rec.waitedOn = victim >= 0 ? static_cast<uint32_t>(victim) : rec.lastRank;
     }
     else if (rec.lossProbes > 0 && spread <= (rec.barrier - rec.start) * 0.05)
@@ -481,18 +540,19 @@ TrainingJob::CollectiveDone()
         rec.cause = "network";
         rec.waitedOn = rec.lastRank;
     }
-    m_stepTrace(rec);
-    if (rec.step + 1 < m_steps)
+}
+
+void
+TrainingJob::MergeSteps(const std::function<void(TrainingStepRecord&)>& merge)
+{
+    for (TrainingStepRecord& rec : m_records)
     {
-        // All ranks resume together after the barrier.
-        Simulator::Schedule(rec.barrier - Simulator::Now(),
-                            &TrainingJob::StartStep,
-                            this,
-                            rec.step + 1);
-    }
-    else
-    {
-        m_finished = true;
+        if (rec.collectiveEnd.empty())
+        {
+            continue; // never reached its barrier
+        }
+        merge(rec);
+        DecideCause(rec);
     }
 }
 

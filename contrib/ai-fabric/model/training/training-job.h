@@ -12,6 +12,7 @@
 #include "ns3/traced-callback.h"
 #include "ns3/type-id.h"
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -39,6 +40,10 @@ struct TrainingStepRecord
     uint64_t retransmissions{0};     //!< network retransmissions during the step
     uint64_t timeouts{0};            //!< retransmission timeouts during the step
     uint64_t lossProbes{0};          //!< tail loss probes during the step (kernel TCP)
+    /// The first NIC (by rank) with a queue pair that timed out in the step, and the rank that
+    /// queue pair sends to (the step's timeout victim); UINT32_MAX and -1 when none.
+    uint32_t timeoutNic{UINT32_MAX};
+    int32_t timeoutVictim{-1};
 
     Time StepTime() const
     {
@@ -113,6 +118,14 @@ class TrainingJob : public Object
     uint32_t GetStoppedRank() const;
 
     const std::vector<TrainingStepRecord>& GetSteps() const;
+    /**
+     * Split across MPI ranks (a partitioned network transport), each rank's records hold what
+     * its own nodes saw: its GPUs' collective ends, its NICs' retransmissions, timeouts and
+     * timed-out queue pairs; barriers, compute ends and step starts are every rank's already.
+     * `merge` makes each record every rank's (the runner: maxima and sums over MPI ranks, the
+     * timeout of the lowest NIC); then each step's cause is decided again.
+     */
+    void MergeSteps(const std::function<void(TrainingStepRecord&)>& merge);
     CollectiveSpec GetSpec() const;
     Ptr<CollectiveExecutor> GetExecutor() const;
     /// Bytes each rank sent in the last step's collective.
@@ -127,7 +140,11 @@ class TrainingJob : public Object
     void DoDispose() override;
 
   private:
-    void StartStep(uint32_t k);
+    /// Begin step `k`, which began `since` ago (split across ranks: its barrier is learnt a
+    /// message delay late).
+    void StartStep(uint32_t k, Time since);
+    /// Why the step ended when it did (TrainingStepRecord::cause and waitedOn).
+    void DecideCause(TrainingStepRecord& rec) const;
     void ComputeDone(uint32_t rank);
     void RankStopped(uint32_t rank);
     void CollectiveDone();
@@ -135,7 +152,8 @@ class TrainingJob : public Object
     void BucketReady(uint32_t bucket, uint32_t rank);
     void CountNetwork(uint64_t& retx, uint64_t& timeouts) const;
     /// The rank receiving on a queue pair whose timeouts grew during this step, or -1.
-    int32_t TimedOutReceiver() const;
+    /// The rank the first timed-out queue pair (by NIC) sends to, or -1; its NIC in `nic`.
+    int32_t TimedOutReceiver(uint32_t& nic) const;
     /// The job's rank of a transport rank (-1 if it is not one of the job's, or is -1).
     int32_t JobRank(int32_t transportRank) const;
 
@@ -170,6 +188,7 @@ class TrainingJob : public Object
     bool m_finished{false};
     bool m_stepOpen{false}; //!< a step has started and its barrier is not reached
     bool m_stopped{false};
+    bool m_split{false}; //!< the network transport is partitioned across MPI ranks
     uint32_t m_stoppedRank{0};
     TracedCallback<const TrainingStepRecord&> m_stepTrace;
 };

@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//
+// A collective whose RDMA transport is split across MPI ranks (issue 45), here in one process:
+// each message announced to the receiving rank a message delay after it is posted, the
+// executor's completion learnt from every rank's report a message delay after the last arrival,
+// the training job's next step begun at the barrier all the same. test/mpi/runner-ranks-test.sh
+// runs the same on 2 and 4 ranks against this one-process run.
+#include "test-util.h"
+
+#include <vector>
+
+using namespace ns3;
+
+namespace
+{
+
+struct SplitRun
+{
+    std::vector<TrainingStepRecord> steps;
+    std::vector<Time> stepSeen;     //!< when StepDone fired, per step
+    std::vector<Time> networkOneWay; //!< MessageLatency of every network message
+    Time messageDelay;
+};
+
+/// Two steps of 50 us compute and a ring AllReduce of 1 MiB on 2 servers x 4 GPUs at 100 Gb/s
+/// (one leaf per rail: no path to choose), in the partition order; the RDMA transport split
+/// (SetPartitioned) with `delay` (0: the mailbox's message delay for these cables), or not.
+SplitRun
+RunRing(bool split, Time delay = Time(0))
+{
+    SimulatorImplGuard core("ns3::FabricSimulatorImpl");
+    FabricPartitionScheduler::Select();
+    Ptr<RailOptimizedFatTreeHelper> rail = CreateObject<RailOptimizedFatTreeHelper>();
+    rail->SetAttribute("Servers", UintegerValue(2));
+    rail->SetAttribute("GpusPerServer", UintegerValue(4));
+    rail->SetAttribute("LinkRate", DataRateValue(DataRate("100Gbps")));
+    Ptr<FabricTopology> topo = rail->Build();
+    RdmaHelper rdma;
+    rdma.Install(topo);
+    Ptr<RdmaCollectiveTransport> net = CreateObject<RdmaCollectiveTransport>();
+    net->SetRanks(topo->GetHosts());
+    SplitRun r;
+    std::vector<Time> cables;
+    for (const FabricLinkInfo& l : topo->GetLinks())
+    {
+        cables.push_back(DynamicCast<FabricChannel>(l.devA->GetChannel())->GetDelay());
+    }
+    r.messageDelay = delay.IsZero() ? FabricRankMailbox::GetMessageDelay(cables) : delay;
+    if (split)
+    {
+        net->SetPartitioned(r.messageDelay);
+    }
+    net->TraceConnectWithoutContext(
+        "MessageLatency",
+        MakeCallback(+[](std::vector<Time>* v, uint32_t, uint32_t, uint64_t, Time oneWay) {
+            v->push_back(oneWay);
+        }).Bind(&r.networkOneWay));
+    Ptr<NvlinkTransport> nvlink = CreateObject<NvlinkTransport>();
+    nvlink->SetRanks(topo->GetNHosts());
+    for (uint32_t h = 0; h < topo->GetNHosts(); ++h)
+    {
+        Ptr<GpuTrainingApp> app = CreateObject<GpuTrainingApp>();
+        app->SetAttribute("ComputeTime", TimeValue(MicroSeconds(50)));
+        topo->GetHostNode(h)->AddApplication(app);
+    }
+    Ptr<TrainingJob> job = CreateObject<TrainingJob>();
+    job->SetAttribute("Steps", UintegerValue(2));
+    job->SetAttribute("Bytes", UintegerValue(1 << 20));
+    job->SetAttribute("Algorithm", TypeIdValue(RingCollective::GetTypeId()));
+    job->Setup(topo->GetHosts(), 4, net, nvlink);
+    job->TraceConnectWithoutContext(
+        "StepDone",
+        MakeCallback(+[](std::vector<Time>* v, const TrainingStepRecord&) {
+            v->push_back(Simulator::Now());
+        }).Bind(&r.stepSeen));
+    Simulator::ScheduleNow(&TrainingJob::Start, job);
+    Simulator::Run();
+    r.steps = job->GetSteps();
+    Simulator::Destroy();
+    GlobalValue::Bind("SchedulerType", StringValue("ns3::MapScheduler"));
+    return r;
+}
+
+} // namespace
+
+// Split with the mailbox's delay D: the same steps to the nanosecond as the whole transport;
+// each barrier is learnt D after it, and the next step still begins at the barrier.
+TEST_F(FabricTest, ASplitCollectiveKeepsItsStepsAndLearnsEachBarrierAMessageDelayLate)
+{
+    const SplitRun whole = RunRing(false);
+    const SplitRun split = RunRing(true);
+    ASSERT_EQ(whole.steps.size(), 2u);
+    ASSERT_EQ(split.steps.size(), 2u);
+    ASSERT_EQ(split.stepSeen.size(), 2u);
+    EXPECT_GT(split.messageDelay, NanoSeconds(1));
+    for (uint32_t k = 0; k < 2; ++k)
+    {
+        const TrainingStepRecord& a = whole.steps[k];
+        const TrainingStepRecord& b = split.steps[k];
+        EXPECT_EQ(b.start, a.start) << "step " << k;
+        EXPECT_EQ(b.barrier, a.barrier) << "step " << k;
+        EXPECT_EQ(b.lastRank, a.lastRank) << "step " << k;
+        EXPECT_EQ(b.collectiveEnd, a.collectiveEnd) << "step " << k;
+        EXPECT_EQ(b.computeEnd, a.computeEnd) << "step " << k;
+        EXPECT_EQ(whole.stepSeen[k], a.barrier) << "whole: seen at the last arrival";
+        EXPECT_EQ(split.stepSeen[k], b.barrier + split.messageDelay)
+            << "split: seen a message delay after it";
+    }
+    EXPECT_EQ(split.steps[1].start, split.steps[0].barrier) << "the next step began at the barrier";
+    EXPECT_EQ(split.networkOneWay, whole.networkOneWay);
+    EXPECT_FALSE(split.networkOneWay.empty());
+}
+
+// A message whose last byte lands before its announcement arrives with the announcement: with a
+// 200 us delay, every network message takes at least 200 us; whole, none does.
+TEST_F(FabricTest, ASplitMessageArrivesNoEarlierThanItsAnnouncement)
+{
+    const Time d = MicroSeconds(200);
+    const SplitRun whole = RunRing(false);
+    const SplitRun slow = RunRing(true, d);
+    ASSERT_FALSE(slow.networkOneWay.empty());
+    ASSERT_EQ(slow.networkOneWay.size(), whole.networkOneWay.size());
+    for (size_t i = 0; i < whole.networkOneWay.size(); ++i)
+    {
+        EXPECT_LT(whole.networkOneWay[i], d) << i;
+        EXPECT_GE(slow.networkOneWay[i], d) << i;
+    }
+    ASSERT_EQ(slow.steps.size(), 2u);
+    EXPECT_GT(slow.steps[0].CollectiveTime(), whole.steps[0].CollectiveTime());
+}
