@@ -168,21 +168,15 @@ RunRanks::Refusal(const RunConfig& c)
         return "workload.kind: flows, matrix and collective run across ranks; training models "
                "and traces (training, chakra) do not yet";
     }
-    if (!c.IsFlowWorkload() && c.fabric.name != "rocev2")
+    if (!c.IsFlowWorkload() && c.fabric.name != "rocev2" && c.fabric.name != "infiniband")
     {
-        return "fabric: a collective runs across ranks over rocev2 only so far (its transport "
-               "tells the receiving rank of each message); flows also over uec";
+        return "fabric: a collective runs across ranks over rocev2 and infiniband only so far "
+               "(their transport tells the receiving rank of each message); flows also over uec";
     }
     if (c.fabric.name == "tcp")
     {
         return "fabric: flows over kernel TCP do not run across ranks (RDMA and Ultra Ethernet "
                "NICs do)";
-    }
-    if (c.fabric.name == "infiniband")
-    {
-        return "fabric: InfiniBand does not run across ranks yet (its flow-control packets "
-               "serialize in under a nanosecond and arrive exactly a cable's delay after they "
-               "leave; on a cut cable a frame must arrive at least a step later)";
     }
     if (c.fabric.pfc && c.pfcDeadlock.enabled)
     {

@@ -3,10 +3,10 @@
 #
 # `ai-fabric run --ranks N` (issue 45): the flow workload of test/mpi/flows-ranks.json (PFC,
 # ECN, loss, a link down a while) run sequentially in the partition event order, then on 2 ranks
-# (granted time windows) and 4 (null messages), and on Ultra Ethernet NICs sequentially and on
-# 2 ranks; then the collective of test/mpi/collective-ranks.json (the same faults) as a scenario
-# of three runs: the tuner's AllReduce and a tree split across the ranks, and kernel TCP, which
-# does not split, run whole in every process. Every results file must be the sequential run's
+# (granted time windows) and 4 (null messages), and on Ultra Ethernet NICs and InfiniBand
+# sequentially and on 2 ranks; then the collective of test/mpi/collective-ranks.json (the same
+# faults) as a scenario of four runs: the tuner's AllReduce, a tree and InfiniBand split across
+# the ranks, and kernel TCP, which does not split, run whole in every process. Every results file must be the sequential run's
 # (compare-results.py: summary.json but the run's cost, CSV files byte for byte), and the runs
 # must be worth comparing; the collective alone on 4 ranks with null messages too. Then what the
 # runner cannot split (a training model; a collective over TCP only; two split runs with null
@@ -55,10 +55,16 @@ run useq "$runner" "$scenario" --quiet "${uec[@]}" --set simulation.event_order=
   --out "$tmp/useq"
 run u2 "$mpiexec" -np 2 --oversubscribe "$runner" "$scenario" --quiet "${uec[@]}" --ranks 2 \
   --out "$tmp/u2"
+ib=(--set fabric=infiniband --set congestion_control=auto)
+run iseq "$runner" "$scenario" --quiet "${ib[@]}" --set simulation.event_order=partition \
+  --out "$tmp/iseq"
+run i2 "$mpiexec" -np 2 --oversubscribe "$runner" "$scenario" --quiet "${ib[@]}" --ranks 2 \
+  --out "$tmp/i2"
 [ "$fail" = 0 ] || exit 1
 same seq r2 "RoCEv2, 2 ranks, granted time windows"
 same seq r4 "RoCEv2, 4 ranks, null messages"
 same useq u2 "Ultra Ethernet, 2 ranks"
+same iseq i2 "InfiniBand, 2 ranks"
 
 # Worth comparing: every flow ended, and PAUSE frames, ECN marks, corrupt frames, frames lost
 # to the down link and retransmissions happened; Ultra Ethernet trimmed.
@@ -89,6 +95,7 @@ text = "\n".join(l for l in open(sys.argv[1]) if not l.lstrip().startswith("//")
 s = json.loads(text)
 s["compare"] = [{"name": "AllReduce"},
                 {"name": "AllReduce tree", "workload": {"algorithm": "tree"}},
+                {"name": "InfiniBand", "fabric": "infiniband", "congestion_control": "auto"},
                 {"name": "TCP", "fabric": "tcp", "pfc": False}]
 json.dump(s, open(sys.argv[2], "w"))
 PY
@@ -116,7 +123,9 @@ for r in seq[:2]:
         and c["retransmitted_packets"] > 0)
     checks[r["name"] + ": link-down drops"] = r["faults"]["link_down_drops"] > 0
 checks["the two AllReduces differ"] = seq[0]["algorithm_used"] != seq[1]["algorithm_used"]
-checks["split on 4 ranks"] = [r["sim"].get("ranks") for r in four] == [4, 4, None]
+checks["InfiniBand: every step, credit updates"] = (
+    seq[2]["steps_completed"] == 2 and seq[2]["counters"]["ib_flow_control_packets"] > 0)
+checks["split on 4 ranks"] = [r["sim"].get("ranks") for r in four] == [4, 4, 4, None]
 bad = [k for k, ok in checks.items() if not ok]
 print("worth comparing:", "yes" if not bad else "NO: " + ", ".join(bad))
 sys.exit(1 if bad else 0)

@@ -278,6 +278,12 @@ FabricChannel::TransmitOrdered(uint8_t d,
                                int64_t now)
 {
     Direction& dir = m_dir[d];
+    // A frame arrives at least a step after the cable's delay: on a cable cut between ranks it
+    // travels in a message delivered one step early, which must leave a lookahead (the delay)
+    // before that. Only a frame that ends within the step it began in is held (an InfiniBand
+    // credit update, 6 bytes, sent back to back after another frame: its last bit leaves now),
+    // and on every cable alike, so that any partition gives the same run.
+    arrival = std::max(arrival, now + m_delaySteps + 1);
     if (dir.remote)
     {
         SendToRank(d, frame, arrival, now);
