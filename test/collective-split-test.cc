@@ -17,7 +17,7 @@ namespace
 struct SplitRun
 {
     std::vector<TrainingStepRecord> steps;
-    std::vector<Time> stepSeen;     //!< when StepDone fired, per step
+    std::vector<Time> stepSeen;      //!< when StepDone fired, per step
     std::vector<Time> networkOneWay; //!< MessageLatency of every network message
     Time messageDelay;
 };
