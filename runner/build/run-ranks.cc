@@ -168,15 +168,10 @@ RunRanks::Refusal(const RunConfig& c)
         return "workload.kind: flows, matrix and collective run across ranks; training models "
                "and traces (training, chakra) do not yet";
     }
-    if (!c.IsFlowWorkload() && c.fabric.name != "rocev2" && c.fabric.name != "infiniband")
-    {
-        return "fabric: a collective runs across ranks over rocev2 and infiniband only so far "
-               "(their transport tells the receiving rank of each message); flows also over uec";
-    }
     if (c.fabric.name == "tcp")
     {
-        return "fabric: flows over kernel TCP do not run across ranks (RDMA and Ultra Ethernet "
-               "NICs do)";
+        return "fabric: kernel TCP does not run across ranks yet (RDMA, InfiniBand and Ultra "
+               "Ethernet NICs do)";
     }
     if (c.fabric.pfc && c.pfcDeadlock.enabled)
     {

@@ -5,8 +5,9 @@
 # ECN, loss, a link down a while) run sequentially in the partition event order, then on 2 ranks
 # (granted time windows) and 4 (null messages), and on Ultra Ethernet NICs and InfiniBand
 # sequentially and on 2 ranks; then the collective of test/mpi/collective-ranks.json (the same
-# faults) as a scenario of four runs: the tuner's AllReduce, a tree and InfiniBand split across
-# the ranks, and kernel TCP, which does not split, run whole in every process. Every results file must be the sequential run's
+# faults) as a scenario of five runs: the tuner's AllReduce, a tree, InfiniBand and Ultra
+# Ethernet split across the ranks, and kernel TCP, which does not split, run whole in every
+# process. Every results file must be the sequential run's
 # (compare-results.py: summary.json but the run's cost, CSV files byte for byte), and the runs
 # must be worth comparing; the collective alone on 4 ranks with null messages too. Then what the
 # runner cannot split (a training model; a collective over TCP only; two split runs with null
@@ -96,6 +97,8 @@ s = json.loads(text)
 s["compare"] = [{"name": "AllReduce"},
                 {"name": "AllReduce tree", "workload": {"algorithm": "tree"}},
                 {"name": "InfiniBand", "fabric": "infiniband", "congestion_control": "auto"},
+                {"name": "Ultra Ethernet", "fabric": "uec", "pfc": False,
+                 "congestion_control": "auto"},
                 {"name": "TCP", "fabric": "tcp", "pfc": False}]
 json.dump(s, open(sys.argv[2], "w"))
 PY
@@ -125,7 +128,9 @@ for r in seq[:2]:
 checks["the two AllReduces differ"] = seq[0]["algorithm_used"] != seq[1]["algorithm_used"]
 checks["InfiniBand: every step, credit updates"] = (
     seq[2]["steps_completed"] == 2 and seq[2]["counters"]["ib_flow_control_packets"] > 0)
-checks["split on 4 ranks"] = [r["sim"].get("ranks") for r in four] == [4, 4, 4, None]
+checks["Ultra Ethernet: every step, trims"] = (
+    seq[3]["steps_completed"] == 2 and seq[3]["uec"]["trims"] > 0)
+checks["split on 4 ranks"] = [r["sim"].get("ranks") for r in four] == [4, 4, 4, 4, None]
 bad = [k for k, ok in checks.items() if not ok]
 print("worth comparing:", "yes" if not bad else "NO: " + ", ".join(bad))
 sys.exit(1 if bad else 0)
@@ -152,7 +157,7 @@ refused() { # WHAT EXPECTED ARGS...
   fi
 }
 refused "a training model" "--ranks: workload.kind" "$here/../../scenarios/training-llama3-8b.json"
-refused "TCP only" "--ranks: fabric" "$one" --set fabric=tcp --set pfc=false
+refused "TCP only" "--ranks: fabric: kernel TCP" "$one" --set fabric=tcp --set pfc=false
 refused "two split runs, null messages" "--sync null-message: one run split" "$coll" \
   --sync null-message
 exit $fail
