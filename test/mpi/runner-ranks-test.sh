@@ -136,6 +136,30 @@ print("worth comparing:", "yes" if not bad else "NO: " + ", ".join(bad))
 sys.exit(1 if bad else 0)
 PY
 
+# A connection that fails (one retry, a cable down for good): its job stops on every rank at the
+# same time (the failure is told to every rank), exit 3 (incomplete), the same results.
+python3 - "$one" "$tmp/fail.json" <<'PY'
+import json, sys
+text = "\n".join(l for l in open(sys.argv[1]) if not l.lstrip().startswith("//"))
+s = json.loads(text)
+s["faults"] = {"events": [{"at_ms": 0.1, "link": "leaf0-spine1", "action": "down"}]}
+s["attributes"]["ns3::RdmaNic::RetryCount"] = "1"
+json.dump(s, open(sys.argv[2], "w"))
+PY
+"$runner" "$tmp/fail.json" --quiet --set simulation.event_order=partition --out "$tmp/fseq" \
+  >"$tmp/fseq.log" 2>&1
+fs=$?
+"$mpiexec" -np 2 --oversubscribe "$runner" "$tmp/fail.json" --quiet --ranks 2 --out "$tmp/f2" \
+  >"$tmp/f2.log" 2>&1
+f2=$?
+if [ "$fs" != 3 ] || [ "$f2" != 3 ]; then
+  echo "FAIL: a failed connection: exit $fs sequentially, $f2 on 2 ranks (3 expected)"
+  cat "$tmp/fseq.log" "$tmp/f2.log"
+  fail=1
+else
+  same fseq f2 "A failed connection, 2 ranks"
+fi
+
 # Refused with one line, exit 2, nothing written: a training model, and a scenario whose every
 # run is one the ranks cannot split (kernel TCP).
 refused() { # WHAT EXPECTED ARGS...

@@ -2,10 +2,12 @@
 #include "collective-transport.h"
 
 #include "ns3/abort.h"
+#include "ns3/fabric-rank-mailbox.h"
 #include "ns3/simulator.h"
 #include "ns3/trace-source-accessor.h"
 
 #include <algorithm>
+#include <cstring>
 
 namespace ns3
 {
@@ -107,8 +109,27 @@ CollectiveTransport::GetListenerIndex(CollectiveTransportListener* listener) con
 }
 
 void
+CollectiveTransport::SetPartitionedBase(Time messageDelay)
+{
+    m_partitioned = true;
+    m_messageDelay = messageDelay;
+    m_failedHandler = FabricRankMailbox::AddHandler([this](const uint8_t* data, uint32_t size) {
+        NS_ABORT_MSG_IF(size != 8, "CollectiveTransport: bad failure message");
+        uint32_t pair[2];
+        std::memcpy(pair, data, sizeof(pair));
+        m_connectionFailed(pair[0], pair[1]);
+    });
+}
+
+void
 CollectiveTransport::NotifyConnectionFailed(uint32_t src, uint32_t dst)
 {
+    if (m_partitioned)
+    {
+        const uint32_t pair[2] = {src, dst};
+        FabricRankMailbox::Broadcast(m_failedHandler, pair, sizeof(pair), m_messageDelay);
+        return;
+    }
     m_connectionFailed(src, dst);
 }
 

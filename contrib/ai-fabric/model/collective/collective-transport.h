@@ -124,6 +124,12 @@ class CollectiveTransport : public Object
     /// Fire MessageLatency for a message sent at `posted` that has just fully arrived.
     void NotifyMessageLatency(uint32_t src, uint32_t dst, uint64_t bytes, Time posted);
 
+    /**
+     * For SetPartitioned: mark the transport partitioned with `messageDelay`; from now on a
+     * failed connection is told to every MPI rank, `messageDelay` after it failed
+     * (ConnectionFailed then fires on every rank at the same time, so that all stop alike).
+     */
+    void SetPartitionedBase(Time messageDelay);
     /// AddListener's listener `index`.
     CollectiveTransportListener* GetListener(uint32_t index) const;
     /// AddListener's index of `listener` (aborts if it was not added).
@@ -134,6 +140,7 @@ class CollectiveTransport : public Object
 
   private:
     std::vector<CollectiveTransportListener*> m_listeners;
+    uint32_t m_failedHandler{0}; //!< partitioned: the mailbox handler of failed connections
     TracedCallback<uint32_t, uint32_t> m_connectionFailed;
     TracedCallback<uint32_t, uint32_t, uint64_t, Time> m_messageLatency;
 };
