@@ -170,6 +170,20 @@ RdmaCollectiveTransport::Send(uint32_t src,
         m_pairs[idx].requester->PostWrite(bytes);
         return;
     }
+    const uint32_t split =
+        NewSplit(Split{listener, token, pieces, src, dst, bytes, Simulator::Now()});
+    for (uint32_t j = 0; j < pieces; ++j)
+    {
+        const uint32_t idx = GetPair(src, dst, channel, group * ports + j);
+        m_pairs[idx].pending.push_back(
+            Pending{static_cast<CollectiveTransportListener*>(this), split, 0, Time(0)});
+        m_pairs[idx].requester->PostWrite(std::min(chunk, bytes - j * chunk));
+    }
+}
+
+uint32_t
+RdmaCollectiveTransport::NewSplit(const Split& s)
+{
     uint32_t split;
     if (m_freeSplits.empty())
     {
@@ -181,14 +195,8 @@ RdmaCollectiveTransport::Send(uint32_t src,
         split = m_freeSplits.back();
         m_freeSplits.pop_back();
     }
-    m_splits[split] = Split{listener, token, pieces, src, dst, bytes, Simulator::Now()};
-    for (uint32_t j = 0; j < pieces; ++j)
-    {
-        const uint32_t idx = GetPair(src, dst, channel, group * ports + j);
-        m_pairs[idx].pending.push_back(
-            Pending{static_cast<CollectiveTransportListener*>(this), split, 0, Time(0)});
-        m_pairs[idx].requester->PostWrite(std::min(chunk, bytes - j * chunk));
-    }
+    m_splits[split] = s;
+    return split;
 }
 
 void
@@ -263,18 +271,8 @@ RdmaCollectiveTransport::Announced(const uint8_t* data, uint32_t size)
                Pending{listener, a.token, a.bytes, posted});
         return;
     }
-    uint32_t split;
-    if (m_freeSplits.empty())
-    {
-        split = static_cast<uint32_t>(m_splits.size());
-        m_splits.emplace_back();
-    }
-    else
-    {
-        split = m_freeSplits.back();
-        m_freeSplits.pop_back();
-    }
-    m_splits[split] = Split{listener, a.token, a.pieces, a.src, a.dst, a.bytes, posted};
+    const uint32_t split =
+        NewSplit(Split{listener, a.token, a.pieces, a.src, a.dst, a.bytes, posted});
     for (uint32_t j = 0; j < a.pieces; ++j)
     {
         Expect(PreparedPair(a.src, a.dst, a.channel, a.group * ports + j),

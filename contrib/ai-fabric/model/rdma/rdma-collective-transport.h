@@ -127,6 +127,8 @@ class RdmaCollectiveTransport : public CollectiveTransport, private CollectiveTr
     uint32_t GetPair(uint32_t src, uint32_t dst, uint32_t channel, uint32_t k);
     /// A piece of a split message arrived (`token`: the Split).
     void MessageArrived(uint64_t token) override;
+    /// A split message's record (from the free list). \return its index
+    uint32_t NewSplit(const Split& s);
 
     void Arrived(uint32_t pair, const RdmaCompletion& c);
     /// A requester's completion: an error status fires ConnectionFailed (once per pair).
