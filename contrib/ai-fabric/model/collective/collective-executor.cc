@@ -6,7 +6,6 @@
 #include "ns3/simulator.h"
 
 #include <algorithm>
-#include <cstring>
 #include <tuple>
 
 namespace ns3
@@ -229,133 +228,17 @@ CollectiveExecutor::Start(std::shared_ptr<const CollectiveSchedule> s,
 }
 
 void
-CollectiveExecutor::PrepareSplit()
+CollectiveExecutor::Satisfy(uint64_t d)
 {
-    const std::vector<CollectiveTransfer>& tr = m_schedule->transfers;
-    const uint32_t servers = m_gpusPerServer;
-    m_localTotal = 0;
-    for (uint32_t t = 0; t < tr.size(); ++t)
+    if (!(d & RingToken::kRing))
     {
-        const CollectiveTransfer& x = tr[t];
-        if (x.kind == CollectiveTransfer::RING_DONE)
-        {
-            continue; // arrives with its ring's last transfer (counted below)
-        }
-        if (x.kind == CollectiveTransfer::P2P && !SameServer(x.src, x.dst))
-        {
-            m_network->Prepare(Global(x.src + x.nicDelta),
-                               Global(x.dst),
-                               x.channel + m_channelBase);
-        }
-        NS_ABORT_MSG_IF(x.kind == CollectiveTransfer::P2P && x.src < m_gpuRanks &&
-                            x.dst < m_gpuRanks && ServerOf(x.src) == ServerOf(x.dst) &&
-                            LocalRank(x.src) != LocalRank(x.dst),
-                        "CollectiveExecutor: a server's GPUs must run on one MPI rank ("
-                            << servers << " per server)");
-        m_localTotal += LocalRank(x.dst) ? 1 : 0;
-    }
-    for (uint32_t i = 0; i < m_schedule->rings.size(); ++i)
-    {
-        const CollectiveRing& r = m_schedule->rings[i];
-        if (r.steps == 0)
-        {
-            continue;
-        }
-        for (uint32_t p = 0; p < r.Size(); ++p)
-        {
-            for (uint32_t hop = 0; hop < (r.HasPxnHop(p) ? 2u : 1u); ++hop)
-            {
-                const Send x = Describe(RingToken::Make(i, 0, p, 0, hop));
-                if (!SameServer(x.src, x.dst))
-                {
-                    m_network->Prepare(Global(x.nic), Global(x.dst), x.channel + m_channelBase);
-                }
-                m_localTotal += LocalRank(x.dst) ? uint64_t(r.steps) * r.chunks : 0;
-            }
-            if (r.done != UINT32_MAX && LocalRank(r.order[p]))
-            {
-                m_localTotal += r.chunks; // its RING_DONE marks
-            }
-        }
-    }
-    NS_ABORT_MSG_IF(FabricRankMailbox::GetNRanks() == 1 && m_localTotal != m_total,
-                    "CollectiveExecutor: " << m_localTotal << " arrivals counted of " << m_total);
-}
-
-void
-CollectiveExecutor::Report()
-{
-    m_reported = true;
-    Message m{Message::kReport, 0, 0, 0};
-    for (uint32_t r = 0; r < m_gpuRanks; ++r)
-    {
-        if (LocalRank(r) && m_rankEnd[r].GetTimeStep() >= m.at)
-        {
-            m.at = m_rankEnd[r].GetTimeStep();
-            m.rank = r;
-        }
-    }
-    FabricRankMailbox::Broadcast(m_handler, &m, sizeof(m), m_network->GetMessageDelay());
-}
-
-void
-CollectiveExecutor::ReleaseAfter(uint64_t d, uint32_t node)
-{
-    if (ServerOf(Source(d)) == ServerOf(node))
-    {
-        if (!(d & RingToken::kRing))
-        {
-            Node& y = m_nodes[d];
-            if (y.remaining == ISSUED || --y.remaining != 0)
-            {
-                return;
-            }
-        }
-        Release(d);
-        return;
-    }
-    const Message m{Message::kRelease, 0, d, 0};
-    FabricRankMailbox::Broadcast(m_handler, &m, sizeof(m), m_network->GetMessageDelay());
-}
-
-void
-CollectiveExecutor::Received(const uint8_t* data, uint32_t size)
-{
-    NS_ABORT_MSG_IF(size != sizeof(Message), "CollectiveExecutor: bad message");
-    Message m;
-    std::memcpy(&m, data, sizeof(m));
-    if (m.kind == Message::kRelease)
-    {
-        if (!LocalRank(Source(m.token)))
+        Node& y = m_nodes[d];
+        if (y.remaining == ISSUED || --y.remaining != 0)
         {
             return;
         }
-        if (!(m.token & RingToken::kRing))
-        {
-            Node& y = m_nodes[m.token];
-            if (y.remaining == ISSUED || --y.remaining != 0)
-            {
-                return;
-            }
-        }
-        Release(m.token);
-        return;
     }
-    const Time at = TimeStep(m.at);
-    if (at > m_lastEnd || (at == m_lastEnd && m.rank >= m_lastEndRank))
-    {
-        m_lastEnd = at;
-        m_lastEndRank = m.rank;
-    }
-    NS_ABORT_MSG_IF(m_reportsLeft == 0, "CollectiveExecutor: a report too many");
-    if (--m_reportsLeft == 0 && !m_done.IsNull())
-    {
-        // Every rank's last arrival, a message delay after the last of them: on every MPI rank
-        // at the same time, whatever the partition.
-        Callback<void> done = m_done;
-        m_done = Callback<void>();
-        done();
-    }
+    Release(d);
 }
 
 void
@@ -589,17 +472,14 @@ CollectiveExecutor::ReleaseDependents(uint32_t t)
     const Node& x = m_nodes[t];
     const uint32_t* dep = x.nDependents == 1 ? &x.dependents : m_dependents.data() + x.dependents;
     uint32_t i = 0;
+    // One dependency of d arrived: released once all have (split: through ReleaseAfter).
     auto releaseDag = [this](uint32_t d) {
         if (m_split)
         {
             ReleaseAfter(d, m_arrivalNode);
             return;
         }
-        Node& y = m_nodes[d];
-        if (y.remaining != ISSUED && --y.remaining == 0)
-        {
-            Release(d);
-        }
+        Satisfy(d);
     };
     if (!m_ringDependents.empty())
     {
@@ -620,7 +500,7 @@ CollectiveExecutor::ReleaseDependents(uint32_t t)
             }
             else
             {
-                Release(it->second);
+                Satisfy(it->second);
             }
         }
     }
@@ -681,36 +561,6 @@ bool
 CollectiveExecutor::IsDone() const
 {
     return m_split ? m_reportsLeft == 0 : m_arrived == m_total;
-}
-
-Time
-CollectiveExecutor::GetLastEnd() const
-{
-    if (m_split)
-    {
-        return m_lastEnd;
-    }
-    Time end(0);
-    for (uint32_t r = 0; r < m_gpuRanks; ++r)
-    {
-        end = std::max(end, m_rankEnd[r]);
-    }
-    return end;
-}
-
-uint32_t
-CollectiveExecutor::GetLastEndRank() const
-{
-    if (m_split)
-    {
-        return m_lastEndRank;
-    }
-    uint32_t who = 0;
-    for (uint32_t r = 0; r < m_gpuRanks; ++r)
-    {
-        who = m_rankEnd[r] >= m_rankEnd[who] ? r : who;
-    }
-    return who;
 }
 
 Time

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <utility>
 #include <vector>
 
 namespace ns3
@@ -192,6 +193,11 @@ class CollectiveExecutor : public Object, public CollectiveTransportListener
     void PrepareSplit();
     /// Partitioned: every arrival here is in; tell every rank.
     void Report();
+    /// The latest rank end over the GPU ranks (only this MPI rank's if `localOnly`) and its
+    /// rank, the largest on a tie.
+    std::pair<Time, uint32_t> LatestArrival(bool localOnly) const;
+    /// One dependency of `d` arrived: release it once all have (a ring token has one).
+    void Satisfy(uint64_t d);
     void Received(const uint8_t* data, uint32_t size);
     /// Release `d` after an arrival at `node`: at once on the same server, else through the
     /// other ranks' mailbox a message delay later (on every partition alike).

@@ -108,17 +108,21 @@ CollectiveTransport::GetListenerIndex(CollectiveTransportListener* listener) con
     return static_cast<uint32_t>(it - m_listeners.begin());
 }
 
-void
-CollectiveTransport::SetPartitionedBase(Time messageDelay)
+uint32_t
+CollectiveTransport::SetPartitionedBase(Time messageDelay,
+                                        std::function<void(const uint8_t*, uint32_t)> announced)
 {
     m_partitioned = true;
     m_messageDelay = messageDelay;
+    m_mpiRank = FabricRankMailbox::GetRank();
+    const uint32_t handler = FabricRankMailbox::AddHandler(std::move(announced));
     m_failedHandler = FabricRankMailbox::AddHandler([this](const uint8_t* data, uint32_t size) {
         NS_ABORT_MSG_IF(size != 8, "CollectiveTransport: bad failure message");
         uint32_t pair[2];
         std::memcpy(pair, data, sizeof(pair));
         m_connectionFailed(pair[0], pair[1]);
     });
+    return handler;
 }
 
 void

@@ -7,6 +7,7 @@
 #include "ns3/object.h"
 #include "ns3/traced-callback.h"
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -125,11 +126,14 @@ class CollectiveTransport : public Object
     void NotifyMessageLatency(uint32_t src, uint32_t dst, uint64_t bytes, Time posted);
 
     /**
-     * For SetPartitioned: mark the transport partitioned with `messageDelay`; from now on a
-     * failed connection is told to every MPI rank, `messageDelay` after it failed
-     * (ConnectionFailed then fires on every rank at the same time, so that all stop alike).
+     * For SetPartitioned: mark the transport partitioned with `messageDelay`, note this
+     * process's MPI rank (m_mpiRank) and add `announced`, the receiver of the transport's
+     * announcements, to FabricRankMailbox; from now on a failed connection is told to every MPI
+     * rank, `messageDelay` after it failed (ConnectionFailed then fires on every rank at the
+     * same time, so that all stop alike). \return the announcements' handler
      */
-    void SetPartitionedBase(Time messageDelay);
+    uint32_t SetPartitionedBase(Time messageDelay,
+                                std::function<void(const uint8_t*, uint32_t)> announced);
     /// AddListener's listener `index`.
     CollectiveTransportListener* GetListener(uint32_t index) const;
     /// AddListener's index of `listener` (aborts if it was not added).
@@ -137,6 +141,7 @@ class CollectiveTransport : public Object
 
     bool m_partitioned{false};
     Time m_messageDelay;
+    uint32_t m_mpiRank{0}; //!< partitioned: this process's MPI rank
 
   private:
     std::vector<CollectiveTransportListener*> m_listeners;

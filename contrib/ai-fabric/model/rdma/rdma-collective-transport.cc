@@ -73,10 +73,9 @@ void
 RdmaCollectiveTransport::SetPartitioned(Time messageDelay)
 {
     NS_ABORT_MSG_IF(!m_pairs.empty(), "RdmaCollectiveTransport: SetPartitioned before any send");
-    SetPartitionedBase(messageDelay);
-    m_mpiRank = FabricRankMailbox::GetRank();
-    m_handler = FabricRankMailbox::AddHandler(
-        [this](const uint8_t* data, uint32_t size) { Announced(data, size); });
+    m_handler = SetPartitionedBase(messageDelay, [this](const uint8_t* data, uint32_t size) {
+        Announced(data, size);
+    });
 }
 
 bool

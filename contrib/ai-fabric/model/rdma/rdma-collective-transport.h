@@ -154,7 +154,6 @@ class RdmaCollectiveTransport : public CollectiveTransport, private CollectiveTr
     std::vector<uint32_t> m_freeSplits;
     uint32_t m_qpsPerConnection{1};
     uint8_t m_dscp{0};
-    uint32_t m_mpiRank{0}; //!< partitioned: this process's MPI rank
     uint32_t m_handler{0}; //!< partitioned: the mailbox handler of announcements
 };
 

@@ -1,4 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
+// TrainingJob: its attributes, set-up, and the step cycle (compute, the buckets' collectives,
+// the barrier, its cause, the next step; split across MPI ranks, the barrier learnt late and the
+// records merged after). About 610 lines in one file because every part of the cycle reads and
+// writes the open step's record and the per-step counters' baselines.
 #include "training-job.h"
 
 #include "gpu-training-app.h"

@@ -94,10 +94,9 @@ void
 UetCollectiveTransport::SetPartitioned(Time messageDelay)
 {
     NS_ABORT_MSG_IF(!m_pairs.empty(), "UetCollectiveTransport: SetPartitioned before any send");
-    SetPartitionedBase(messageDelay);
-    m_mpiRank = FabricRankMailbox::GetRank();
-    m_handler = FabricRankMailbox::AddHandler(
-        [this](const uint8_t* data, uint32_t size) { Announced(data, size); });
+    m_handler = SetPartitionedBase(messageDelay, [this](const uint8_t* data, uint32_t size) {
+        Announced(data, size);
+    });
 }
 
 bool

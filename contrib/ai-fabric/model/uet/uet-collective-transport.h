@@ -107,7 +107,6 @@ class UetCollectiveTransport : public CollectiveTransport
     NodeContainer m_nodes;
     std::vector<Pair> m_pairs;
     std::unordered_map<uint64_t, uint32_t> m_index;
-    uint32_t m_mpiRank{0}; //!< partitioned: this process's MPI rank
     uint32_t m_handler{0}; //!< partitioned: the mailbox handler of announcements
 };
 
