@@ -6,12 +6,17 @@
 // paused queues, and the watchdog breaks it.
 #include "test-util.h"
 
+#include "ns3/fabric-channel.h"
 #include "ns3/fabric-fault-injector.h"
+#include "ns3/fabric-partition-scheduler.h"
+#include "ns3/fabric-poll-chain.h"
+#include "ns3/fabric-rank-mailbox.h"
 #include "ns3/pfc-deadlock-detector.h"
 #include "ns3/pfc-flow-control.h"
 #include "ns3/pfc-watchdog.h"
 
 #include <map>
+#include <optional>
 #include <set>
 
 using namespace ns3;
@@ -51,6 +56,39 @@ Write(Ptr<FabricTopology> topo,
     qp.first->PostWrite(bytes);
 }
 
+/// The event order of a run: ns-3's; the partition order (FabricPartitionScheduler) with the
+/// watchdog and detector polling as before; or the partition order with them split as across
+/// MPI ranks (SetPartitioned: polls kept by messages, on this process's one rank).
+enum class Order
+{
+    NS3,
+    PARTITION,
+    SPLIT,
+};
+
+/// Selects the partition order for the simulator about to be created (not NS3).
+void
+SelectOrder(Order order, std::optional<SimulatorImplGuard>& core)
+{
+    if (order != Order::NS3)
+    {
+        core.emplace("ns3::FabricSimulatorImpl");
+        FabricPartitionScheduler::Select();
+    }
+}
+
+/// The message delay between ranks on `topo`'s cables.
+Time
+MessageDelay(Ptr<FabricTopology> topo)
+{
+    std::vector<Time> cables;
+    for (const FabricLinkInfo& l : topo->GetLinks())
+    {
+        cables.push_back(DynamicCast<FabricChannel>(l.devA->GetChannel())->GetDelay());
+    }
+    return FabricRankMailbox::GetMessageDelay(cables);
+}
+
 struct StormRun
 {
     Finish f;
@@ -86,8 +124,10 @@ Record(std::vector<double>* v, Ptr<FabricNetDevice>, uint8_t)
  * to gpu2 (a bystander sharing no paused port).
  */
 StormRun
-Storm(bool watchdog, double stormEndMs, double stopMs)
+Storm(bool watchdog, double stormEndMs, double stopMs, Order order = Order::NS3)
 {
+    std::optional<SimulatorImplGuard> core;
+    SelectOrder(order, core);
     Ptr<FabricTopology> topo = BuildStar(4);
     RdmaHelper rdma;
     rdma.SetCongestionControl("ns3::RdmaNoCc");
@@ -108,6 +148,10 @@ Storm(bool watchdog, double stormEndMs, double stopMs)
     {
         wd = FastWatchdog();
         wd->Install(topo->GetSwitch(0));
+        if (order == Order::SPLIT)
+        {
+            wd->SetPartitioned(MessageDelay(topo));
+        }
         wd->TraceConnectWithoutContext("StormDetected", MakeBoundCallback(&Record, &r.detectedAt));
         wd->TraceConnectWithoutContext("StormRestored", MakeBoundCallback(&Record, &r.restoredAt));
     }
@@ -195,7 +239,10 @@ struct DeadlockRun
     uint32_t failed{0};
     uint32_t posted{0};
     double endMs{0};
+    Time end;
     uint64_t storms{0};
+    std::vector<double> stormAt;   //!< the watchdog's detections, ms
+    std::vector<std::string> hops; //!< each cycle's hops: "node/port/priority/paused for"
     Ptr<FabricTopology> topo;
 };
 
@@ -208,8 +255,10 @@ struct DeadlockRun
  * control.
  */
 DeadlockRun
-Bounce(bool valleyFree, bool watchdog, uint64_t bytes)
+Bounce(bool valleyFree, bool watchdog, uint64_t bytes, Order order = Order::NS3)
 {
+    std::optional<SimulatorImplGuard> core;
+    SelectOrder(order, core);
     Ptr<FatTreeHelper> h = CreateObject<FatTreeHelper>();
     h->SetAttribute("Servers", UintegerValue(16));
     h->SetAttribute("GpusPerServer", UintegerValue(1));
@@ -231,6 +280,10 @@ Bounce(bool valleyFree, bool watchdog, uint64_t bytes)
     RdmaHelper rdma;
     rdma.SetCongestionControl("ns3::RdmaNoCc");
     rdma.Install(topo);
+    if (order != Order::NS3)
+    {
+        topo->AssignStreams(1); // the same ECMP hashes in both runs of a comparison
+    }
     DeadlockRun r;
     Ptr<PfcDeadlockDetector> det = CreateObject<PfcDeadlockDetector>();
     det->SetAttribute("StopSimulation", BooleanValue(!watchdog));
@@ -246,6 +299,18 @@ Bounce(bool valleyFree, bool watchdog, uint64_t bytes)
         {
             wd->Install(topo->GetSwitch(j));
         }
+    }
+    if (order == Order::SPLIT)
+    {
+        det->SetPartitioned(MessageDelay(topo));
+        if (wd)
+        {
+            wd->SetPartitioned(MessageDelay(topo));
+        }
+    }
+    if (wd)
+    {
+        wd->TraceConnectWithoutContext("StormDetected", MakeBoundCallback(&Record, &r.stormAt));
     }
     Completions done;
     std::vector<Ptr<RdmaQueuePair>> qps;
@@ -266,8 +331,18 @@ Bounce(bool valleyFree, bool watchdog, uint64_t bytes)
     }
     Simulator::Stop(Seconds(2));
     Simulator::Run();
-    r.endMs = Simulator::Now().GetSeconds() * 1e3;
+    r.end = Simulator::Now();
+    r.endMs = r.end.GetSeconds() * 1e3;
     r.cycles = det->GetDeadlocks();
+    for (const auto& cycle : r.cycles)
+    {
+        for (const PfcDeadlockHop& h : cycle)
+        {
+            r.hops.push_back(std::to_string(h.device->GetNode()->GetId()) + "/" +
+                             std::to_string(h.port) + "/" + std::to_string(h.prio) + "/" +
+                             std::to_string(h.pausedFor.GetTimeStep()));
+        }
+    }
     for (const auto& c : done.v)
     {
         (c.status == RdmaCompletion::SUCCESS ? r.completed : r.failed)++;
@@ -316,5 +391,70 @@ TEST_F(FabricTest, PfcWatchdogBreaksTheDeadlock)
     EXPECT_GE(r.cycles.size(), 1u) << "detected and reported, the run goes on";
     EXPECT_GE(r.storms, 1u) << "the watchdog takes the deadlocked queues for storms";
     EXPECT_EQ(r.completed, r.posted) << "every write completes after the drops";
+    Simulator::Destroy();
+}
+
+TEST_F(FabricTest, SplitWatchdogPollsWhenOneProcessWould)
+{
+    // Across ranks the watchdog's polls are kept by messages (FabricPollChain): the same
+    // detections, restorations and completions to the nanosecond as polling in one place.
+    const StormRun one = Storm(true, 100, 400, Order::PARTITION);
+    const StormRun split = Storm(true, 100, 400, Order::SPLIT);
+    ASSERT_EQ(one.detectedAt.size(), 1u);
+    ASSERT_EQ(one.restoredAt.size(), 1u);
+    EXPECT_EQ(split.detectedAt, one.detectedAt);
+    EXPECT_EQ(split.restoredAt, one.restoredAt);
+    EXPECT_EQ(split.f.ms, one.f.ms);
+    EXPECT_EQ(split.dropped, one.dropped);
+    EXPECT_EQ(split.host1PausedMs, one.host1PausedMs);
+}
+
+TEST_F(FabricTest, SplitDeadlockSearchFindsTheSameCycleAMessageDelayLater)
+{
+    // Split, each rank tells the others what its switches hold and every rank searches the
+    // union one message delay after the poll: the same cycle, paused as long (as of the poll),
+    // and the run stops exactly that delay later than polling in one place.
+    const DeadlockRun one = Bounce(false, false, 4 << 20, Order::PARTITION);
+    const Time delay = MessageDelay(one.topo);
+    Simulator::Destroy();
+    const DeadlockRun split = Bounce(false, false, 4 << 20, Order::SPLIT);
+    ASSERT_GE(one.cycles.size(), 1u);
+    EXPECT_EQ(split.cycles.size(), one.cycles.size());
+    EXPECT_EQ(split.hops, one.hops);
+    EXPECT_EQ(split.end, one.end + delay);
+    Simulator::Destroy();
+    // With the watchdog breaking it, the whole run is the same: detections and completions.
+    const DeadlockRun wdOne = Bounce(false, true, 4 << 20, Order::PARTITION);
+    Simulator::Destroy();
+    const DeadlockRun wdSplit = Bounce(false, true, 4 << 20, Order::SPLIT);
+    ASSERT_GE(wdOne.stormAt.size(), 1u);
+    EXPECT_EQ(wdSplit.stormAt, wdOne.stormAt);
+    EXPECT_EQ(wdSplit.completed, wdOne.completed);
+    EXPECT_EQ(wdSplit.failed, wdOne.failed);
+    EXPECT_EQ(wdSplit.storms, wdOne.storms);
+    EXPECT_EQ(wdSplit.cycles.size(), wdOne.cycles.size());
+    Simulator::Destroy();
+}
+
+TEST_F(FabricTest, PollChainPollsWhenOneProcessWould)
+{
+    // The one-process rule: a PAUSE while no poll is pending starts one an interval later; a
+    // poll that wants another schedules it an interval later. Interval 10 us, message delay
+    // 1 us; PAUSEs at 5 us (starts a chain), 7 us (a poll is pending: nothing), 25.5 us (right
+    // after the poll at 25 us that ends the chain, before every rank knows it ended) and 36.2
+    // us (likewise after 35.5 us), 50 us; only the first poll wants another.
+    std::optional<SimulatorImplGuard> core;
+    SelectOrder(Order::SPLIT, core);
+    std::vector<int64_t> polls;
+    FabricPollChain chain(MicroSeconds(10), MicroSeconds(1), [&polls]() {
+        polls.push_back(Simulator::Now().GetNanoSeconds());
+        return polls.size() == 1;
+    });
+    for (const int64_t ns : {5000, 7000, 25500, 36200, 50000})
+    {
+        Simulator::Schedule(NanoSeconds(ns), [&chain]() { chain.Wake(); });
+    }
+    Simulator::Run();
+    EXPECT_EQ(polls, (std::vector<int64_t>{15000, 25000, 35500, 46200, 60000}));
     Simulator::Destroy();
 }

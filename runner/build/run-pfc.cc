@@ -3,15 +3,18 @@
 
 #include "fabric-registry.h"
 #include "run-ranks.h"
+#include "simulation-builder.h"
 
 #include "ns3/boolean.h"
 #include "ns3/enum.h"
+#include "ns3/fabric-partition-scheduler.h"
 #include "ns3/fabric-switch.h"
 #include "ns3/pfc-flow-control.h"
 #include "ns3/simulator.h"
 
 #include <algorithm>
 #include <sstream>
+#include <tuple>
 #include <unordered_map>
 
 using namespace ns3;
@@ -49,6 +52,20 @@ AddPfcHealth(const RunConfig& c, Simulation& sim)
         return;
     }
     const uint32_t n = sim.topo->GetNSwitches();
+    // Split across ranks, a rank's PAUSE must reach every rank before the poll it starts.
+    const Time delay = FabricPartitionScheduler::IsActive() ? RankMessageDelay(*sim.topo) : Time();
+    for (const auto& [key, enabled, ms] :
+         {std::tuple{"pfc_watchdog.poll_ms", c.pfcWatchdog.enabled, c.pfcWatchdog.pollMs},
+          std::tuple{"pfc_deadlock.poll_ms", c.pfcDeadlock.enabled, c.pfcDeadlock.pollMs}})
+    {
+        if (enabled && delay.IsStrictlyPositive() && ScenarioMs(ms) <= delay * 2)
+        {
+            std::ostringstream os;
+            os << key << ": in the partition event order (--ranks) must exceed two message "
+               << "delays, " << delay.GetNanoSeconds() * 2e-6 << " ms; got " << ms;
+            throw ScenarioError(os.str());
+        }
+    }
     if (c.pfcWatchdog.enabled)
     {
         sim.watchdog = CreateObject<PfcWatchdog>();
@@ -66,6 +83,10 @@ AddPfcHealth(const RunConfig& c, Simulation& sim)
         {
             sim.watchdog->Install(sim.topo->GetSwitch(j));
         }
+        if (FabricPartitionScheduler::IsActive())
+        {
+            sim.watchdog->SetPartitioned(delay);
+        }
     }
     if (c.pfcDeadlock.enabled)
     {
@@ -77,6 +98,12 @@ AddPfcHealth(const RunConfig& c, Simulation& sim)
         for (uint32_t j = 0; j < n; ++j)
         {
             sim.deadlock->AddSwitch(sim.topo->GetSwitch(j));
+        }
+        // In the partition order (--ranks N, or one process with simulation.event_order
+        // "partition") both poll as one process would, each rank its own switches.
+        if (FabricPartitionScheduler::IsActive())
+        {
+            sim.deadlock->SetPartitioned(delay);
         }
     }
 }
@@ -176,13 +203,14 @@ PfcSummary(const RunConfig& c, const Simulation& sim)
                              {"paused_ms", paused[i].ms}});
     }
     const auto& w = sim.watchdog;
+    // Across ranks each rank's watchdog counts its own switches' queues.
     return json{{"pause_storms", sim.faults ? sim.faults->GetPauseStorms() : 0},
                 {"watchdog",
                  {{"enabled", c.pfcWatchdog.enabled},
-                  {"storms_detected", w ? w->GetStormsDetected() : 0},
-                  {"restorations", w ? w->GetRestorations() : 0},
-                  {"dropped_frames", w ? w->GetDroppedFrames() : 0},
-                  {"stormed_at_end", w ? w->GetStormedQueues() : 0}}},
+                  {"storms_detected", RunRanks::Sum(w ? w->GetStormsDetected() : uint64_t(0))},
+                  {"restorations", RunRanks::Sum(w ? w->GetRestorations() : uint64_t(0))},
+                  {"dropped_frames", RunRanks::Sum(w ? w->GetDroppedFrames() : uint64_t(0))},
+                  {"stormed_at_end", RunRanks::Sum(uint64_t(w ? w->GetStormedQueues() : 0))}}},
                 {"deadlocks", deadlocks},
                 {"paused_queues_at_end", paused.size()},
                 {"longest_paused_at_end", atEnd}};

@@ -173,16 +173,6 @@ RunRanks::Refusal(const RunConfig& c)
         return "fabric: kernel TCP does not run across ranks yet (RDMA, InfiniBand and Ultra "
                "Ethernet NICs do)";
     }
-    if (c.fabric.pfc && c.pfcDeadlock.enabled)
-    {
-        return "pfc_deadlock.enabled: the search for cycles of paused queues needs every switch "
-               "in one place; across ranks set it false (--set pfc_deadlock.enabled=false)";
-    }
-    if (c.fabric.pfc && c.pfcWatchdog.enabled)
-    {
-        return "pfc_watchdog.enabled: the PFC watchdog polls every switch from one place; it "
-               "does not run across ranks yet";
-    }
     if (!c.jobs.empty())
     {
         return "jobs: several jobs do not run across ranks yet";

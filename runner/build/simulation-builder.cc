@@ -400,6 +400,17 @@ BuildTopology(const RunConfig& c, bool split)
     return topo;
 }
 
+Time
+RankMessageDelay(const FabricTopology& topo)
+{
+    std::vector<Time> delays;
+    for (const FabricLinkInfo& l : topo.GetLinks())
+    {
+        delays.push_back(DynamicCast<FabricChannel>(l.devA->GetChannel())->GetDelay());
+    }
+    return FabricRankMailbox::GetMessageDelay(delays);
+}
+
 void
 CheckRanks(const RunConfig& c, uint32_t ranks)
 {
@@ -464,12 +475,7 @@ BuildSimulation(const RunConfig& c, const std::vector<bool>* include)
     if (FabricPartitionScheduler::IsActive() && c.workload.kind == WorkloadKind::COLLECTIVE &&
         !c.RunsGraph() && c.jobs.empty() && network->CanPartition())
     {
-        std::vector<Time> delays;
-        for (const FabricLinkInfo& l : topo->GetLinks())
-        {
-            delays.push_back(DynamicCast<FabricChannel>(l.devA->GetChannel())->GetDelay());
-        }
-        network->SetPartitioned(FabricRankMailbox::GetMessageDelay(delays));
+        network->SetPartitioned(RankMessageDelay(*topo));
     }
     Simulation sim;
     sim.topo = topo;

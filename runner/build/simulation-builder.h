@@ -76,6 +76,10 @@ struct Simulation
  * alone for `ai-fabric topology`. Throws ScenarioError on an invalid attribute value.
  */
 ns3::Ptr<ns3::FabricTopology> BuildTopology(const RunConfig& c, bool split = false);
+/// The delay of messages between MPI ranks on `topo` (FabricRankMailbox::GetMessageDelay of
+/// every cable): what one rank learns reaches every rank this much later.
+ns3::Time RankMessageDelay(const ns3::FabricTopology& topo);
+
 /// Whether `c`'s topology can be dealt to `ranks` MPI ranks (before MPI starts).
 /// \throws ScenarioError ("--ranks: ...") if not
 void CheckRanks(const RunConfig& c, uint32_t ranks);

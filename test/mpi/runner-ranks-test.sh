@@ -9,7 +9,8 @@
 # Ethernet split across the ranks, and kernel TCP, which does not split, run whole in every
 # process. Every results file must be the sequential run's
 # (compare-results.py: summary.json but the run's cost, CSV files byte for byte), and the runs
-# must be worth comparing; the collective alone on 4 ranks with null messages too. Then what the
+# must be worth comparing; the collective alone on 4 ranks with null messages too; PFC deadlocks
+# found (and broken by the watchdog) on 2 ranks as sequentially. Then what the
 # runner cannot split (a training model; a collective over TCP only; two split runs with null
 # messages, whose ns-3 core is made once per process) is refused with one line, exit 2, nothing
 # written.
@@ -158,6 +159,39 @@ if [ "$fs" != 3 ] || [ "$f2" != 3 ]; then
   fail=1
 else
   same fseq f2 "A failed connection, 2 ranks"
+fi
+
+# PFC deadlocks and the watchdog across ranks (scenarios/pfc-deadlock.json: a ring of 8 paused
+# queues over 4 leaves and 4 spines; the same with the watchdog breaking it; valley-free
+# routing, whose writes between opposite leaves fail): each rank polls its own switches and the
+# search runs on what every rank found. Exit 3 (incomplete) in both, the same results.
+pfcdl=$here/../../scenarios/pfc-deadlock.json
+"$runner" "$pfcdl" --quiet --set simulation.event_order=partition --out "$tmp/dseq" \
+  >"$tmp/dseq.log" 2>&1
+ds=$?
+"$mpiexec" -np 2 --oversubscribe "$runner" "$pfcdl" --quiet --ranks 2 --out "$tmp/d2" \
+  >"$tmp/d2.log" 2>&1
+d2=$?
+if [ "$ds" != 3 ] || [ "$d2" != 3 ]; then
+  echo "FAIL: PFC deadlock: exit $ds sequentially, $d2 on 2 ranks (3 expected)"
+  cat "$tmp/dseq.log" "$tmp/d2.log"
+  fail=1
+else
+  same dseq d2 "PFC deadlock and watchdog, 2 ranks"
+  python3 - "$tmp/d2/summary.json" <<'PY' || fail=1
+import json, sys
+runs = json.load(open(sys.argv[1]))["runs"]
+h = [r["pfc_health"] for r in runs]
+checks = {
+    "split": all(r["sim"].get("ranks") == 2 for r in runs),
+    "a cycle of 8 queues found": len(h[0]["deadlocks"]) == 1 and len(h[0]["deadlocks"][0]["queues"]) == 8,
+    "the watchdog broke deadlocks": h[1]["watchdog"]["storms_detected"] > 0 and len(h[1]["deadlocks"]) > 0,
+    "valley-free: none": h[2]["deadlocks"] == [],
+}
+bad = [k for k, ok in checks.items() if not ok]
+print("worth comparing:", "yes" if not bad else "NO: " + ", ".join(bad))
+sys.exit(1 if bad else 0)
+PY
 fi
 
 # Refused with one line, exit 2, nothing written: a training model, and a scenario whose every

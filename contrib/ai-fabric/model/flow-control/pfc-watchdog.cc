@@ -6,6 +6,7 @@
 #include "ns3/enum.h"
 #include "ns3/fabric-enum-accessor.h"
 #include "ns3/fabric-net-device.h"
+#include "ns3/fabric-poll-chain.h"
 #include "ns3/fabric-switch.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
@@ -72,6 +73,7 @@ void
 PfcWatchdog::DoDispose()
 {
     m_pollEvent.Cancel();
+    m_chain.reset();
     m_queues.clear();
     Object::DoDispose();
 }
@@ -110,8 +112,22 @@ PfcWatchdog::Install(Ptr<FabricSwitch> sw)
 }
 
 void
+PfcWatchdog::SetPartitioned(Time delay)
+{
+    m_chain = std::make_unique<FabricPollChain>(m_poll, delay, [this]() { return PollQueues(); });
+}
+
+void
 PfcWatchdog::Wake(uint8_t /*prio*/, uint16_t quanta)
 {
+    if (m_chain)
+    {
+        if (quanta != 0)
+        {
+            m_chain->Wake();
+        }
+        return;
+    }
     if (quanta != 0 && m_pollEvent.IsExpired())
     {
         m_pollEvent = Simulator::Schedule(m_poll, &PfcWatchdog::Poll, this);
@@ -135,6 +151,15 @@ PfcWatchdog::Mitigate(Queue& q, bool on)
 
 void
 PfcWatchdog::Poll()
+{
+    if (PollQueues())
+    {
+        m_pollEvent = Simulator::Schedule(m_poll, &PfcWatchdog::Poll, this);
+    }
+}
+
+bool
+PfcWatchdog::PollQueues()
 {
     const Time now = Simulator::Now();
     bool again = false;
@@ -168,10 +193,7 @@ PfcWatchdog::Poll()
             m_restoredTrace(q.dev, q.prio);
         }
     }
-    if (again)
-    {
-        m_pollEvent = Simulator::Schedule(m_poll, &PfcWatchdog::Poll, this);
-    }
+    return again;
 }
 
 bool

@@ -9,12 +9,14 @@
 #include "ns3/traced-callback.h"
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace ns3
 {
 
 class FabricNetDevice;
+class FabricPollChain;
 class FabricSwitch;
 class PfcFlowControl;
 
@@ -63,6 +65,15 @@ class PfcWatchdog : public Object
     void Install(Ptr<FabricSwitch> sw);
 
     /// \return true while the watchdog mitigates `prio` on `device`
+    /**
+     * Poll across MPI ranks (the partition event order, issue 45): each rank polls its own
+     * queues at the times one process would (FabricPollChain, `delay` the message delay), so a
+     * storm is detected and restored at the same time as in one process. The counts are then
+     * each rank's own (the runner sums them). Call before the simulation starts, on every rank
+     * alike.
+     */
+    void SetPartitioned(Time delay);
+
     bool IsStormed(Ptr<FabricNetDevice> device, uint8_t prio) const;
     /// Storms detected so far (one per queue and episode).
     uint64_t GetStormsDetected() const;
@@ -90,6 +101,8 @@ class PfcWatchdog : public Object
 
     void Wake(uint8_t prio, uint16_t quanta);
     void Poll();
+    /// One poll of this rank's queues. \return whether any is paused or stormed
+    bool PollQueues();
     void Mitigate(Queue& q, bool on);
 
     Time m_detection;
@@ -98,6 +111,7 @@ class PfcWatchdog : public Object
     Action m_action{DROP};
     std::vector<Queue> m_queues;
     EventId m_pollEvent;
+    std::unique_ptr<FabricPollChain> m_chain; //!< across ranks (SetPartitioned)
     uint64_t m_storms{0};
     uint64_t m_restorations{0};
     TracedCallback<Ptr<FabricNetDevice>, uint8_t> m_detectedTrace;

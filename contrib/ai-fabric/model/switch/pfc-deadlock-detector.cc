@@ -3,13 +3,17 @@
 
 #include "fabric-switch.h"
 
+#include "ns3/abort.h"
 #include "ns3/boolean.h"
 #include "ns3/fabric-net-device.h"
+#include "ns3/fabric-poll-chain.h"
+#include "ns3/fabric-rank-mailbox.h"
 #include "ns3/log.h"
 #include "ns3/pfc-flow-control.h"
 #include "ns3/simulator.h"
 
 #include <algorithm>
+#include <cstring>
 #include <functional>
 #include <map>
 
@@ -51,6 +55,19 @@ PfcDeadlockDetector::GetTypeId()
     return tid;
 }
 
+/// Messages of the search across ranks (SetPartitioned), at most
+/// FabricRankMailbox::kMaxPayloadBytes each.
+enum SplitMessage : uint8_t
+{
+    PAUSED = 1, //!< u32 port, u8 priority, i64 paused since, u16 n, n u16 ingress ports
+    HOLDS = 2,  //!< u16 n, n times (u32 port, u8 priorities)
+    END = 3,    //!< i64 the poll's time: the sender's findings are all sent
+};
+
+constexpr uint32_t kPausedHead = 1 + 4 + 1 + 8 + 2;
+constexpr uint32_t kIngressPerMessage = (FabricRankMailbox::kMaxPayloadBytes - kPausedHead) / 2;
+constexpr uint32_t kHoldsPerMessage = (FabricRankMailbox::kMaxPayloadBytes - 3) / 5;
+
 PfcDeadlockDetector::PfcDeadlockDetector() = default;
 PfcDeadlockDetector::~PfcDeadlockDetector() = default;
 
@@ -58,6 +75,7 @@ void
 PfcDeadlockDetector::DoDispose()
 {
     m_pollEvent.Cancel();
+    m_chain.reset();
     m_ports.clear();
     m_byDevice.clear();
     m_cycles.clear();
@@ -113,8 +131,130 @@ PfcDeadlockDetector::GetDeadlocksDetected() const
 }
 
 void
+PfcDeadlockDetector::SetPartitioned(Time delay)
+{
+    m_chain = std::make_unique<FabricPollChain>(m_poll, delay, [this]() { return PollSplit(); });
+    m_handler = FabricRankMailbox::AddHandler(
+        [this](const uint8_t* data, uint32_t size) { ReceiveSplit(data, size); });
+}
+
+bool
+PfcDeadlockDetector::PollSplit()
+{
+    const Time now = Simulator::Now();
+    Snapshot s;
+    Gather(s, now, true);
+    const Time delay = m_chain->GetDelay();
+    uint8_t msg[FabricRankMailbox::kMaxPayloadBytes];
+    for (const auto& [key, e] : s.paused)
+    {
+        // Long ingress lists go in several messages of the same queue.
+        size_t from = 0;
+        do
+        {
+            const uint32_t port = static_cast<uint32_t>(key / 8);
+            const uint16_t n = static_cast<uint16_t>(
+                std::min<size_t>(kIngressPerMessage, e.ingress.size() - from));
+            msg[0] = PAUSED;
+            std::memcpy(msg + 1, &port, 4);
+            msg[5] = static_cast<uint8_t>(key % 8);
+            std::memcpy(msg + 6, &e.pausedSince, 8);
+            std::memcpy(msg + 14, &n, 2);
+            std::memcpy(msg + kPausedHead, e.ingress.data() + from, 2 * size_t(n));
+            FabricRankMailbox::Broadcast(m_handler, msg, kPausedHead + 2 * n, delay);
+            from += n;
+        } while (from < e.ingress.size());
+    }
+    auto it = s.holds.begin();
+    while (it != s.holds.end())
+    {
+        uint16_t n = 0;
+        msg[0] = HOLDS;
+        for (; it != s.holds.end() && n < kHoldsPerMessage; ++it, ++n)
+        {
+            std::memcpy(msg + 3 + 5 * n, &it->first, 4);
+            msg[3 + 5 * n + 4] = it->second;
+        }
+        std::memcpy(msg + 1, &n, 2);
+        FabricRankMailbox::Broadcast(m_handler, msg, 3 + 5 * n, delay);
+    }
+    const int64_t at = now.GetTimeStep();
+    msg[0] = END;
+    std::memcpy(msg + 1, &at, 8);
+    FabricRankMailbox::Broadcast(m_handler, msg, 9, delay);
+    for (const Port& p : m_ports)
+    {
+        for (uint8_t q = 0; q < 8; ++q)
+        {
+            if (((p.lossless >> q) & 1U) && p.fc->IsPaused(q))
+            {
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+void
+PfcDeadlockDetector::ReceiveSplit(const uint8_t* data, uint32_t size)
+{
+    NS_ABORT_MSG_IF(size < 3, "PfcDeadlockDetector: a message of " << size << " bytes");
+    if (data[0] == PAUSED)
+    {
+        uint32_t port = 0;
+        uint16_t n = 0;
+        std::memcpy(&port, data + 1, 4);
+        std::memcpy(&n, data + 14, 2);
+        NS_ABORT_MSG_IF(port >= m_ports.size() || size != kPausedHead + 2 * uint32_t(n),
+                        "PfcDeadlockDetector: a malformed message");
+        Snapshot::Queue& e = m_incoming.paused[uint64_t(port) * 8 + (data[5] & 7)];
+        std::memcpy(&e.pausedSince, data + 6, 8);
+        const size_t had = e.ingress.size();
+        e.ingress.resize(had + n);
+        std::memcpy(e.ingress.data() + had, data + kPausedHead, 2 * size_t(n));
+        return;
+    }
+    if (data[0] == HOLDS)
+    {
+        uint16_t n = 0;
+        std::memcpy(&n, data + 1, 2);
+        NS_ABORT_MSG_IF(size != 3 + 5 * uint32_t(n), "PfcDeadlockDetector: a malformed message");
+        for (uint16_t i = 0; i < n; ++i)
+        {
+            uint32_t port = 0;
+            std::memcpy(&port, data + 3 + 5 * i, 4);
+            m_incoming.holds[port] |= data[3 + 5 * i + 4];
+        }
+        return;
+    }
+    if (++m_ends < FabricRankMailbox::GetNRanks())
+    {
+        return;
+    }
+    int64_t at = 0;
+    std::memcpy(&at, data + 1, 8);
+    Snapshot s;
+    std::swap(s, m_incoming);
+    m_ends = 0;
+    // A port's queue and its peer's PAUSE may be on different ranks: every rank searches the
+    // union, as of the poll, one message delay after it.
+    if (Search(s, TimeStep(at)) > 0 && m_stop)
+    {
+        Simulator::Stop();
+    }
+}
+
+void
 PfcDeadlockDetector::Wake(uint8_t /*prio*/, uint16_t quanta)
 {
+    if (m_chain)
+    {
+        if (quanta != 0)
+        {
+            m_chain->Wake();
+        }
+        return;
+    }
     if (quanta != 0 && m_pollEvent.IsExpired())
     {
         m_pollEvent = Simulator::Schedule(m_poll, &PfcDeadlockDetector::Poll, this);
@@ -147,25 +287,62 @@ uint32_t
 PfcDeadlockDetector::Check()
 {
     const Time now = Simulator::Now();
-    // Vertices: queues (port index * 8 + priority) paused past the threshold that hold frames.
-    std::map<uint64_t, std::vector<uint64_t>> next;
-    std::map<uint64_t, std::vector<uint16_t>> ingresses; // the ingress ports of each one's frames
+    Snapshot s;
+    Gather(s, now, false);
+    return Search(s, now);
+}
+
+void
+PfcDeadlockDetector::Gather(Snapshot& s, Time now, bool allHolds) const
+{
     for (uint32_t i = 0; i < m_ports.size(); ++i)
     {
         const Port& p = m_ports[i];
         for (uint8_t q = 0; q < 8; ++q)
         {
-            if (!((p.lossless >> q) & 1U) || !p.fc->IsPaused(q) ||
-                now - p.fc->GetPausedSince(q) < m_threshold || p.dev->GetQueueFrames(q) == 0)
+            if (!((p.lossless >> q) & 1U))
             {
                 continue;
             }
-            std::vector<uint16_t>& in = ingresses[uint64_t(i) * 8 + q];
+            if (allHolds && p.fc->IsHoldingPause(q))
+            {
+                s.holds[i] |= static_cast<uint8_t>(1U << q);
+            }
+            if (!p.fc->IsPaused(q) || now - p.fc->GetPausedSince(q) < m_threshold ||
+                p.dev->GetQueueFrames(q) == 0)
+            {
+                continue;
+            }
+            Snapshot::Queue& e = s.paused[uint64_t(i) * 8 + q];
+            e.pausedSince = p.fc->GetPausedSince(q).GetTimeStep();
+            std::vector<uint16_t>& in = e.ingress;
             p.dev->ForEachQueued(q, [&in](const FabricFrame& f) { in.push_back(f.ingressPort); });
             std::sort(in.begin(), in.end());
             in.erase(std::unique(in.begin(), in.end()), in.end());
-            next[uint64_t(i) * 8 + q];
         }
+    }
+    if (allHolds)
+    {
+        return;
+    }
+    // In one place: the PAUSEs held by the peers of paused queues only.
+    for (const auto& [key, e] : s.paused)
+    {
+        const auto it = m_byDevice.find(m_ports[key / 8].dev->GetPeer());
+        if (it != m_byDevice.end() && m_ports[it->second].fc->IsHoldingPause(key % 8))
+        {
+            s.holds[it->second] |= static_cast<uint8_t>(1U << (key % 8));
+        }
+    }
+}
+
+uint32_t
+PfcDeadlockDetector::Search(const Snapshot& s, Time now)
+{
+    std::map<uint64_t, std::vector<uint64_t>> next;
+    for (const auto& [key, e] : s.paused)
+    {
+        next[key];
     }
     if (next.empty())
     {
@@ -182,21 +359,21 @@ PfcDeadlockDetector::Check()
             continue; // paused by a host: a storm, not a cycle
         }
         const Port& holder = m_ports[it->second];
-        if (!holder.fc->IsHoldingPause(q))
+        const auto held = s.holds.find(it->second);
+        if (held == s.holds.end() || !((held->second >> q) & 1U))
         {
             continue;
         }
         for (uint32_t k : m_switchPorts[holder.sw_index])
         {
-            const auto v = ingresses.find(uint64_t(k) * 8 + q);
-            if (v != ingresses.end() &&
-                std::binary_search(v->second.begin(), v->second.end(), holder.port))
+            const auto v = s.paused.find(uint64_t(k) * 8 + q);
+            if (v != s.paused.end() &&
+                std::binary_search(v->second.ingress.begin(), v->second.ingress.end(), holder.port))
             {
                 out.push_back(v->first);
             }
         }
     }
-    // Depth-first search; every back edge closes a cycle.
     std::map<uint64_t, uint8_t> color; // 0 white, 1 on the stack, 2 done
     std::vector<uint64_t> stack;
     uint32_t fresh = 0;
@@ -212,7 +389,11 @@ PfcDeadlockDetector::Check()
         {
             const Port& p = m_ports[key / 8];
             const uint8_t q = key % 8;
-            hops.push_back(PfcDeadlockHop{p.sw, p.dev, p.port, q, now - p.fc->GetPausedSince(q)});
+            hops.push_back(PfcDeadlockHop{p.sw,
+                                          p.dev,
+                                          p.port,
+                                          q,
+                                          now - TimeStep(s.paused.at(key).pausedSince)});
         }
         NS_LOG_WARN("PFC deadlock: a cycle of " << hops.size() << " paused queues at " << now);
         m_cycles.push_back(hops);

@@ -9,6 +9,8 @@
 #include "ns3/traced-callback.h"
 
 #include <cstdint>
+#include <map>
+#include <memory>
 #include <set>
 #include <unordered_map>
 #include <vector>
@@ -17,6 +19,7 @@ namespace ns3
 {
 
 class FabricNetDevice;
+class FabricPollChain;
 class FabricSwitch;
 class PfcFlowControl;
 
@@ -66,6 +69,17 @@ class PfcDeadlockDetector : public Object
     /// Run the search now (also what each poll does). \return the number of new cycles.
     uint32_t Check();
 
+    /**
+     * Search across MPI ranks (the partition event order, issue 45): each rank polls its own
+     * switches when one process would (FabricPollChain), tells every rank what it found (its
+     * queues paused past Threshold with their frames' ingress ports, and which of its ports hold
+     * a PAUSE), and every rank searches the union `delay` after the poll: the same cycles, with
+     * the times paused at the poll, found and (StopSimulation) stopped at one message delay
+     * after the poll on every rank, in one process as on N. Call before the simulation starts,
+     * on every rank alike, after the switches are added.
+     */
+    void SetPartitioned(Time delay);
+
     typedef void (*DeadlockTracedCallback)(const std::vector<PfcDeadlockHop>& cycle);
 
   protected:
@@ -82,8 +96,28 @@ class PfcDeadlockDetector : public Object
         uint8_t lossless{0};
     };
 
+    /// What a search reads: queues paused past the threshold, and ports holding a PAUSE.
+    struct Snapshot
+    {
+        struct Queue
+        {
+            int64_t pausedSince{0};        //!< time step
+            std::vector<uint16_t> ingress; //!< ingress ports of its frames, sorted, unique
+        };
+
+        std::map<uint64_t, Queue> paused;  //!< port index * 8 + priority
+        std::map<uint32_t, uint8_t> holds; //!< port index: priorities it holds a PAUSE on
+    };
+
     void Wake(uint8_t prio, uint16_t quanta);
     void Poll();
+    /// This rank's queues paused past the threshold at `now`, and the PAUSEs their peers hold
+    /// (`allHolds`: every port's that holds one, for the other ranks).
+    void Gather(Snapshot& s, Time now, bool allHolds) const;
+    /// Cycles in `s`'s wait-for graph, as of `at`; reports the new ones.
+    uint32_t Search(const Snapshot& s, Time at);
+    bool PollSplit();
+    void ReceiveSplit(const uint8_t* data, uint32_t size);
 
     Time m_threshold;
     Time m_poll;
@@ -94,6 +128,10 @@ class PfcDeadlockDetector : public Object
     std::vector<std::vector<PfcDeadlockHop>> m_cycles;
     std::set<std::vector<uint64_t>> m_seen; //!< sorted queue keys of reported cycles
     EventId m_pollEvent;
+    std::unique_ptr<FabricPollChain> m_chain; //!< across ranks (SetPartitioned)
+    uint32_t m_handler{0};
+    Snapshot m_incoming; //!< every rank's findings at the last poll
+    uint32_t m_ends{0};  //!< ranks whose findings are all in
     TracedCallback<const std::vector<PfcDeadlockHop>&> m_deadlockTrace;
 };
 
