@@ -113,3 +113,42 @@ TEST(RunnerEventOrderTest, RanksOneIsThePartitionOrderAndBadRanksAreRefusedWithO
         EXPECT_FALSE(fs::exists(out)) << args;
     }
 }
+
+// --check (what ./ai-fabric run --ranks N asks before it starts mpirun): the scenario and
+// --ranks checked in one process, nothing run, nothing written; exit 0 or 2 with the one line
+// the run would print. A poll of the PFC watchdog or deadlock search no longer than two message
+// delays cannot keep its times across ranks: refused in the partition order, one line.
+TEST(RunnerEventOrderTest, CheckRunsNothingAndShortPollsAreRefusedInThePartitionOrder)
+{
+    const fs::path dir = ScratchDir("aif-ranks-check");
+    const std::string scenario = WriteFile(dir / "s.json", kFlows).string();
+    const fs::path out = dir / "out";
+    const Result ok = Runner(scenario + " --check --ranks 1 --out " + out.string());
+    EXPECT_EQ(ok.status, 0) << ok.err;
+    EXPECT_EQ(ok.out, "");
+    EXPECT_FALSE(fs::exists(out));
+    const Result bad = Runner(scenario + " --check --set topology.servers=0 --out " + out.string());
+    EXPECT_EQ(bad.status, 2);
+    EXPECT_NE(bad.err.find("topology.servers"), std::string::npos) << bad.err;
+    EXPECT_FALSE(fs::exists(out));
+    for (const std::string key : {"pfc_deadlock.poll_ms", "pfc_watchdog.poll_ms"})
+    {
+        const std::string watchdog =
+            key == "pfc_watchdog.poll_ms" ? " --set pfc_watchdog.enabled=true" : "";
+        const Result r = Runner(scenario + " --set congestion_control=none --set pfc=true" +
+                                watchdog + " --set " + key + "=0.0004 --ranks 1 --out " +
+                                out.string());
+        EXPECT_EQ(r.status, 2) << key;
+        EXPECT_NE(r.err.find(key + ": in the partition event order (--ranks) must exceed two "
+                                   "message delays"),
+                  std::string::npos)
+            << r.err;
+        EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+        EXPECT_FALSE(fs::exists(out)) << key;
+        // ns-3's order polls in one place: any interval.
+        const Result ns3 = Runner(scenario + " --set congestion_control=none --set pfc=true" +
+                                  watchdog + " --set " + key + "=0.0004 --out " + out.string());
+        EXPECT_EQ(ns3.status, 0) << ns3.err;
+        fs::remove_all(out);
+    }
+}

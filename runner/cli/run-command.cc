@@ -30,14 +30,19 @@ RunUsage()
 {
     std::cout << "usage: ai-fabric run [SCENARIO.json] [--set key.path=value]... [--out DIR] "
                  "[--quiet]\n"
-                 "                      [--ranks N [--sync granted-time-window|null-message]]\n\n"
+                 "                      [--ranks N [--sync granted-time-window|null-message]] "
+                 "[--check]\n\n"
                  "Runs a scenario (default: scenarios/default.json) and writes summary.json, "
                  "config.json,\n"
                  "CSV traces and gnuplot figures to DIR (default results/<name>-<time>).\n"
                  "--ranks N runs it as one simulation on N MPI ranks (mpirun underneath; flow "
-                 "workloads so far),\n"
-                 "in the partition event order, with the results of the sequential run in that "
-                 "order.\n\n"
+                 "workloads and\n"
+                 "collectives), in the partition event order, with the results of the sequential "
+                 "run in that order.\n"
+                 "--check reads the scenario and checks it (and --ranks against its fabric), "
+                 "runs nothing\n"
+                 "and writes nothing: exit status 0 if it would start, 2 with the reason if "
+                 "not.\n\n"
               << SchemaHelp();
 }
 
@@ -71,7 +76,8 @@ RunCommand(int argc, char** argv)
 {
     return GuardedMain([&]() -> int {
         ScenarioArgs args;
-        uint32_t ranks = 0; // --ranks: 0 when not given
+        uint32_t ranks = 0;     // --ranks: 0 when not given
+        bool checkOnly = false; // --check
         std::string sync = "granted-time-window";
         nlohmann::json scenario;
         std::vector<RunConfig> runs;
@@ -85,6 +91,11 @@ RunCommand(int argc, char** argv)
                 {
                     RunUsage();
                     return 0;
+                }
+                if (a == "--check")
+                {
+                    checkOnly = true;
+                    continue;
                 }
                 if (a == "--ranks" || a == "--sync")
                 {
@@ -111,7 +122,8 @@ RunCommand(int argc, char** argv)
                 if (!args.Take(argc, argv, i))
                 {
                     throw ScenarioError(EchoText(a) + ": unknown option (allowed: --set, --out, "
-                                                      "--quiet/-q, --ranks, --sync, --help/-h)");
+                                                      "--quiet/-q, --ranks, --sync, --check, "
+                                                      "--help/-h)");
                 }
             }
             if (sync != "granted-time-window" && sync != "null-message")
@@ -145,7 +157,21 @@ RunCommand(int argc, char** argv)
             const auto split = std::count(whole.begin(), whole.end(), std::string());
             if (ranks > 1 && split == 0)
             {
-                throw ScenarioError("--ranks: " + whole.front());
+                // One reason once; several, each with the first run it keeps whole.
+                std::string why;
+                for (size_t i = 0; i < runs.size(); ++i)
+                {
+                    if (std::find(whole.begin(), whole.begin() + i, whole[i]) == whole.begin() + i)
+                    {
+                        why +=
+                            (why.empty() ? "" : "; ") + ("run '" + runs[i].name + "': ") + whole[i];
+                    }
+                }
+                throw ScenarioError("--ranks: " +
+                                    (std::count(whole.begin(), whole.end(), whole.front()) ==
+                                             static_cast<std::ptrdiff_t>(whole.size())
+                                         ? whole.front()
+                                         : "no run of this scenario splits: " + why));
             }
             if (ranks > 1 && split > 1 && sync == "null-message")
             {
@@ -164,6 +190,10 @@ RunCommand(int argc, char** argv)
                 return 2; // every rank finds it; rank 0 says it
             }
             throw;
+        }
+        if (checkOnly)
+        {
+            return 0; // before MPI: the launcher asks before it starts N processes
         }
         RanksGuard ranksGuard;
         if (ranks > 1)
