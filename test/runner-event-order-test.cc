@@ -135,9 +135,9 @@ TEST(RunnerEventOrderTest, CheckRunsNothingAndShortPollsAreRefusedInThePartition
     {
         const std::string watchdog =
             key == "pfc_watchdog.poll_ms" ? " --set pfc_watchdog.enabled=true" : "";
-        const Result r = Runner(scenario + " --set congestion_control=none --set pfc=true" +
-                                watchdog + " --set " + key + "=0.0004 --ranks 1 --out " +
-                                out.string());
+        const Result r =
+            Runner(scenario + " --set congestion_control=none --set pfc=true" + watchdog +
+                   " --set " + key + "=0.0004 --ranks 1 --out " + out.string());
         EXPECT_EQ(r.status, 2) << key;
         EXPECT_NE(r.err.find(key + ": in the partition event order (--ranks) must exceed two "
                                    "message delays"),

@@ -17,9 +17,8 @@ FabricPollChain::FabricPollChain(Time interval, Time delay, PollFn poll)
       m_poll(std::move(poll))
 {
     NS_ABORT_MSG_IF(interval <= delay * 2,
-                    "FabricPollChain: the poll interval (" << interval
-                                                           << ") must exceed two message delays ("
-                                                           << delay << " each)");
+                    "FabricPollChain: the poll interval ("
+                        << interval << ") must exceed two message delays (" << delay << " each)");
     m_handler = FabricRankMailbox::AddHandler(
         [this](const uint8_t* data, uint32_t size) { Receive(data, size); });
 }
@@ -70,7 +69,8 @@ void
 FabricPollChain::ScheduleAt(int64_t step)
 {
     m_pendingAt = step;
-    m_pending = Simulator::Schedule(TimeStep(step) - Simulator::Now(), &FabricPollChain::Poll, this);
+    m_pending =
+        Simulator::Schedule(TimeStep(step) - Simulator::Now(), &FabricPollChain::Poll, this);
 }
 
 void

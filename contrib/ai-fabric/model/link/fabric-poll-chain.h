@@ -71,7 +71,7 @@ class FabricPollChain
     Time m_delay;
     PollFn m_poll;
     uint32_t m_handler{0};
-    EventId m_pending;    //!< the next poll
+    EventId m_pending; //!< the next poll
     int64_t m_pendingAt{0};
     bool m_deciding{false}; //!< between a poll and every rank's answer
     int64_t m_polledAt{0};
