@@ -115,7 +115,15 @@ ExecuteOnce(const RunConfig& c,
     {
         RunRanks::Merge(*sim.faults);
     }
-    if (sim.job)
+    // Each job's steps (sim.job is the first job's, when there are several).
+    for (const SimulatedJob& j : sim.jobs)
+    {
+        if (j.job)
+        {
+            RunRanks::Merge(*j.job);
+        }
+    }
+    if (sim.job && sim.jobs.empty())
     {
         RunRanks::Merge(*sim.job);
     }

@@ -173,9 +173,21 @@ RunRanks::Refusal(const RunConfig& c)
         return "fabric: kernel TCP does not run across ranks yet (RDMA, InfiniBand and Ultra "
                "Ethernet NICs do)";
     }
-    if (!c.jobs.empty())
+    // Several jobs split when each would alone (a collective over RDMA, InfiniBand or UEC).
+    for (const JobConfig& j : c.jobs)
     {
-        return "jobs: several jobs do not run across ranks yet";
+        if (j.run.workload.kind != WorkloadKind::COLLECTIVE || j.run.RunsGraph())
+        {
+            return "jobs: job '" + j.name +
+                   "': collectives run across ranks; training models and traces (training, "
+                   "chakra) do not yet";
+        }
+        if (j.run.fabric.name == "tcp")
+        {
+            return "jobs: job '" + j.name +
+                   "': kernel TCP does not run across ranks yet (RDMA, InfiniBand and Ultra "
+                   "Ethernet NICs do)";
+        }
     }
     return "";
 }

@@ -31,6 +31,14 @@ StopNow()
     Simulator::Stop();
 }
 
+/// A Ranks error's message without the attribute's name ("must ...").
+std::string
+RanksMessage(const FabricConfigError& e)
+{
+    const std::string what = e.what();
+    return what.substr(std::min(what.size(), e.GetParameter().size() + 1));
+}
+
 /// Record the egress queue (bytes, on its priority) each data frame finds at a switch port.
 void
 QueueFound(LatencyHistogram* hist, FabricNetDevice* port, const FabricFrame& f)
@@ -376,12 +384,17 @@ BuildTopology(const RunConfig& c, bool split)
     try
     {
         topo = helper->Build();
+        if (split)
+        {
+            // The runner's ranks tell each other things (RunRanks, FabricRankMailbox).
+            helper->CheckRankCables(*topo);
+        }
     }
     catch (const FabricConfigError& e)
     {
         if (e.GetParameter() == "Ranks")
         {
-            throw ScenarioError(std::string("--ranks: ") + e.what());
+            throw ScenarioError("--ranks: " + RanksMessage(e));
         }
         // Only the switch buffer's attributes can still be refused here (a fixed BufferSize
         // smaller than its reserved space and PFC headroom, EcnKmax below EcnKmin): bad input.
@@ -422,7 +435,7 @@ CheckRanks(const RunConfig& c, uint32_t ranks)
     }
     catch (const FabricConfigError& e)
     {
-        throw ScenarioError(std::string("--ranks: ") + e.what());
+        throw ScenarioError("--ranks: " + RanksMessage(e));
     }
 }
 
@@ -472,10 +485,24 @@ BuildSimulation(const RunConfig& c, const std::vector<bool>* include)
     // collective's transport runs split: each GPU's sends on its node's rank, what one rank
     // learns reaching the others a message delay later, so that one process and N give the
     // same run (CollectiveTransport::SetPartitioned).
-    if (FabricPartitionScheduler::IsActive() && c.workload.kind == WorkloadKind::COLLECTIVE &&
-        !c.RunsGraph() && c.jobs.empty() && network->CanPartition())
+    // With several jobs, each job's transport (every job a collective, RunRanks::Refusal).
+    bool splits = FabricPartitionScheduler::IsActive() &&
+                  c.workload.kind == WorkloadKind::COLLECTIVE && !c.RunsGraph();
+    for (const JobConfig& j : c.jobs)
     {
-        network->SetPartitioned(RankMessageDelay(*topo));
+        splits = splits && j.run.workload.kind == WorkloadKind::COLLECTIVE && !j.run.RunsGraph();
+    }
+    for (const auto& [name, n] : networks)
+    {
+        splits = splits && n->CanPartition();
+    }
+    if (splits)
+    {
+        const Time delay = RankMessageDelay(*topo);
+        for (const auto& [name, n] : networks)
+        {
+            n->SetPartitioned(delay);
+        }
     }
     Simulation sim;
     sim.topo = topo;

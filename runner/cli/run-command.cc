@@ -241,7 +241,20 @@ RunCommand(int argc, char** argv)
                 }
             }
             RunRanks::SetWhole(!whole[i].empty());
-            results.push_back(ExecuteRun(runs[i], progress, i, runs.size()));
+            try
+            {
+                results.push_back(ExecuteRun(runs[i], progress, i, runs.size()));
+            }
+            catch (const ScenarioError&)
+            {
+                // Found by every rank alike (a value checked as the run is built): rank 0 says
+                // it, once.
+                if (!writer)
+                {
+                    return 2;
+                }
+                throw;
+            }
             const std::string why = IncompleteRunMessage(results.back());
             if (!why.empty())
             {

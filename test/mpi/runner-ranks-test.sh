@@ -10,7 +10,7 @@
 # process. Every results file must be the sequential run's
 # (compare-results.py: summary.json but the run's cost, CSV files byte for byte), and the runs
 # must be worth comparing; the collective alone on 4 ranks with null messages too; PFC deadlocks
-# found (and broken by the watchdog) on 2 ranks as sequentially. Then what the
+# found (and broken by the watchdog) on 2 ranks as sequentially; two jobs side by side. Then what the
 # runner cannot split (a training model; a collective over TCP only; two split runs with null
 # messages, whose ns-3 core is made once per process) is refused with one line, exit 2, nothing
 # written.
@@ -161,6 +161,60 @@ else
   same fseq f2 "A failed connection, 2 ranks"
 fi
 
+# Several jobs side by side (each a collective; each job's steps merged over the ranks): the
+# collective above as two jobs of 8 servers (loss, the link down), on 4 ranks; and
+# scenarios/two-jobs.json (two placements, each job also alone) on 2.
+python3 - "$one" "$tmp/jobs.json" <<'PY'
+import json, sys
+text = "\n".join(l for l in open(sys.argv[1]) if not l.lstrip().startswith("//"))
+s = json.loads(text)
+s["jobs"] = [{"name": "a", "servers": 8, "placement": "contiguous"},
+             {"name": "b", "servers": 8, "placement": "spread"}]
+json.dump(s, open(sys.argv[2], "w"))
+PY
+run jseq "$runner" "$tmp/jobs.json" --quiet --set simulation.event_order=partition --out "$tmp/jseq"
+run j4 "$mpiexec" -np 4 --oversubscribe "$runner" "$tmp/jobs.json" --quiet --ranks 4 \
+  --out "$tmp/j4"
+twojobs=$here/../../scenarios/two-jobs.json
+run tjseq "$runner" "$twojobs" --quiet --set simulation.event_order=partition --out "$tmp/tjseq"
+run tj2 "$mpiexec" -np 2 --oversubscribe "$runner" "$twojobs" --quiet --ranks 2 --out "$tmp/tj2"
+[ "$fail" = 0 ] || exit 1
+same jseq j4 "Two jobs, 4 ranks"
+same tjseq tj2 "two-jobs.json, 2 ranks"
+python3 - "$tmp/j4/summary.json" "$tmp/tj2/summary.json" <<'PY' || fail=1
+import json, sys
+j = json.load(open(sys.argv[1]))
+t = json.load(open(sys.argv[2]))["runs"]
+checks = {
+    "split": j["sim"].get("ranks") == 4 and all(r["sim"].get("ranks") == 2 for r in t),
+    "every job's steps": all(e["steps_completed"] == 2 for e in j["jobs"]) and len(j["jobs"]) == 2,
+    "PAUSE, retransmitted, link-down drops": j["counters"]["pfc_pause_frames"] > 0
+    and j["counters"]["retransmitted_packets"] > 0 and j["faults"]["link_down_drops"] > 0,
+    "two-jobs: each job together and alone": all(
+        e["steps_completed"] == 3 and e.get("alone_step_ms") for r in t for e in r["jobs"]),
+}
+bad = [k for k, ok in checks.items() if not ok]
+print("worth comparing:", "yes" if not bad else "NO: " + ", ".join(bad))
+sys.exit(1 if bad else 0)
+PY
+
+# A NIC's pause storm (only its own rank storms; every rank counts it) stalling another job,
+# without and with the watchdog: scenarios/pfc-storm.json, exit 3 (a job stalls) in both.
+storm=$here/../../scenarios/pfc-storm.json
+"$runner" "$storm" --quiet --set simulation.event_order=partition --out "$tmp/sseq" \
+  >"$tmp/sseq.log" 2>&1
+ss=$?
+"$mpiexec" -np 2 --oversubscribe "$runner" "$storm" --quiet --ranks 2 --out "$tmp/s2" \
+  >"$tmp/s2.log" 2>&1
+s2=$?
+if [ "$ss" != 3 ] || [ "$s2" != 3 ]; then
+  echo "FAIL: pause storm: exit $ss sequentially, $s2 on 2 ranks (3 expected)"
+  cat "$tmp/sseq.log" "$tmp/s2.log"
+  fail=1
+else
+  same sseq s2 "A pause storm and the watchdog, two jobs, 2 ranks"
+fi
+
 # PFC deadlocks and the watchdog across ranks (scenarios/pfc-deadlock.json: a ring of 8 paused
 # queues over 4 leaves and 4 spines; the same with the watchdog breaking it; valley-free
 # routing, whose writes between opposite leaves fail): each rank polls its own switches and the
@@ -216,6 +270,21 @@ refused() { # WHAT EXPECTED ARGS...
 }
 refused "a training model" "--ranks: workload.kind" "$here/../../scenarios/training-llama3-8b.json"
 refused "TCP only" "--ranks: fabric: kernel TCP" "$one" --set fabric=tcp --set pfc=false
+# Ranks that share no cable (messages between ranks travel on cut cables): 4 ranks on the
+# storm's 2 leaves, one line from rank 0, exit 2, nothing written.
+rm -rf "$tmp/refused"
+"$mpiexec" --quiet -np 4 --oversubscribe "$runner" "$storm" --ranks 4 --quiet \
+  --out "$tmp/refused" >"$tmp/refused.out" 2>"$tmp/refused.err"
+status=$?
+if [ "$status" != 2 ] || [ "$(grep -c . "$tmp/refused.err")" != 1 ] ||
+  ! grep -q -- "--ranks: must leave a cable between every two ranks" "$tmp/refused.err" ||
+  [ -e "$tmp/refused" ]; then
+  echo "FAIL: ranks without a cable between them: exit $status"
+  cat "$tmp/refused.err"
+  fail=1
+else
+  echo "refused (ranks without a cable): $(cat "$tmp/refused.err")"
+fi
 refused "two split runs, null messages" "--sync null-message: one run split" "$coll" \
   --sync null-message
 exit $fail

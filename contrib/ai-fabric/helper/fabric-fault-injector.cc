@@ -5,6 +5,7 @@
 
 #include "ns3/double.h"
 #include "ns3/fabric-net-device.h"
+#include "ns3/fabric-rank-mailbox.h"
 #include "ns3/fabric-switch.h"
 #include "ns3/pfc-flow-control.h"
 #include "ns3/simulator.h"
@@ -293,11 +294,20 @@ FabricFaultInjector::SetPauseStorm(uint32_t link, uint32_t end, uint8_t prio, bo
                                     m_topo->GetLinkName(link) + " has no PFC on priority " +
                                     std::to_string(unsigned(prio)));
     }
-    if (on && !fc->IsStorming(prio))
+    // Across MPI ranks only the device's own rank storms (its PAUSE frames are events of its
+    // node); every rank counts the storm.
+    const bool local = !FabricRankMailbox::Distributed() ||
+                       dev->GetNode()->GetSystemId() == FabricRankMailbox::GetRank();
+    bool& storming = m_storming[(uint64_t(link) << 9) | (uint64_t(end == li.a) << 8) | prio];
+    if (on && !(local ? fc->IsStorming(prio) : storming))
     {
         ++m_storms;
     }
-    fc->SetStorm(prio, on);
+    storming = on;
+    if (local)
+    {
+        fc->SetStorm(prio, on);
+    }
 }
 
 uint64_t

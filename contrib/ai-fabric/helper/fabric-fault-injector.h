@@ -14,6 +14,7 @@
 #include <map>
 #include <string>
 #include <tuple>
+#include <unordered_map>
 #include <vector>
 
 namespace ns3
@@ -209,6 +210,7 @@ class FabricFaultInjector : public Object
     Time m_convergence;
     uint64_t m_changes{0};
     uint64_t m_reconvergences{0};
+    std::unordered_map<uint64_t, bool> m_storming; //!< (link, end, priority): storm on
     uint64_t m_storms{0};
     EventId m_pending;    //!< the latest scheduled reconvergence
     Time m_pendingAt;     //!< when it runs

@@ -318,6 +318,43 @@ FabricTopologyHelper::CheckPartition() const
     }
 }
 
+void
+FabricTopologyHelper::CheckRankCables(const FabricTopology& topo) const
+{
+    const uint32_t ranks = m_partitionRanks;
+    if (ranks <= 1)
+    {
+        return;
+    }
+    // What one rank tells the others (a flow's end, a collective's message, a PFC poll) travels
+    // with the frames of the cables cut between them (FabricRankMailbox::Broadcast).
+    std::vector<bool> cut(size_t(ranks) * ranks, false);
+    for (const FabricLinkInfo& l : topo.GetLinks())
+    {
+        const uint32_t a = l.devA->GetNode()->GetSystemId();
+        const uint32_t b = l.devB->GetNode()->GetSystemId();
+        if (a < ranks && b < ranks)
+        {
+            cut[size_t(a) * ranks + b] = cut[size_t(b) * ranks + a] = true;
+        }
+    }
+    for (uint32_t a = 0; a < ranks; ++a)
+    {
+        for (uint32_t b = a + 1; b < ranks; ++b)
+        {
+            if (!cut[size_t(a) * ranks + b])
+            {
+                throw FabricConfigError(
+                    "Ranks",
+                    "must leave a cable between every two ranks (what one rank tells the others "
+                    "travels on the cables cut between them): ranks " +
+                        std::to_string(a) + " and " + std::to_string(b) + " of " +
+                        std::to_string(ranks) + " share none on this topology; use fewer ranks");
+            }
+        }
+    }
+}
+
 uint32_t
 FabricTopologyHelper::GetPartitionGroups() const
 {

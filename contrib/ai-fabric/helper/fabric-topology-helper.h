@@ -99,6 +99,13 @@ class FabricTopologyHelper : public Object
      * \throws FabricConfigError ("Ranks") if not
      */
     void CheckPartition() const;
+    /**
+     * With Ranks above 1, that every two ranks share a cut cable (messages between ranks travel
+     * with their frames: FabricRankMailbox::Broadcast, which the runner's runs use). A script
+     * whose ranks only exchange frames needs no such cable.
+     * \throws FabricConfigError ("Ranks") if two do not
+     */
+    void CheckRankCables(const FabricTopology& topo) const;
     /// Groups SetPartition deals to ranks (0: this topology has no such groups).
     virtual uint32_t GetPartitionGroups() const;
     /// The system id (MPI rank) Build gives a host ("host", index) or switch (role, switch
