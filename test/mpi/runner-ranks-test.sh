@@ -47,6 +47,22 @@ same() { # A B WHAT
   echo "$3: $verdict"
   [ "$verdict" = identical ] || fail=1
 }
+incomplete() { # A B WHAT SCENARIO: sequentially (A) and on 2 ranks (B), exit 3 (incomplete)
+  local a=$1 b=$2 what=$3 scenario=$4 sa sb
+  "$runner" "$scenario" --quiet --set simulation.event_order=partition --out "$tmp/$a" \
+    >"$tmp/$a.log" 2>&1
+  sa=$?
+  "$mpiexec" -np 2 --oversubscribe "$runner" "$scenario" --quiet --ranks 2 --out "$tmp/$b" \
+    >"$tmp/$b.log" 2>&1
+  sb=$?
+  if [ "$sa" != 3 ] || [ "$sb" != 3 ]; then
+    echo "FAIL: $what: exit $sa sequentially, $sb on 2 ranks (3 expected)"
+    cat "$tmp/$a.log" "$tmp/$b.log"
+    fail=1
+    return 1
+  fi
+  same "$a" "$b" "$what, 2 ranks"
+}
 
 run seq "$runner" "$scenario" --quiet --set simulation.event_order=partition --out "$tmp/seq"
 run r2 "$mpiexec" -np 2 --oversubscribe "$runner" "$scenario" --quiet --ranks 2 --out "$tmp/r2"
@@ -147,19 +163,7 @@ s["faults"] = {"events": [{"at_ms": 0.1, "link": "leaf0-spine1", "action": "down
 s["attributes"]["ns3::RdmaNic::RetryCount"] = "1"
 json.dump(s, open(sys.argv[2], "w"))
 PY
-"$runner" "$tmp/fail.json" --quiet --set simulation.event_order=partition --out "$tmp/fseq" \
-  >"$tmp/fseq.log" 2>&1
-fs=$?
-"$mpiexec" -np 2 --oversubscribe "$runner" "$tmp/fail.json" --quiet --ranks 2 --out "$tmp/f2" \
-  >"$tmp/f2.log" 2>&1
-f2=$?
-if [ "$fs" != 3 ] || [ "$f2" != 3 ]; then
-  echo "FAIL: a failed connection: exit $fs sequentially, $f2 on 2 ranks (3 expected)"
-  cat "$tmp/fseq.log" "$tmp/f2.log"
-  fail=1
-else
-  same fseq f2 "A failed connection, 2 ranks"
-fi
+incomplete fseq f2 "A failed connection" "$tmp/fail.json"
 
 # Several jobs side by side (each a collective; each job's steps merged over the ranks): the
 # collective above as two jobs of 8 servers (loss, the link down), on 4 ranks; and
@@ -201,37 +205,14 @@ PY
 # A NIC's pause storm (only its own rank storms; every rank counts it) stalling another job,
 # without and with the watchdog: scenarios/pfc-storm.json, exit 3 (a job stalls) in both.
 storm=$here/../../scenarios/pfc-storm.json
-"$runner" "$storm" --quiet --set simulation.event_order=partition --out "$tmp/sseq" \
-  >"$tmp/sseq.log" 2>&1
-ss=$?
-"$mpiexec" -np 2 --oversubscribe "$runner" "$storm" --quiet --ranks 2 --out "$tmp/s2" \
-  >"$tmp/s2.log" 2>&1
-s2=$?
-if [ "$ss" != 3 ] || [ "$s2" != 3 ]; then
-  echo "FAIL: pause storm: exit $ss sequentially, $s2 on 2 ranks (3 expected)"
-  cat "$tmp/sseq.log" "$tmp/s2.log"
-  fail=1
-else
-  same sseq s2 "A pause storm and the watchdog, two jobs, 2 ranks"
-fi
+incomplete sseq s2 "A pause storm and the watchdog, two jobs" "$storm"
 
 # PFC deadlocks and the watchdog across ranks (scenarios/pfc-deadlock.json: a ring of 8 paused
 # queues over 4 leaves and 4 spines; the same with the watchdog breaking it; valley-free
 # routing, whose writes between opposite leaves fail): each rank polls its own switches and the
 # search runs on what every rank found. Exit 3 (incomplete) in both, the same results.
 pfcdl=$here/../../scenarios/pfc-deadlock.json
-"$runner" "$pfcdl" --quiet --set simulation.event_order=partition --out "$tmp/dseq" \
-  >"$tmp/dseq.log" 2>&1
-ds=$?
-"$mpiexec" -np 2 --oversubscribe "$runner" "$pfcdl" --quiet --ranks 2 --out "$tmp/d2" \
-  >"$tmp/d2.log" 2>&1
-d2=$?
-if [ "$ds" != 3 ] || [ "$d2" != 3 ]; then
-  echo "FAIL: PFC deadlock: exit $ds sequentially, $d2 on 2 ranks (3 expected)"
-  cat "$tmp/dseq.log" "$tmp/d2.log"
-  fail=1
-else
-  same dseq d2 "PFC deadlock and watchdog, 2 ranks"
+if incomplete dseq d2 "PFC deadlock and watchdog" "$pfcdl"; then
   python3 - "$tmp/d2/summary.json" <<'PY' || fail=1
 import json, sys
 runs = json.load(open(sys.argv[1]))["runs"]
