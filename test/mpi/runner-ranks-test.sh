@@ -231,18 +231,18 @@ fi
 
 # Refused with one line, exit 2, nothing written: a training model, and a scenario whose every
 # run is one the ranks cannot split (kernel TCP).
-refused() { # WHAT EXPECTED ARGS...
-  local what=$1 expected=$2
+refused() { # WHAT EXPECTED ARGS... (on $ranks ranks, 2 unless set)
+  local what=$1 expected=$2 np=${ranks:-2}
   shift 2
   rm -rf "$tmp/refused"
-  "$mpiexec" --quiet -np 2 --oversubscribe "$runner" "$@" --ranks 2 --quiet --out "$tmp/refused" \
-    >"$tmp/refused.out" 2>"$tmp/refused.err"
+  "$mpiexec" --quiet -np "$np" --oversubscribe "$runner" "$@" --ranks "$np" --quiet \
+    --out "$tmp/refused" >"$tmp/refused.out" 2>"$tmp/refused.err"
   local status=$?
   local lines
   lines=$(grep -c . "$tmp/refused.err")
   if [ "$status" != 2 ] || [ "$lines" != 1 ] || ! grep -q -- "$expected" "$tmp/refused.err" ||
     [ -e "$tmp/refused" ]; then
-    echo "FAIL: $what on 2 ranks: exit $status, $lines lines:"
+    echo "FAIL: $what on $np ranks: exit $status, $lines lines:"
     cat "$tmp/refused.err"
     fail=1
   else
@@ -252,20 +252,9 @@ refused() { # WHAT EXPECTED ARGS...
 refused "a training model" "--ranks: workload.kind" "$here/../../scenarios/training-llama3-8b.json"
 refused "TCP only" "--ranks: fabric: kernel TCP" "$one" --set fabric=tcp --set pfc=false
 # Ranks that share no cable (messages between ranks travel on cut cables): 4 ranks on the
-# storm's 2 leaves, one line from rank 0, exit 2, nothing written.
-rm -rf "$tmp/refused"
-"$mpiexec" --quiet -np 4 --oversubscribe "$runner" "$storm" --ranks 4 --quiet \
-  --out "$tmp/refused" >"$tmp/refused.out" 2>"$tmp/refused.err"
-status=$?
-if [ "$status" != 2 ] || [ "$(grep -c . "$tmp/refused.err")" != 1 ] ||
-  ! grep -q -- "--ranks: must leave a cable between every two ranks" "$tmp/refused.err" ||
-  [ -e "$tmp/refused" ]; then
-  echo "FAIL: ranks without a cable between them: exit $status"
-  cat "$tmp/refused.err"
-  fail=1
-else
-  echo "refused (ranks without a cable): $(cat "$tmp/refused.err")"
-fi
+# storm's 2 leaves, one line from rank 0.
+ranks=4 refused "ranks without a cable" "--ranks: must leave a cable between every two ranks" \
+  "$storm"
 refused "two split runs, null messages" "--sync null-message: one run split" "$coll" \
   --sync null-message
 exit $fail
