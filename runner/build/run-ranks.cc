@@ -176,17 +176,9 @@ RunRanks::Refusal(const RunConfig& c)
     // Several jobs split when each would alone (a collective over RDMA, InfiniBand or UEC).
     for (const JobConfig& j : c.jobs)
     {
-        if (j.run.workload.kind != WorkloadKind::COLLECTIVE || j.run.RunsGraph())
+        if (const std::string why = Refusal(j.run); !why.empty())
         {
-            return "jobs: job '" + j.name +
-                   "': collectives run across ranks; training models and traces (training, "
-                   "chakra) do not yet";
-        }
-        if (j.run.fabric.name == "tcp")
-        {
-            return "jobs: job '" + j.name +
-                   "': kernel TCP does not run across ranks yet (RDMA, InfiniBand and Ultra "
-                   "Ethernet NICs do)";
+            return "jobs: job '" + j.name + "': " + why;
         }
     }
     return "";

@@ -182,17 +182,7 @@ PfcDeadlockDetector::PollSplit()
     msg[0] = END;
     std::memcpy(msg + 1, &at, 8);
     FabricRankMailbox::Broadcast(m_handler, msg, 9, delay);
-    for (const Port& p : m_ports)
-    {
-        for (uint8_t q = 0; q < 8; ++q)
-        {
-            if (((p.lossless >> q) & 1U) && p.fc->IsPaused(q))
-            {
-                return true;
-            }
-        }
-    }
-    return false;
+    return AnyPaused();
 }
 
 void
@@ -270,17 +260,26 @@ PfcDeadlockDetector::Poll()
         Simulator::Stop();
         return;
     }
+    if (AnyPaused())
+    {
+        m_pollEvent = Simulator::Schedule(m_poll, &PfcDeadlockDetector::Poll, this);
+    }
+}
+
+bool
+PfcDeadlockDetector::AnyPaused() const
+{
     for (const Port& p : m_ports)
     {
         for (uint8_t q = 0; q < 8; ++q)
         {
             if (((p.lossless >> q) & 1U) && p.fc->IsPaused(q))
             {
-                m_pollEvent = Simulator::Schedule(m_poll, &PfcDeadlockDetector::Poll, this);
-                return;
+                return true;
             }
         }
     }
+    return false;
 }
 
 uint32_t

@@ -111,6 +111,8 @@ class PfcDeadlockDetector : public Object
 
     void Wake(uint8_t prio, uint16_t quanta);
     void Poll();
+    /// Whether any watched lossless queue (of this rank's) is paused: the poll goes on.
+    bool AnyPaused() const;
     /// This rank's queues paused past the threshold at `now`, and the PAUSEs their peers hold
     /// (`allHolds`: every port's that holds one, for the other ranks).
     void Gather(Snapshot& s, Time now, bool allHolds) const;
