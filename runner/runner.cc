@@ -122,10 +122,18 @@ ExecuteOnce(const RunConfig& c,
         {
             RunRanks::Merge(*j.job);
         }
+        if (j.parallel)
+        {
+            RunRanks::Merge(*j.parallel);
+        }
     }
     if (sim.job && sim.jobs.empty())
     {
         RunRanks::Merge(*sim.job);
+    }
+    if (sim.parallel && sim.jobs.empty())
+    {
+        RunRanks::Merge(*sim.parallel);
     }
     if (sim.jobs.empty())
     {

@@ -3,8 +3,9 @@
 // A collective whose RDMA transport is split across MPI ranks (issue 45), here in one process:
 // each message announced to the receiving rank a message delay after it is posted, the
 // executor's completion learnt from every rank's report a message delay after the last arrival,
-// the training job's next step begun at the barrier all the same. test/mpi/runner-ranks-test.sh
-// runs the same on 2 and 4 ranks against this one-process run.
+// the training job's next step begun at the barrier all the same; a training graph's
+// completions (ParallelTrainingJob) learnt by everyone a message delay after they happen.
+// test/mpi/runner-ranks-test.sh runs the same on 2 and 4 ranks against this one-process run.
 #include "test-util.h"
 
 #include <vector>
@@ -81,7 +82,148 @@ RunRing(bool split, Time delay = Time(0))
     return r;
 }
 
+/// What a training graph run did: every operation's end, per rank; its step; bytes sent.
+struct GraphRun
+{
+    std::vector<std::vector<Time>> ends;
+    TrainingStepRecord step;
+    std::vector<uint64_t> bytes; //!< per rank: bytes handed to the transports (every phase)
+    Time messageDelay;
+};
+
+/// On the topology of RunRing, one step of a graph with a collective over NVLink, one over the
+/// fabric and a message between servers, each after a kernel: every rank computes 10 us, then
+/// AllReduces 256 KiB with its server (NVLink) and 1 MiB with everyone; GPU 0 sends 256 KiB to
+/// GPU 4, which computes 10 us more once it has it. The RDMA transport split or not, in the
+/// partition order.
+GraphRun
+RunGraph(bool split)
+{
+    SimulatorImplGuard core("ns3::FabricSimulatorImpl");
+    FabricPartitionScheduler::Select();
+    Ptr<RailOptimizedFatTreeHelper> rail = CreateObject<RailOptimizedFatTreeHelper>();
+    rail->SetAttribute("Servers", UintegerValue(2));
+    rail->SetAttribute("GpusPerServer", UintegerValue(4));
+    rail->SetAttribute("LinkRate", DataRateValue(DataRate("100Gbps")));
+    Ptr<FabricTopology> topo = rail->Build();
+    RdmaHelper rdma;
+    rdma.Install(topo);
+    Ptr<RdmaCollectiveTransport> net = CreateObject<RdmaCollectiveTransport>();
+    net->SetRanks(topo->GetHosts());
+    GraphRun r;
+    std::vector<Time> cables;
+    for (const FabricLinkInfo& l : topo->GetLinks())
+    {
+        cables.push_back(DynamicCast<FabricChannel>(l.devA->GetChannel())->GetDelay());
+    }
+    r.messageDelay = FabricRankMailbox::GetMessageDelay(cables);
+    if (split)
+    {
+        net->SetPartitioned(r.messageDelay);
+    }
+    Ptr<NvlinkTransport> nvlink = CreateObject<NvlinkTransport>();
+    nvlink->SetRanks(topo->GetNHosts());
+
+    auto g = std::make_shared<WorkloadGraph>(8);
+    const uint32_t all = g->Group({0, 1, 2, 3, 4, 5, 6, 7});
+    const uint32_t server[2] = {g->Group({0, 1, 2, 3}), g->Group({4, 5, 6, 7})};
+    for (uint32_t k = 0; k < 8; ++k)
+    {
+        WorkloadOp kernel;
+        kernel.durationNs = 10000;
+        const uint32_t c = g->Add(k, kernel);
+        WorkloadOp ar;
+        ar.kind = WorkloadOp::COLLECTIVE;
+        ar.phase = WorkloadOp::TP;
+        ar.group = server[k / 4];
+        ar.bytes = 256 * 1024;
+        g->Add(k, ar, {c});
+        ar.phase = WorkloadOp::DP;
+        ar.group = all;
+        ar.bytes = 1 << 20;
+        g->Add(k, ar, {c});
+        if (k == 0 || k == 4)
+        {
+            WorkloadOp m;
+            m.kind = k == 0 ? WorkloadOp::SEND : WorkloadOp::RECV;
+            m.phase = WorkloadOp::PP;
+            m.peer = k == 0 ? 4 : 0;
+            m.bytes = 256 * 1024;
+            const uint32_t x = g->Add(k, m, {c});
+            if (k == 4)
+            {
+                g->Add(k, kernel, {x});
+            }
+        }
+    }
+    r.ends.resize(8);
+    for (uint32_t k = 0; k < 8; ++k)
+    {
+        r.ends[k].assign(g->ops[k].size(), Time(-1));
+    }
+    Ptr<ParallelTrainingJob> job = CreateObject<ParallelTrainingJob>();
+    job->SetAttribute("Steps", UintegerValue(1));
+    job->SetGraph(g);
+    std::vector<uint32_t> gpus{0, 1, 2, 3, 4, 5, 6, 7};
+    job->Setup(topo->GetHosts(), gpus, 4, net, nvlink);
+    job->TraceConnectWithoutContext("OpDone",
+                                    MakeCallback(+[](std::vector<std::vector<Time>>* e,
+                                                     uint32_t rank,
+                                                     uint32_t op,
+                                                     Time,
+                                                     Time end) {
+                                        (*e)[rank][op] = end;
+                                    }).Bind(&r.ends));
+    Simulator::ScheduleNow(&ParallelTrainingJob::Start, job);
+    Simulator::Run();
+    EXPECT_TRUE(job->IsFinished());
+    if (!job->GetSteps().empty())
+    {
+        r.step = job->GetSteps()[0];
+    }
+    for (uint32_t k = 0; k < 8; ++k)
+    {
+        uint64_t b = 0;
+        for (uint32_t ph = 0; ph < WorkloadOp::PHASES; ++ph)
+        {
+            b += job->GetBytesSent(0, k, WorkloadOp::Phase(ph));
+        }
+        r.bytes.push_back(b);
+    }
+    Simulator::Destroy();
+    GlobalValue::Bind("SchedulerType", StringValue("ns3::MapScheduler"));
+    return r;
+}
+
 } // namespace
+
+// Split, every completion reaches the operations waiting for it a message delay D late (as on N
+// MPI ranks, where only the receiver's rank sees it): each collective and the message end
+// exactly D later than whole, and the kernel that waited for the message too; the kernels that
+// waited for nothing do not move, nor do the bytes each GPU sent.
+TEST_F(FabricTest, ASplitTrainingGraphLearnsEachCompletionAMessageDelayLate)
+{
+    const GraphRun whole = RunGraph(false);
+    const GraphRun split = RunGraph(true);
+    const Time d = split.messageDelay;
+    ASSERT_GT(d, NanoSeconds(1));
+    for (uint32_t k = 0; k < 8; ++k)
+    {
+        ASSERT_EQ(split.ends[k].size(), whole.ends[k].size());
+        EXPECT_EQ(split.ends[k][0], whole.ends[k][0]) << "GPU " << k << ": the first kernel";
+        EXPECT_GT(whole.ends[k][1], whole.ends[k][0]) << "GPU " << k;
+        for (uint32_t i = 1; i < whole.ends[k].size(); ++i)
+        {
+            EXPECT_EQ(split.ends[k][i], whole.ends[k][i] + d) << "GPU " << k << " op " << i;
+        }
+    }
+    ASSERT_EQ(whole.ends[4].size(), 5u);
+    EXPECT_EQ(whole.ends[4][4] - whole.ends[4][3], MicroSeconds(10)) << "the kernel after the RECV";
+    EXPECT_EQ(split.step.barrier, whole.step.barrier + d);
+    EXPECT_EQ(split.step.cause, whole.step.cause);
+    EXPECT_EQ(split.bytes, whole.bytes);
+    EXPECT_EQ(whole.bytes[0], whole.bytes[1] + 256 * 1024) << "GPU 0's message";
+}
 
 // Split with the mailbox's delay D: the same steps to the nanosecond as the whole transport;
 // each barrier is learnt D after it, and the next step still begins at the barrier.

@@ -163,17 +163,12 @@ RunRanks::SimulatorType()
 std::string
 RunRanks::Refusal(const RunConfig& c)
 {
-    if (!c.IsFlowWorkload() && (c.workload.kind != WorkloadKind::COLLECTIVE || c.RunsGraph()))
-    {
-        return "workload.kind: flows, matrix and collective run across ranks; training models "
-               "and traces (training, chakra) do not yet";
-    }
     if (c.fabric.name == "tcp")
     {
         return "fabric: kernel TCP does not run across ranks yet (RDMA, InfiniBand and Ultra "
                "Ethernet NICs do)";
     }
-    // Several jobs split when each would alone (a collective over RDMA, InfiniBand or UEC).
+    // Several jobs split when each would alone (over RDMA, InfiniBand or UEC).
     for (const JobConfig& j : c.jobs)
     {
         if (const std::string why = Refusal(j.run); !why.empty())
@@ -378,6 +373,24 @@ RunRanks::Merge(ns3::TrainingJob& job)
         r.timeoutNic = lowest == none ? UINT32_MAX : static_cast<uint32_t>(lowest >> 32);
         r.timeoutVictim = lowest == none ? -1 : static_cast<int32_t>(lowest & 0xffffffffu);
     });
+}
+
+void
+RunRanks::Merge(ns3::ParallelTrainingJob& job)
+{
+    if (!Split())
+    {
+        return;
+    }
+    job.MergeSteps(
+        [](ns3::TrainingStepRecord& r) {
+            std::vector<uint64_t> counts{r.retransmissions, r.timeouts, r.lossProbes};
+            Sum(counts);
+            r.retransmissions = counts[0];
+            r.timeouts = counts[1];
+            r.lossProbes = counts[2];
+        },
+        [](std::vector<uint64_t>& v) { Sum(v); });
 }
 
 void

@@ -4,6 +4,7 @@
 
 #include "ns3/fabric-fault-injector.h"
 #include "ns3/latency-histogram.h"
+#include "ns3/parallel-training-job.h"
 #include "ns3/training-job.h"
 
 #include <cstdint>
@@ -73,6 +74,9 @@ class RunRanks
     /// collective ends, the maxima; retransmissions, timeouts and loss probes, the sums; the
     /// timeout victim, the lowest NIC's.
     static void Merge(ns3::TrainingJob& job);
+    /// Each step record of `job` made every rank's (ParallelTrainingJob::MergeSteps):
+    /// retransmissions, timeouts and loss probes, and the bytes each rank sent, the sums.
+    static void Merge(ns3::ParallelTrainingJob& job);
     /**
      * Every unsigned integer of `obj` (nested objects included) summed over ranks, but the
      * maximum for the keys in `maxKeys`; other values are left as they are.

@@ -485,13 +485,9 @@ BuildSimulation(const RunConfig& c, const std::vector<bool>* include)
     // collective's transport runs split: each GPU's sends on its node's rank, what one rank
     // learns reaching the others a message delay later, so that one process and N give the
     // same run (CollectiveTransport::SetPartitioned).
-    // With several jobs, each job's transport (every job a collective, RunRanks::Refusal).
-    bool splits = FabricPartitionScheduler::IsActive() &&
-                  c.workload.kind == WorkloadKind::COLLECTIVE && !c.RunsGraph();
-    for (const JobConfig& j : c.jobs)
-    {
-        splits = splits && j.run.workload.kind == WorkloadKind::COLLECTIVE && !j.run.RunsGraph();
-    }
+    // A training model or trace runs split too (ParallelTrainingJob), and with several jobs
+    // each job's transport.
+    bool splits = FabricPartitionScheduler::IsActive() && !c.IsFlowWorkload();
     for (const auto& [name, n] : networks)
     {
         splits = splits && n->CanPartition();

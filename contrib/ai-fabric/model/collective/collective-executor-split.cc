@@ -73,7 +73,14 @@ CollectiveExecutor::Report()
     m_reported = true;
     const auto [end, rank] = LatestArrival(true);
     const Message m{Message::kReport, rank, 0, end.GetTimeStep()};
-    FabricRankMailbox::Broadcast(m_handler, &m, sizeof(m), m_network->GetMessageDelay());
+    // From the node of its last arrival (an NVLink arrival runs outside any node's context);
+    // an MPI rank with no arrivals reports at Start, never last.
+    FabricRankMailbox::Broadcast(m_handler,
+                                 &m,
+                                 sizeof(m),
+                                 m_network->GetMessageDelay(),
+                                 m_localTotal > 0 ? m_network->GetNodeId(Global(rank))
+                                                  : Simulator::NO_CONTEXT);
 }
 
 void
@@ -85,7 +92,12 @@ CollectiveExecutor::ReleaseAfter(uint64_t d, uint32_t node)
         return;
     }
     const Message m{Message::kRelease, 0, d, 0};
-    FabricRankMailbox::Broadcast(m_handler, &m, sizeof(m), m_network->GetMessageDelay());
+    FabricRankMailbox::Broadcast(m_handler,
+                                 &m,
+                                 sizeof(m),
+                                 m_network->GetMessageDelay(),
+                                 node < m_gpuRanks ? m_network->GetNodeId(Global(node))
+                                                   : Simulator::NO_CONTEXT);
 }
 
 void

@@ -208,9 +208,13 @@ CollectiveExecutor::Start(std::shared_ptr<const CollectiveSchedule> s,
         NS_ABORT_MSG_IF(m_handler == UINT32_MAX,
                         "CollectiveExecutor: partition the network transport before "
                         "SetNetworkTransport");
-        if (!same)
+        // Again for the same schedule on other ranks (a pooled executor of another
+        // communicator of the same shape): other GPUs are this MPI rank's, other connections.
+        if (!same || m_splitMap != m_rankMap || m_splitChannelBase != m_channelBase)
         {
             PrepareSplit();
+            m_splitMap = m_rankMap;
+            m_splitChannelBase = m_channelBase;
         }
         m_reportsLeft = FabricRankMailbox::GetNRanks();
         m_reported = false;

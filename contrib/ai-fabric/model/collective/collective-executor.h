@@ -265,6 +265,9 @@ class CollectiveExecutor : public Object, public CollectiveTransportListener
 
     // Split across MPI ranks (the network transport is partitioned).
     bool m_split{false};
+    /// The rank map and channel base PrepareSplit last counted and prepared for.
+    const std::vector<uint32_t>* m_splitMap{nullptr};
+    uint32_t m_splitChannelBase{UINT32_MAX};
     uint32_t m_handler{UINT32_MAX}; //!< the mailbox handler of Message
     uint64_t m_localTotal{0};       //!< arrivals at this MPI rank's GPUs
     uint32_t m_reportsLeft{0};      //!< MPI ranks not yet reported

@@ -79,6 +79,12 @@ CollectiveTransport::IsLocal(uint32_t) const
     return true;
 }
 
+uint32_t
+CollectiveTransport::GetNodeId(uint32_t) const
+{
+    return Simulator::NO_CONTEXT;
+}
+
 void
 CollectiveTransport::Prepare(uint32_t, uint32_t, uint32_t)
 {

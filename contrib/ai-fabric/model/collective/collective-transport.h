@@ -73,6 +73,12 @@ class CollectiveTransport : public Object
     /// Whether the node of `rank` runs on this process's MPI rank (always, unpartitioned).
     virtual bool IsLocal(uint32_t rank) const;
     /**
+     * The ns-3 id of the node of `rank`, or Simulator::NO_CONTEXT if this transport does not
+     * know its nodes (the base class). A partitioned transport's users name with it the node a
+     * message to the other MPI ranks is from (FabricRankMailbox::Broadcast's `origin`).
+     */
+    virtual uint32_t GetNodeId(uint32_t rank) const;
+    /**
      * Create the connection (`src`, `dst`, `channel`) now if it does not exist yet. A
      * partitioned transport needs every connection created in an order every MPI rank shares
      * (queue pair numbers, and with them ECMP paths, follow the order): the executor prepares

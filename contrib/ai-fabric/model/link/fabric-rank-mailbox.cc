@@ -244,7 +244,11 @@ FabricRankMailbox::GetMessageDelay(const std::vector<Time>& delays)
 }
 
 void
-FabricRankMailbox::Broadcast(uint32_t handler, const void* data, uint32_t size, Time delay)
+FabricRankMailbox::Broadcast(uint32_t handler,
+                             const void* data,
+                             uint32_t size,
+                             Time delay,
+                             uint32_t origin)
 {
     State& s = Get();
     NS_ABORT_MSG_IF(handler >= s.handlers.size(),
@@ -258,7 +262,7 @@ FabricRankMailbox::Broadcast(uint32_t handler, const void* data, uint32_t size, 
     FabricEventOrderKey key;
     if (ordered)
     {
-        key = FabricPartitionScheduler::TakeKey(Simulator::NO_CONTEXT);
+        key = FabricPartitionScheduler::TakeKey(origin);
     }
     const uint8_t* bytes = static_cast<const uint8_t*>(data);
     const uint32_t me = ThisRank();

@@ -7,6 +7,7 @@
 #include "ns3/fabric-partition-scheduler.h"
 #include "ns3/nstime.h"
 #include "ns3/packet.h"
+#include "ns3/simulator.h"
 
 #include <cstdint>
 #include <functional>
@@ -97,8 +98,18 @@ class FabricRankMailbox
      * travels in the batches of the cut cables, so `delay` must exceed the lookahead to every
      * rank by a step (GetMessageDelay gives a delay that does, whatever the partition); every
      * rank must have a cut cable to every other.
+     *
+     * \param origin the node the message speaks for, which must run on this rank: its key's
+     *        node when no node's event is running (an event of a layer above every node, as a
+     *        training job's), so that the key orders it alike on every rank. Without one, such
+     *        a message is keyed by this rank's own sequence, which orders it against the events
+     *        of other ranks' messages differently on each partition.
      */
-    static void Broadcast(uint32_t handler, const void* data, uint32_t size, Time delay);
+    static void Broadcast(uint32_t handler,
+                          const void* data,
+                          uint32_t size,
+                          Time delay,
+                          uint32_t origin = Simulator::NO_CONTEXT);
 
     /**
      * A delay for Broadcast that holds on any partition of the cables `delays` (every cable of

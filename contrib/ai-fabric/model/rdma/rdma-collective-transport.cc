@@ -84,6 +84,12 @@ RdmaCollectiveTransport::CanPartition() const
     return true;
 }
 
+uint32_t
+RdmaCollectiveTransport::GetNodeId(uint32_t rank) const
+{
+    return m_nodes.Get(rank)->GetId();
+}
+
 bool
 RdmaCollectiveTransport::IsLocal(uint32_t rank) const
 {

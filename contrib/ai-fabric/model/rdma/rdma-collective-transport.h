@@ -58,6 +58,7 @@ class RdmaCollectiveTransport : public CollectiveTransport, private CollectiveTr
     void SetPartitioned(Time messageDelay) override;
     bool CanPartition() const override;
     bool IsLocal(uint32_t rank) const override;
+    uint32_t GetNodeId(uint32_t rank) const override;
     /// Create every queue pair of connection (src, dst, channel): QpsPerConnection per port.
     void Prepare(uint32_t src, uint32_t dst, uint32_t channel) override;
 

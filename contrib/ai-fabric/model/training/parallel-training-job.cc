@@ -9,6 +9,7 @@
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
 #include "ns3/double.h"
+#include "ns3/fabric-rank-mailbox.h"
 #include "ns3/node.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
@@ -16,6 +17,7 @@
 #include "ns3/uinteger.h"
 
 #include <algorithm>
+#include <cstring>
 
 namespace ns3
 {
@@ -215,6 +217,29 @@ ParallelTrainingJob::Setup(NodeContainer gpus,
         }
     }
     Prepare();
+    m_split = network && network->IsPartitioned();
+    if (m_split)
+    {
+        // A message arrives at its receiver's MPI rank, which tells every rank (Delivered). The
+        // transport names this listener to the receiving rank by its index, and creates the
+        // messages' connections in one order on every rank: here, in the messages' order.
+        network->AddListener(&m_listener);
+        m_handler = FabricRankMailbox::AddHandler([this](const uint8_t* data, uint32_t size) {
+            NS_ABORT_MSG_IF(size != sizeof(uint64_t), "ParallelTrainingJob: bad message");
+            uint64_t token;
+            std::memcpy(&token, data, sizeof(token));
+            Delivered(token);
+        });
+        for (const P2p& p : m_p2p)
+        {
+            const uint32_t a = m_transport[p.src];
+            const uint32_t b = m_transport[p.dst];
+            if (!m_nvlink || a / m_gpusPerServer != b / m_gpusPerServer)
+            {
+                network->Prepare(a, b, kP2pChannel);
+            }
+        }
+    }
 }
 
 void
@@ -309,6 +334,10 @@ ParallelTrainingJob::Launch(uint32_t r, uint32_t i)
     case WorkloadOp::SEND: {
         const uint32_t a = m_transport[r];
         const uint32_t b = m_transport[o.peer];
+        if (m_split && !m_network->IsLocal(a))
+        {
+            break; // the sender's MPI rank sends it (and counts its bytes)
+        }
         m_accounting.AddBytes(r, o.phase, o.bytes);
         if (m_nvlink && a / m_gpusPerServer == b / m_gpusPerServer)
         {
@@ -453,6 +482,22 @@ ParallelTrainingJob::Listener::MessageArrived(uint64_t token)
 void
 ParallelTrainingJob::MessageArrived(uint64_t token)
 {
+    if (m_split)
+    {
+        // Only the receiver's MPI rank sees it arrive: every rank learns it alike, D later.
+        FabricRankMailbox::Broadcast(m_handler,
+                                     &token,
+                                     sizeof(token),
+                                     m_network->GetMessageDelay(),
+                                     m_gpus.Get(m_p2p[token].dst)->GetId());
+        return;
+    }
+    Delivered(token);
+}
+
+void
+ParallelTrainingJob::Delivered(uint64_t token)
+{
     const P2p& p = m_p2p[token];
     m_arrived[token] = 1;
     Complete(p.src, p.sendOp, m_state[p.src][p.sendOp].byRank, m_state[p.src][p.sendOp].byOp);
@@ -513,6 +558,13 @@ ParallelTrainingJob::EndStep()
     {
         m_finished = true;
     }
+}
+
+void
+ParallelTrainingJob::MergeSteps(const std::function<void(TrainingStepRecord&)>& merge,
+                                const std::function<void(std::vector<uint64_t>&)>& sum)
+{
+    m_accounting.Merge(merge, sum);
 }
 
 const std::vector<TrainingStepRecord>&

@@ -16,6 +16,7 @@
 
 #include <array>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -41,6 +42,16 @@ class GpuTrainingApp;
  *    completes when the message has arrived and the receive's dependencies are done.
  * A step ends when every rank has finished every operation (the optimizer's global gradient
  * norm makes it a barrier); the next starts then.
+ *
+ * Over a partitioned network transport (CollectiveTransport::SetPartitioned: split across MPI
+ * ranks, or in their event order on one) every MPI rank runs every rank's operations alike, and
+ * each GPU's sends leave from its node's MPI rank only. What one MPI rank alone sees reaches
+ * every rank a message delay D later (FabricRankMailbox): a collective ends for its members D
+ * after its last arrival (CollectiveExecutor), a message D after it arrived. So every MPI rank
+ * launches the same operations at the same times, and one process and N give the same step;
+ * against an unpartitioned run, each completion a dependent waits for comes D later. The bytes
+ * each rank handed to the transports and the network's counters in the records are this MPI
+ * rank's own: MergeSteps makes them every rank's.
  *
  * The job runs the step; its TrainingStepAccounting, told what happened, records per step a
  * TrainingStepRecord (computeEnd: a rank's last kernel end, collectiveEnd: its last
@@ -108,6 +119,15 @@ class ParallelTrainingJob : public Object
     /// Collectives run per step.
     uint64_t GetCollectivesPerStep() const;
     double GetPeakFlops() const;
+
+    /**
+     * Split across MPI ranks, make each record and byte count every rank's: `merge` turns a
+     * record's network counters (retransmissions, timeouts, loss probes) into every MPI rank's,
+     * `sum` adds a vector over the MPI ranks (the runner: RunRanks); then each step's cause is
+     * decided again from the merged counters.
+     */
+    void MergeSteps(const std::function<void(TrainingStepRecord&)>& merge,
+                    const std::function<void(std::vector<uint64_t>&)>& sum);
 
     /// (rank, operation index, start, end) of every finished operation.
     typedef void (*OpTracedCallback)(uint32_t rank, uint32_t op, Time start, Time end);
@@ -179,6 +199,8 @@ class ParallelTrainingJob : public Object
 
     friend class Listener;
     void MessageArrived(uint64_t token);
+    /// Message `token` arrived (split: on every MPI rank, a message delay after it did).
+    void Delivered(uint64_t token);
 
     uint32_t m_steps{3};
     double m_peakTflops{989.4};
@@ -211,6 +233,8 @@ class ParallelTrainingJob : public Object
     std::vector<uint8_t> m_arrived; //!< per p2p: the message is at its receiver
     std::vector<uint8_t> m_posted;  //!< per p2p: the receive's dependencies are done
     Listener m_listener;
+    bool m_split{false};            //!< the network transport is partitioned
+    uint32_t m_handler{UINT32_MAX}; //!< split: the mailbox handler of arrived messages
 
     uint32_t m_step{0};
     std::vector<std::vector<OpState>> m_state;

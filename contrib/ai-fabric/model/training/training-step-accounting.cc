@@ -188,25 +188,58 @@ TrainingStepAccounting::Blame(TrainingStepRecord& rec,
     {
         rec.cause = "straggler";
     }
-    else if (timeouts > 0)
+    else
     {
-        rec.cause = "timeout";
-        if (m_network->GetLastTimeoutReceiver() >= 0)
+        rec.cause = NetworkCause(rec);
+        if (timeouts > 0 && m_network->GetLastTimeoutReceiver() >= 0)
         {
             rec.waitedOn = static_cast<uint32_t>(m_network->GetLastTimeoutReceiver());
         }
     }
-    else if (probes > 0)
+}
+
+const char*
+TrainingStepAccounting::NetworkCause(const TrainingStepRecord& rec)
+{
+    return rec.timeouts > 0          ? "timeout"
+           : rec.lossProbes > 0      ? "tail-loss-probe"
+           : rec.retransmissions > 0 ? "retransmission"
+                                     : "network";
+}
+
+void
+TrainingStepAccounting::Merge(const std::function<void(TrainingStepRecord&)>& merge,
+                              const std::function<void(std::vector<uint64_t>&)>& sum)
+{
+    std::vector<uint64_t> flat;
+    for (const auto& step : m_bytes)
     {
-        rec.cause = "tail-loss-probe";
+        for (const auto& rank : step)
+        {
+            flat.insert(flat.end(), rank.begin(), rank.end());
+        }
     }
-    else if (retx > 0)
+    sum(flat);
+    size_t at = 0;
+    for (auto& step : m_bytes)
     {
-        rec.cause = "retransmission";
+        for (auto& rank : step)
+        {
+            for (uint64_t& b : rank)
+            {
+                b = flat[at++];
+            }
+        }
     }
-    else
+    for (TrainingStepRecord& rec : m_records)
     {
-        rec.cause = "network";
+        merge(rec);
+        // A partitioned transport has no last timeout receiver (kernel TCP does not split):
+        // waitedOn stays the critical path's.
+        if (!rec.cause.empty() && rec.cause != "expert-imbalance" && rec.cause != "straggler")
+        {
+            rec.cause = NetworkCause(rec);
+        }
     }
 }
 

@@ -12,6 +12,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -99,6 +100,15 @@ class TrainingStepAccounting
     const TrainingStepRecord& EndStep(const std::vector<Time>& rankEnd,
                                       const std::vector<std::vector<TrainingOpState>>& state);
 
+    /**
+     * Split across MPI ranks (ParallelTrainingJob::MergeSteps): `merge` makes each record's
+     * network counters every MPI rank's, `sum` adds the bytes of every step, rank and phase
+     * over the MPI ranks (each counted its own ranks'); then each ended step's cause is decided
+     * again, unless its kernels decided it.
+     */
+    void Merge(const std::function<void(TrainingStepRecord&)>& merge,
+               const std::function<void(std::vector<uint64_t>&)>& sum);
+
     const std::vector<TrainingStepRecord>& GetSteps() const;
     const RankPhaseTimes& GetPhaseTimes(uint32_t step, uint32_t rank) const;
     uint64_t GetBytesSent(uint32_t step, uint32_t rank, WorkloadOp::Phase phase) const;
@@ -107,6 +117,9 @@ class TrainingStepAccounting
     double GetMfu(double peakFlops) const;
 
   private:
+    /// What the network did in a step, from its counters: "timeout", "tail-loss-probe",
+    /// "retransmission" or "network".
+    static const char* NetworkCause(const TrainingStepRecord& rec);
     /// The critical path, who everyone waited on and why.
     void Blame(TrainingStepRecord& rec, const std::vector<std::vector<TrainingOpState>>& state);
 

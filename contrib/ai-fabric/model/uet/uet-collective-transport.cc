@@ -105,6 +105,12 @@ UetCollectiveTransport::CanPartition() const
     return true;
 }
 
+uint32_t
+UetCollectiveTransport::GetNodeId(uint32_t rank) const
+{
+    return m_nodes.Get(rank)->GetId();
+}
+
 bool
 UetCollectiveTransport::IsLocal(uint32_t rank) const
 {

@@ -55,6 +55,7 @@ class UetCollectiveTransport : public CollectiveTransport
     void SetPartitioned(Time messageDelay) override;
     bool CanPartition() const override;
     bool IsLocal(uint32_t rank) const override;
+    uint32_t GetNodeId(uint32_t rank) const override;
     /// Create the PDC of (src, dst, channel) on src's UetNic if it does not exist.
     void Prepare(uint32_t src, uint32_t dst, uint32_t channel) override;
 
