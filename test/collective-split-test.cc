@@ -26,38 +26,59 @@ struct SplitRun
 /// Two steps of 50 us compute and a ring AllReduce of 1 MiB on 2 servers x 4 GPUs at 100 Gb/s
 /// (one leaf per rail: no path to choose), in the partition order; the RDMA transport split
 /// (SetPartitioned) with `delay` (0: the mailbox's message delay for these cables), or not.
+/// 2 servers x 4 GPUs at 100 Gb/s (one leaf per rail: no path to choose) with RDMA NICs and their
+/// transport, under the partition order (the caller holds the simulator core); the transport
+/// split (SetPartitioned) with `delay` (0: the mailbox's message delay for these cables), or not.
+struct SplitFabric
+{
+    Ptr<FabricTopology> topo;
+    Ptr<RdmaCollectiveTransport> net;
+    Ptr<NvlinkTransport> nvlink;
+    Time messageDelay;
+
+    SplitFabric(bool split, Time delay)
+    {
+        FabricPartitionScheduler::Select();
+        Ptr<RailOptimizedFatTreeHelper> rail = CreateObject<RailOptimizedFatTreeHelper>();
+        rail->SetAttribute("Servers", UintegerValue(2));
+        rail->SetAttribute("GpusPerServer", UintegerValue(4));
+        rail->SetAttribute("LinkRate", DataRateValue(DataRate("100Gbps")));
+        topo = rail->Build();
+        RdmaHelper rdma;
+        rdma.Install(topo);
+        net = CreateObject<RdmaCollectiveTransport>();
+        net->SetRanks(topo->GetHosts());
+        std::vector<Time> cables;
+        for (const FabricLinkInfo& l : topo->GetLinks())
+        {
+            cables.push_back(DynamicCast<FabricChannel>(l.devA->GetChannel())->GetDelay());
+        }
+        messageDelay = delay.IsZero() ? FabricRankMailbox::GetMessageDelay(cables) : delay;
+        if (split)
+        {
+            net->SetPartitioned(messageDelay);
+        }
+        nvlink = CreateObject<NvlinkTransport>();
+        nvlink->SetRanks(topo->GetNHosts());
+    }
+};
+
+/// Two steps of 50 us compute and a ring AllReduce of 1 MiB on SplitFabric(split, delay).
 SplitRun
 RunRing(bool split, Time delay = Time(0))
 {
     SimulatorImplGuard core("ns3::FabricSimulatorImpl");
-    FabricPartitionScheduler::Select();
-    Ptr<RailOptimizedFatTreeHelper> rail = CreateObject<RailOptimizedFatTreeHelper>();
-    rail->SetAttribute("Servers", UintegerValue(2));
-    rail->SetAttribute("GpusPerServer", UintegerValue(4));
-    rail->SetAttribute("LinkRate", DataRateValue(DataRate("100Gbps")));
-    Ptr<FabricTopology> topo = rail->Build();
-    RdmaHelper rdma;
-    rdma.Install(topo);
-    Ptr<RdmaCollectiveTransport> net = CreateObject<RdmaCollectiveTransport>();
-    net->SetRanks(topo->GetHosts());
+    const SplitFabric f(split, delay);
+    const Ptr<FabricTopology> topo = f.topo;
+    const Ptr<RdmaCollectiveTransport> net = f.net;
+    const Ptr<NvlinkTransport> nvlink = f.nvlink;
     SplitRun r;
-    std::vector<Time> cables;
-    for (const FabricLinkInfo& l : topo->GetLinks())
-    {
-        cables.push_back(DynamicCast<FabricChannel>(l.devA->GetChannel())->GetDelay());
-    }
-    r.messageDelay = delay.IsZero() ? FabricRankMailbox::GetMessageDelay(cables) : delay;
-    if (split)
-    {
-        net->SetPartitioned(r.messageDelay);
-    }
+    r.messageDelay = f.messageDelay;
     net->TraceConnectWithoutContext(
         "MessageLatency",
         MakeCallback(+[](std::vector<Time>* v, uint32_t, uint32_t, uint64_t, Time oneWay) {
             v->push_back(oneWay);
         }).Bind(&r.networkOneWay));
-    Ptr<NvlinkTransport> nvlink = CreateObject<NvlinkTransport>();
-    nvlink->SetRanks(topo->GetNHosts());
     for (uint32_t h = 0; h < topo->GetNHosts(); ++h)
     {
         Ptr<GpuTrainingApp> app = CreateObject<GpuTrainingApp>();
@@ -91,38 +112,17 @@ struct GraphRun
     Time messageDelay;
 };
 
-/// On the topology of RunRing, one step of a graph with a collective over NVLink, one over the
+/// On SplitFabric, one step of a graph with a collective over NVLink, one over the
 /// fabric and a message between servers, each after a kernel: every rank computes 10 us, then
 /// AllReduces 256 KiB with its server (NVLink) and 1 MiB with everyone; GPU 0 sends 256 KiB to
-/// GPU 4, which computes 10 us more once it has it. The RDMA transport split or not, in the
-/// partition order.
+/// GPU 4, which computes 10 us more once it has it. The RDMA transport split or not.
 GraphRun
 RunGraph(bool split)
 {
     SimulatorImplGuard core("ns3::FabricSimulatorImpl");
-    FabricPartitionScheduler::Select();
-    Ptr<RailOptimizedFatTreeHelper> rail = CreateObject<RailOptimizedFatTreeHelper>();
-    rail->SetAttribute("Servers", UintegerValue(2));
-    rail->SetAttribute("GpusPerServer", UintegerValue(4));
-    rail->SetAttribute("LinkRate", DataRateValue(DataRate("100Gbps")));
-    Ptr<FabricTopology> topo = rail->Build();
-    RdmaHelper rdma;
-    rdma.Install(topo);
-    Ptr<RdmaCollectiveTransport> net = CreateObject<RdmaCollectiveTransport>();
-    net->SetRanks(topo->GetHosts());
+    const SplitFabric f(split, Time(0));
     GraphRun r;
-    std::vector<Time> cables;
-    for (const FabricLinkInfo& l : topo->GetLinks())
-    {
-        cables.push_back(DynamicCast<FabricChannel>(l.devA->GetChannel())->GetDelay());
-    }
-    r.messageDelay = FabricRankMailbox::GetMessageDelay(cables);
-    if (split)
-    {
-        net->SetPartitioned(r.messageDelay);
-    }
-    Ptr<NvlinkTransport> nvlink = CreateObject<NvlinkTransport>();
-    nvlink->SetRanks(topo->GetNHosts());
+    r.messageDelay = f.messageDelay;
 
     auto g = std::make_shared<WorkloadGraph>(8);
     const uint32_t all = g->Group({0, 1, 2, 3, 4, 5, 6, 7});
@@ -165,7 +165,7 @@ RunGraph(bool split)
     job->SetAttribute("Steps", UintegerValue(1));
     job->SetGraph(g);
     std::vector<uint32_t> gpus{0, 1, 2, 3, 4, 5, 6, 7};
-    job->Setup(topo->GetHosts(), gpus, 4, net, nvlink);
+    job->Setup(f.topo->GetHosts(), gpus, 4, f.net, f.nvlink);
     job->TraceConnectWithoutContext("OpDone",
                                     MakeCallback(+[](std::vector<std::vector<Time>>* e,
                                                      uint32_t rank,
