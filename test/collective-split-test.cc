@@ -27,16 +27,17 @@ struct SplitRun
 /// (one leaf per rail: no path to choose), in the partition order; the RDMA transport split
 /// (SetPartitioned) with `delay` (0: the mailbox's message delay for these cables), or not.
 /// 2 servers x 4 GPUs at 100 Gb/s (one leaf per rail: no path to choose) with RDMA NICs and their
-/// transport, under the partition order (the caller holds the simulator core); the transport
-/// split (SetPartitioned) with `delay` (0: the mailbox's message delay for these cables), or not.
+/// transport (`tcp`: the Linux TCP model with host costs and NCCL's socket transport), under the
+/// partition order (the caller holds the simulator core); the transport split (SetPartitioned)
+/// with `delay` (0: the mailbox's message delay for these cables), or not.
 struct SplitFabric
 {
     Ptr<FabricTopology> topo;
-    Ptr<RdmaCollectiveTransport> net;
+    Ptr<CollectiveTransport> net;
     Ptr<NvlinkTransport> nvlink;
     Time messageDelay;
 
-    SplitFabric(bool split, Time delay)
+    SplitFabric(bool split, Time delay, bool tcp = false)
     {
         FabricPartitionScheduler::Select();
         Ptr<RailOptimizedFatTreeHelper> rail = CreateObject<RailOptimizedFatTreeHelper>();
@@ -44,10 +45,23 @@ struct SplitFabric
         rail->SetAttribute("GpusPerServer", UintegerValue(4));
         rail->SetAttribute("LinkRate", DataRateValue(DataRate("100Gbps")));
         topo = rail->Build();
-        RdmaHelper rdma;
-        rdma.Install(topo);
-        net = CreateObject<RdmaCollectiveTransport>();
-        net->SetRanks(topo->GetHosts());
+        if (tcp)
+        {
+            LinuxTcpHelper h;
+            h.SetHostCosts(true);
+            h.Install(topo);
+            Ptr<LinuxTcpCollectiveTransport> t = CreateObject<LinuxTcpCollectiveTransport>();
+            t->SetRanks(topo->GetHosts());
+            net = t;
+        }
+        else
+        {
+            RdmaHelper rdma;
+            rdma.Install(topo);
+            Ptr<RdmaCollectiveTransport> r = CreateObject<RdmaCollectiveTransport>();
+            r->SetRanks(topo->GetHosts());
+            net = r;
+        }
         std::vector<Time> cables;
         for (const FabricLinkInfo& l : topo->GetLinks())
         {
@@ -63,14 +77,14 @@ struct SplitFabric
     }
 };
 
-/// Two steps of 50 us compute and a ring AllReduce of 1 MiB on SplitFabric(split, delay).
+/// Two steps of 50 us compute and a ring AllReduce of 1 MiB on SplitFabric(split, delay, tcp).
 SplitRun
-RunRing(bool split, Time delay = Time(0))
+RunRing(bool split, Time delay = Time(0), bool tcp = false)
 {
     SimulatorImplGuard core("ns3::FabricSimulatorImpl");
-    const SplitFabric f(split, delay);
+    const SplitFabric f(split, delay, tcp);
     const Ptr<FabricTopology> topo = f.topo;
-    const Ptr<RdmaCollectiveTransport> net = f.net;
+    const Ptr<CollectiveTransport> net = f.net;
     const Ptr<NvlinkTransport> nvlink = f.nvlink;
     SplitRun r;
     r.messageDelay = f.messageDelay;
@@ -269,4 +283,34 @@ TEST_F(FabricTest, ASplitMessageArrivesNoEarlierThanItsAnnouncement)
     }
     ASSERT_EQ(slow.steps.size(), 2u);
     EXPECT_GT(slow.steps[0].CollectiveTime(), whole.steps[0].CollectiveTime());
+}
+
+// Kernel TCP split as RDMA is (each message's receive side queued at its receiver's rank from the
+// sender's announcement): the same steps and message latencies to the nanosecond as whole; with
+// a 200 us delay, every message waits for its announcement in its socket.
+TEST_F(FabricTest, ASplitTcpCollectiveKeepsItsStepsAndItsMessagesWaitForTheirAnnouncement)
+{
+    const SplitRun whole = RunRing(false, Time(0), true);
+    const SplitRun split = RunRing(true, Time(0), true);
+    ASSERT_EQ(whole.steps.size(), 2u);
+    ASSERT_EQ(split.steps.size(), 2u);
+    ASSERT_EQ(split.stepSeen.size(), 2u);
+    for (uint32_t k = 0; k < 2; ++k)
+    {
+        EXPECT_EQ(split.steps[k].barrier, whole.steps[k].barrier) << "step " << k;
+        EXPECT_EQ(split.steps[k].collectiveEnd, whole.steps[k].collectiveEnd) << "step " << k;
+        EXPECT_EQ(split.stepSeen[k], split.steps[k].barrier + split.messageDelay);
+    }
+    EXPECT_EQ(split.networkOneWay, whole.networkOneWay);
+    ASSERT_FALSE(whole.networkOneWay.empty());
+
+    const Time d = MicroSeconds(200);
+    const SplitRun slow = RunRing(true, d, true);
+    ASSERT_EQ(slow.networkOneWay.size(), whole.networkOneWay.size());
+    for (size_t i = 0; i < whole.networkOneWay.size(); ++i)
+    {
+        EXPECT_LT(whole.networkOneWay[i], d) << i;
+        EXPECT_GE(slow.networkOneWay[i], d) << i;
+    }
+    ASSERT_EQ(slow.steps.size(), 2u);
 }

@@ -163,10 +163,10 @@ RunRanks::SimulatorType()
 std::string
 RunRanks::Refusal(const RunConfig& c)
 {
-    if (c.fabric.name == "tcp")
+    if (c.fabric.name == "tcp" && c.fabric.tcp.stack != TcpStack::LINUX)
     {
-        return "fabric: kernel TCP does not run across ranks yet (RDMA, InfiniBand and Ultra "
-               "Ethernet NICs do)";
+        return "tcp.stack: ns-3's own TCP/IP (ns3) does not run across ranks (the Linux TCP "
+               "model, linux, does)";
     }
     // Several jobs split when each would alone (over RDMA, InfiniBand or UEC).
     for (const JobConfig& j : c.jobs)

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "fabric-registry.h"
+#include "run-ranks.h"
 #include "scenario-tuning.h"
 #include "simulation-builder.h"
 
@@ -235,16 +236,27 @@ TcpSummary(const RunConfig& c, const Simulation& sim, json& s)
         tcpCounters["gro_units"] = k.groUnits;
         tcpCounters["interrupts"] = k.interrupts;
     }
+    // Across MPI ranks, each rank's stacks and received messages are its own hosts': added.
+    RunRanks::SumJson(tcpCounters);
     s[kTcp] = tcpCounters;
     if (b)
     {
-        const double n = std::max<double>(1.0, double(messages));
-        s["tcp_message_breakdown_us"] = json{{"messages", messages},
-                                             {"gpu_to_host", b->pcieTx.GetSeconds() * 1e6 / n},
-                                             {"send_cpu", b->cpuTx.GetSeconds() * 1e6 / n},
-                                             {"network", b->network.GetSeconds() * 1e6 / n},
-                                             {"recv_cpu", b->cpuRx.GetSeconds() * 1e6 / n},
-                                             {"host_to_gpu", b->pcieRx.GetSeconds() * 1e6 / n}};
+        // Whole time steps, added over the ranks before the one division.
+        std::vector<uint64_t> t{messages,
+                                uint64_t(b->pcieTx.GetTimeStep()),
+                                uint64_t(b->cpuTx.GetTimeStep()),
+                                uint64_t(b->network.GetTimeStep()),
+                                uint64_t(b->cpuRx.GetTimeStep()),
+                                uint64_t(b->pcieRx.GetTimeStep())};
+        RunRanks::Sum(t);
+        const double n = std::max<double>(1.0, double(t[0]));
+        auto us = [n](uint64_t steps) { return TimeStep(int64_t(steps)).GetSeconds() * 1e6 / n; };
+        s["tcp_message_breakdown_us"] = json{{"messages", t[0]},
+                                             {"gpu_to_host", us(t[1])},
+                                             {"send_cpu", us(t[2])},
+                                             {"network", us(t[3])},
+                                             {"recv_cpu", us(t[4])},
+                                             {"host_to_gpu", us(t[5])}};
     }
 }
 

@@ -5,15 +5,15 @@
 # ECN, loss, a link down a while) run sequentially in the partition event order, then on 2 ranks
 # (granted time windows) and 4 (null messages), and on Ultra Ethernet NICs and InfiniBand
 # sequentially and on 2 ranks; then the collective of test/mpi/collective-ranks.json (the same
-# faults) as a scenario of five runs: the tuner's AllReduce, a tree, InfiniBand and Ultra
-# Ethernet split across the ranks, and kernel TCP, which does not split, run whole in every
-# process. Every results file must be the sequential run's
+# faults) as a scenario of five runs, each split across the ranks: the tuner's AllReduce, a
+# tree, InfiniBand, Ultra Ethernet and kernel TCP (the Linux model with NCCL's sockets). Every
+# results file must be the sequential run's
 # (compare-results.py: summary.json but the run's cost, CSV files byte for byte), and the runs
 # must be worth comparing; the collective alone on 4 ranks with null messages too; PFC deadlocks
 # found (and broken by the watchdog) on 2 ranks as sequentially; two jobs side by side; a training
 # model (test/mpi/training-ranks.json) on 2 and 4 ranks. Then what the runner cannot split (a
-# collective over TCP only; two split runs with null messages, whose ns-3 core is made once per
-# process) is refused with one line, exit 2, nothing written.
+# collective over ns-3's own TCP/IP only; two split runs with null messages, whose ns-3 core is
+# made once per process) is refused with one line, exit 2, nothing written.
 #
 #   runner-ranks-test.sh RUNNER MPIEXEC
 #
@@ -127,8 +127,8 @@ run c1seq "$runner" "$one" --quiet --set simulation.event_order=partition --out 
 run c1n "$mpiexec" -np 4 --oversubscribe "$runner" "$one" --quiet --ranks 4 \
   --sync null-message --out "$tmp/c1n"
 [ "$fail" = 0 ] || exit 1
-same cseq c2 "Collectives (and TCP whole), 2 ranks, granted time windows"
-same cseq c4 "Collectives (and TCP whole), 4 ranks, granted time windows"
+same cseq c2 "Collectives (TCP too), 2 ranks, granted time windows"
+same cseq c4 "Collectives (TCP too), 4 ranks, granted time windows"
 same c1seq c1n "A collective, 4 ranks, null messages"
 python3 - "$tmp/cseq/summary.json" "$tmp/c4/summary.json" <<'PY' || fail=1
 import json, sys
@@ -147,7 +147,10 @@ checks["InfiniBand: every step, credit updates"] = (
     seq[2]["steps_completed"] == 2 and seq[2]["counters"]["ib_flow_control_packets"] > 0)
 checks["Ultra Ethernet: every step, trims"] = (
     seq[3]["steps_completed"] == 2 and seq[3]["uec"]["trims"] > 0)
-checks["split on 4 ranks"] = [r["sim"].get("ranks") for r in four] == [4, 4, 4, 4, None]
+checks["TCP: every step, retransmitted segments"] = (
+    seq[4]["steps_completed"] == 2 and seq[4]["tcp"]["retransmitted_segments"] > 0
+    and seq[4]["tcp_message_breakdown_us"]["messages"] > 0)
+checks["split on 4 ranks"] = [r["sim"].get("ranks") for r in four] == [4, 4, 4, 4, 4]
 bad = [k for k, ok in checks.items() if not ok]
 print("worth comparing:", "yes" if not bad else "NO: " + ", ".join(bad))
 sys.exit(1 if bad else 0)
@@ -293,7 +296,7 @@ PY
 fi
 
 # Refused with one line, exit 2, nothing written: a scenario whose every run is one the ranks
-# cannot split (kernel TCP).
+# cannot split (ns-3's own TCP/IP).
 refused() { # WHAT EXPECTED ARGS... (on $ranks ranks, 2 unless set)
   local what=$1 expected=$2 np=${ranks:-2}
   shift 2
@@ -312,7 +315,8 @@ refused() { # WHAT EXPECTED ARGS... (on $ranks ranks, 2 unless set)
     echo "refused ($what): $(cat "$tmp/refused.err")"
   fi
 }
-refused "TCP only" "--ranks: fabric: kernel TCP" "$one" --set fabric=tcp --set pfc=false
+refused "ns-3's TCP only" "--ranks: tcp.stack: ns-3's own TCP/IP" "$one" --set fabric=tcp \
+  --set pfc=false --set tcp.stack=ns3
 # Ranks that share no cable (messages between ranks travel on cut cables): 4 ranks on the
 # storm's 2 leaves, one line from rank 0.
 ranks=4 refused "ranks without a cable" "--ranks: must leave a cable between every two ranks" \

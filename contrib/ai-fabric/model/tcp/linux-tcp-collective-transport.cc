@@ -2,18 +2,37 @@
 #include "linux-tcp-collective-transport.h"
 
 #include "ns3/abort.h"
+#include "ns3/fabric-rank-mailbox.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
+#include <cstring>
 
 namespace ns3
 {
 
 NS_LOG_COMPONENT_DEFINE("LinuxTcpCollectiveTransport");
 NS_OBJECT_ENSURE_REGISTERED(LinuxTcpCollectiveTransport);
+
+namespace
+{
+/// A connection's key in m_index.
+uint64_t
+ConnectionKey(uint32_t src, uint32_t dst, uint32_t channel)
+{
+    return (uint64_t(channel) << 48) | (uint64_t(src) << 24) | dst;
+}
+
+/// A sender's message at its receiver's rank, split: (sending rank, the sender's id).
+uint64_t
+RemoteKey(uint32_t src, uint64_t id)
+{
+    return (uint64_t(src) << 40) ^ id;
+}
+} // namespace
 
 TypeId
 LinuxTcpCollectiveTransport::GetTypeId()
@@ -91,6 +110,42 @@ LinuxTcpCollectiveTransport::ModelsHostSoftware() const
 }
 
 void
+LinuxTcpCollectiveTransport::SetPartitioned(Time messageDelay)
+{
+    NS_ABORT_MSG_IF(!m_conns.empty(),
+                    "LinuxTcpCollectiveTransport: SetPartitioned before any connection");
+    m_handler = SetPartitionedBase(messageDelay, [this](const uint8_t* data, uint32_t size) {
+        Announced(data, size);
+    });
+    m_writtenHandler = FabricRankMailbox::AddHandler(
+        [this](const uint8_t* data, uint32_t size) { SenderTimes(data, size); });
+}
+
+bool
+LinuxTcpCollectiveTransport::CanPartition() const
+{
+    return true;
+}
+
+bool
+LinuxTcpCollectiveTransport::IsLocal(uint32_t rank) const
+{
+    return !m_partitioned || m_nodes.Get(rank)->GetSystemId() == m_mpiRank;
+}
+
+uint32_t
+LinuxTcpCollectiveTransport::GetNodeId(uint32_t rank) const
+{
+    return m_nodes.Get(rank)->GetId();
+}
+
+void
+LinuxTcpCollectiveTransport::Prepare(uint32_t src, uint32_t dst, uint32_t channel)
+{
+    Open(src, dst, channel);
+}
+
+void
 LinuxTcpCollectiveTransport::SetRanks(NodeContainer nodes)
 {
     m_nodes = nodes;
@@ -120,7 +175,7 @@ LinuxTcpCollectiveTransport::Cost(uint32_t rank) const
 uint32_t
 LinuxTcpCollectiveTransport::Open(uint32_t src, uint32_t dst, uint32_t channel)
 {
-    const uint64_t key = (uint64_t(channel) << 48) | (uint64_t(src) << 24) | dst;
+    const uint64_t key = ConnectionKey(src, dst, channel);
     auto it = m_index.find(key);
     if (it != m_index.end())
     {
@@ -165,18 +220,69 @@ LinuxTcpCollectiveTransport::Send(uint32_t src,
                                   uint64_t token,
                                   uint32_t channel)
 {
-    const uint32_t c = Open(src, dst, channel);
-    Conn& conn = m_conns[c];
+    Announcement a{src, dst, 0, 0, token, bytes, 0, Simulator::Now().GetTimeStep()};
+    if (!m_partitioned)
+    {
+        a.conn = Open(src, dst, channel);
+        Post(a, listener);
+        return;
+    }
+    const auto it = m_index.find(ConnectionKey(src, dst, channel));
+    NS_ABORT_MSG_IF(it == m_index.end(),
+                    "LinuxTcpCollectiveTransport: connection " << src << " -> " << dst
+                                                               << " channel " << channel
+                                                               << " was not prepared (Prepare)");
+    a.conn = it->second;
+    a.listener = GetListenerIndex(listener);
+    const uint32_t node = m_nodes.Get(src)->GetId();
+    if (Simulator::GetContext() == node)
+    {
+        Post(a, listener);
+        return;
+    }
+    // The sender's work in its node's context (the caller may run outside any node's): its
+    // events and frames then carry its node's keys, alike on every partition.
+    Simulator::ScheduleWithContext(node,
+                                   Time(0),
+                                   &LinuxTcpCollectiveTransport::Post,
+                                   this,
+                                   a,
+                                   listener);
+}
+
+void
+LinuxTcpCollectiveTransport::Post(const Announcement& a, CollectiveTransportListener* listener)
+{
+    Conn& conn = m_conns[a.conn];
     const uint64_t id = m_msgBase + m_msgs.size();
+    const uint64_t bytes = a.bytes;
     m_msgs.emplace_back();
     Msg& m = m_msgs.back();
     m.listener = listener;
-    m.token = token;
+    m.token = a.token;
     m.bytes = bytes;
-    m.src = src;
-    m.dst = dst;
-    m.conn = c;
-    m.posted = Simulator::Now();
+    m.src = a.src;
+    m.dst = a.dst;
+    m.conn = a.conn;
+    m.posted = TimeStep(a.posted);
+    if (m_partitioned)
+    {
+        // The receiver's rank queues its tasks and tells its listener.
+        Announcement b = a;
+        b.id = id;
+        FabricRankMailbox::Broadcast(m_handler,
+                                     &b,
+                                     sizeof(b),
+                                     m_messageDelay,
+                                     m_nodes.Get(a.src)->GetId());
+        m.listener = nullptr;
+        if (bytes == 0)
+        {
+            m.done = true;
+            Prune();
+            return;
+        }
+    }
     if (bytes == 0)
     {
         m.tasksLeft = 1;
@@ -191,9 +297,17 @@ LinuxTcpCollectiveTransport::Send(uint32_t src,
         Sock& s = m_socks[conn.firstSock + conn.nextSock];
         conn.nextSock = (conn.nextSock + 1) % conn.nSocks;
         s.tx.push_back(t);
-        s.rx.push_back(t);
-        ++m.tasksLeft;
+        if (m_partitioned)
+        {
+            ++m.tasksUnwritten;
+        }
+        else
+        {
+            s.rx.push_back(t);
+            ++m.tasksLeft;
+        }
     }
+    const uint32_t src = a.src;
     if (HostStackCostModel* cost = Cost(src))
     {
         for (uint64_t off = 0; off < bytes; off += m_staging)
@@ -299,8 +413,26 @@ LinuxTcpCollectiveTransport::Written(uint32_t thread, uint32_t si, uint64_t byte
     t.done += bytes;
     if (t.done == t.bytes)
     {
-        GetMsg(t.msg).written = Simulator::Now();
+        const uint64_t id = t.msg;
         s.tx.pop_front();
+        Msg& m = GetMsg(id);
+        m.written = Simulator::Now();
+        if (m_partitioned && --m.tasksUnwritten == 0)
+        {
+            // All written: the receiver's rank learns the sender's times for its breakdown.
+            const WrittenTimes w{id,
+                                 m.src,
+                                 m.dst,
+                                 m.copiedToHost.GetTimeStep(),
+                                 m.written.GetTimeStep()};
+            FabricRankMailbox::Broadcast(m_writtenHandler,
+                                         &w,
+                                         sizeof(w),
+                                         m_messageDelay,
+                                         m_nodes.Get(m.src)->GetId());
+            m.done = true;
+            Prune();
+        }
     }
     Thread& th = m_txThreads[thread];
     if (th.busy)
@@ -418,6 +550,97 @@ LinuxTcpCollectiveTransport::TaskRead(uint32_t si, const Task& t)
 }
 
 void
+LinuxTcpCollectiveTransport::Announced(const uint8_t* data, uint32_t size)
+{
+    NS_ABORT_MSG_IF(size != sizeof(Announcement), "LinuxTcpCollectiveTransport: bad announcement");
+    Announcement a;
+    std::memcpy(&a, data, sizeof(a));
+    if (!IsLocal(a.dst))
+    {
+        return; // another rank's message
+    }
+    Conn& conn = m_conns[a.conn];
+    const uint64_t id = m_msgBase + m_msgs.size();
+    m_msgs.emplace_back();
+    Msg& m = m_msgs.back();
+    m.listener = GetListener(a.listener);
+    m.token = a.token;
+    m.bytes = a.bytes;
+    m.src = a.src;
+    m.dst = a.dst;
+    m.conn = a.conn;
+    m.posted = TimeStep(a.posted);
+    const uint32_t node = m_nodes.Get(a.dst)->GetId();
+    if (a.bytes == 0)
+    {
+        m.tasksLeft = 1;
+        Simulator::ScheduleWithContext(node,
+                                       Time(0),
+                                       &LinuxTcpCollectiveTransport::TaskInGpu,
+                                       this,
+                                       id);
+        return;
+    }
+    m.senderTimes = false;
+    m_remote[RemoteKey(a.src, a.id)] = id;
+    // The sender's tasks, on the same sockets in the same order (its own round robin).
+    const uint64_t task = std::max<uint64_t>(m_minTask, (a.bytes + conn.nSocks - 1) / conn.nSocks);
+    for (uint64_t off = 0; off < a.bytes; off += task)
+    {
+        m_socks[conn.firstSock + conn.nextRxSock].rx.push_back(
+            Task{id, off, std::min(task, a.bytes - off)});
+        conn.nextRxSock = (conn.nextRxSock + 1) % conn.nSocks;
+        ++m.tasksLeft;
+    }
+    // Bytes that arrived before the announcement wait in their sockets: read them now, in the
+    // receiver's context.
+    Simulator::ScheduleWithContext(node, Time(0), &LinuxTcpCollectiveTransport::Expect, this, a);
+}
+
+void
+LinuxTcpCollectiveTransport::Expect(const Announcement& a)
+{
+    const Conn& conn = m_conns[a.conn];
+    for (uint32_t k = 0; k < conn.nSocks; ++k)
+    {
+        const Sock& s = m_socks[conn.firstSock + k];
+        if (!s.rx.empty() && m_stacks[a.dst]->GetReceiver(s.conn.receiver).GetReadable() > 0)
+        {
+            Msg& m = GetMsg(s.rx.front().msg);
+            m.readable = std::max(m.readable, Simulator::Now());
+        }
+    }
+    for (uint32_t k = 0; k < std::min(conn.nSocks, m_threads); ++k)
+    {
+        ReadSome(m_socks[conn.firstSock + k].thread);
+    }
+}
+
+void
+LinuxTcpCollectiveTransport::SenderTimes(const uint8_t* data, uint32_t size)
+{
+    NS_ABORT_MSG_IF(size != sizeof(WrittenTimes), "LinuxTcpCollectiveTransport: bad times");
+    WrittenTimes w;
+    std::memcpy(&w, data, sizeof(w));
+    if (!IsLocal(w.dst))
+    {
+        return;
+    }
+    const auto it = m_remote.find(RemoteKey(w.src, w.id));
+    NS_ABORT_MSG_IF(it == m_remote.end(),
+                    "LinuxTcpCollectiveTransport: times of a message never announced");
+    Msg& m = GetMsg(it->second);
+    m_remote.erase(it);
+    m.copiedToHost = TimeStep(w.copiedToHost);
+    m.written = TimeStep(w.written);
+    m.senderTimes = true;
+    if (m.inGpu)
+    {
+        Account(m);
+    }
+}
+
+void
 LinuxTcpCollectiveTransport::TaskInGpu(uint64_t id)
 {
     Msg& m = GetMsg(id);
@@ -425,7 +648,30 @@ LinuxTcpCollectiveTransport::TaskInGpu(uint64_t id)
     {
         return;
     }
-    const Time now = Simulator::Now();
+    m.arrived = Simulator::Now();
+    m.inGpu = true;
+    CollectiveTransportListener* l = m.listener;
+    const uint64_t token = m.token;
+    const uint32_t src = m.src;
+    const uint32_t dst = m.dst;
+    const uint64_t bytes = m.bytes;
+    const Time posted = m.posted;
+    // Split, the sender's times may come later (then so does the breakdown, unchanged).
+    if (m.senderTimes)
+    {
+        Account(m);
+    }
+    NotifyMessageLatency(src, dst, bytes, posted);
+    if (l)
+    {
+        l->MessageArrived(token);
+    }
+}
+
+void
+LinuxTcpCollectiveTransport::Account(Msg& m)
+{
+    const Time now = m.arrived;
     const Time zero(0);
     const Time copied = m.bytes == 0 ? m.posted : m.copiedToHost;
     const Time written = std::max(m.written, copied);
@@ -448,15 +694,8 @@ LinuxTcpCollectiveTransport::TaskInGpu(uint64_t id)
     m_totals.pcieRx += b.pcieRx;
     ++m_arrived;
     m_breakdownTrace(b);
-    NotifyMessageLatency(m.src, m.dst, m.bytes, m.posted);
-    CollectiveTransportListener* l = m.listener;
-    const uint64_t token = m.token;
     m.done = true;
     Prune();
-    if (l)
-    {
-        l->MessageArrived(token);
-    }
 }
 
 void

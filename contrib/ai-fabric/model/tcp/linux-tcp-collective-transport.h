@@ -31,6 +31,14 @@ namespace ns3
  * calls on a core (one at a time per helper thread) and the host -> GPU copy of each task; the
  * MessageBreakdown trace says where each message's time went. Without one, writes and reads
  * happen as soon as buffer space or data allows.
+ *
+ * Split across MPI ranks (SetPartitioned), a message's sender side (tasks to write, the copy to
+ * the host, the send calls) runs on the sender's rank and its receiver side (tasks to read, the
+ * receive calls, the copy to the GPU) on the receiver's: the sender announces the message to
+ * every rank (FabricRankMailbox), and the receiver's rank queues its tasks a message delay D
+ * after it was posted (bytes that arrive earlier wait in the socket until then); when the last
+ * task is written the sender tells the receiver's rank its copy and write times, for the
+ * breakdown. Connections must be prepared (Prepare) in one order on every rank.
  */
 class LinuxTcpCollectiveTransport : public CollectiveTransport, public LinuxTcpListener
 {
@@ -56,6 +64,12 @@ class LinuxTcpCollectiveTransport : public CollectiveTransport, public LinuxTcpL
     /// The receiving rank of the most recent tail loss probe, or -1.
     int32_t GetLastLossProbeReceiver() const;
     bool ModelsHostSoftware() const override;
+    void SetPartitioned(Time messageDelay) override;
+    bool CanPartition() const override;
+    bool IsLocal(uint32_t rank) const override;
+    uint32_t GetNodeId(uint32_t rank) const override;
+    /// Open the connection's sockets now (in one order on every rank when partitioned).
+    void Prepare(uint32_t src, uint32_t dst, uint32_t channel) override;
 
     /// Sums over every rank's stack.
     LinuxTcpStackCounters GetCounters() const;
@@ -87,7 +101,11 @@ class LinuxTcpCollectiveTransport : public CollectiveTransport, public LinuxTcpL
         uint32_t dst{0};
         uint32_t conn{0};
         bool done{false};
+        uint32_t tasksUnwritten{0}; //!< partitioned sender: tasks not yet fully written
+        bool inGpu{false};          //!< partitioned receiver: every task is in GPU memory
+        bool senderTimes{true};     //!< the sender's times (copiedToHost, written) are known
         Time posted;
+        Time arrived; //!< in GPU memory
         Time copiedToHost;
         Time written;
         Time readable;
@@ -123,10 +141,44 @@ class LinuxTcpCollectiveTransport : public CollectiveTransport, public LinuxTcpL
     {
         uint32_t firstSock{0};
         uint32_t nSocks{0};
-        uint32_t nextSock{0};
+        uint32_t nextSock{0};   //!< the next message's first task's socket (sender)
+        uint32_t nextRxSock{0}; //!< the same at the receiver, split (announcements)
+    };
+
+    /// A message posted, told to every MPI rank when split.
+    struct Announcement
+    {
+        uint32_t src;
+        uint32_t dst;
+        uint32_t conn;
+        uint32_t listener;
+        uint64_t token;
+        uint64_t bytes;
+        uint64_t id; //!< the sender's message id
+        int64_t posted;
+    };
+
+    /// A message's last task written: the sender's times, for the receiver's breakdown.
+    struct WrittenTimes
+    {
+        uint64_t id; //!< the sender's message id
+        uint32_t src;
+        uint32_t dst;
+        int64_t copiedToHost;
+        int64_t written;
     };
 
     uint32_t Open(uint32_t src, uint32_t dst, uint32_t channel);
+    /// Send's work, in the sender's node's context.
+    void Post(const Announcement& a, CollectiveTransportListener* listener);
+    /// Split, on every rank: the receiver's rank queues the announced message's tasks.
+    void Announced(const uint8_t* data, uint32_t size);
+    /// Split: read what came before the announcement, in the receiver's node's context.
+    void Expect(const Announcement& a);
+    /// Split, on every rank: the receiver's rank notes the sender's times of a message.
+    void SenderTimes(const uint8_t* data, uint32_t size);
+    /// Emit a message's breakdown once it is in GPU memory and its sender's times are known.
+    void Account(Msg& m);
     void Write(uint32_t thread);
     void Written(uint32_t thread, uint32_t sock, uint64_t bytes);
     void ReadSome(uint32_t thread);
@@ -160,6 +212,10 @@ class LinuxTcpCollectiveTransport : public CollectiveTransport, public LinuxTcpL
     uint32_t m_staging{512 * 1024};
     uint16_t m_port{5001};
     HostStackBreakdown m_totals;
+    uint32_t m_handler{0};        //!< split: announcements
+    uint32_t m_writtenHandler{0}; //!< split: the sender's times
+    /// split, at the receiver: (src, the sender's id) -> this rank's message id
+    std::unordered_map<uint64_t, uint64_t> m_remote;
     uint64_t m_arrived{0};
     TracedCallback<const HostStackBreakdown&> m_breakdownTrace;
     TracedCallback<uint32_t, int32_t> m_lossProbeTrace;
