@@ -179,6 +179,26 @@ RunRanks::Refusal(const RunConfig& c)
     return "";
 }
 
+namespace
+{
+
+/// The victim of the latest timeout a transport reported (kernel TCP) over the ranks, as one
+/// process names the last one; on a tie of times, the largest rank.
+void
+LatestTimeout(ns3::TrainingStepRecord& r)
+{
+    const bool mine = r.timeoutVictim >= 0 && r.timeoutAt >= 0;
+    std::vector<uint64_t> at{mine ? uint64_t(r.timeoutAt) + 1 : 0};
+    RunRanks::Max(at);
+    std::vector<uint64_t> victim{
+        mine && uint64_t(r.timeoutAt) + 1 == at[0] ? uint64_t(r.timeoutVictim) + 1 : 0};
+    RunRanks::Max(victim);
+    r.timeoutAt = at[0] == 0 ? -1 : int64_t(at[0] - 1);
+    r.timeoutVictim = victim[0] == 0 ? -1 : int32_t(victim[0] - 1);
+}
+
+} // namespace
+
 #ifdef AIFABRIC_MPI
 namespace
 {
@@ -370,6 +390,12 @@ RunRanks::Merge(ns3::TrainingJob& job)
         std::vector<uint64_t> key{~mine};
         Max(key);
         const uint64_t lowest = ~key[0];
+        if (lowest != none && static_cast<uint32_t>(lowest >> 32) == UINT32_MAX)
+        {
+            // No NIC's queue pair timed out anywhere: the transport's victim (kernel TCP).
+            LatestTimeout(r);
+            return;
+        }
         r.timeoutNic = lowest == none ? UINT32_MAX : static_cast<uint32_t>(lowest >> 32);
         r.timeoutVictim = lowest == none ? -1 : static_cast<int32_t>(lowest & 0xffffffffu);
     });
@@ -389,6 +415,7 @@ RunRanks::Merge(ns3::ParallelTrainingJob& job)
             r.retransmissions = counts[0];
             r.timeouts = counts[1];
             r.lossProbes = counts[2];
+            LatestTimeout(r);
         },
         [](std::vector<uint64_t>& v) { Sum(v); });
 }

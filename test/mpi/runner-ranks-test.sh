@@ -243,15 +243,23 @@ run chseq "$runner" "$default" --quiet "${replay[@]}" --set simulation.event_ord
   --out "$tmp/chseq"
 run ch2 "$mpiexec" -np 2 --oversubscribe "$runner" "$default" --quiet "${replay[@]}" --ranks 2 \
   --out "$tmp/ch2"
+# ... and over kernel TCP, whose steps are blamed on timeouts fired on either rank.
+tcp=(--set fabric=tcp --set pfc=false)
+run ttseq "$runner" "$train" --quiet "${tcp[@]}" --set simulation.event_order=partition \
+  --out "$tmp/ttseq"
+run tt2 "$mpiexec" -np 2 --oversubscribe "$runner" "$train" --quiet "${tcp[@]}" --ranks 2 \
+  --out "$tmp/tt2"
 [ "$fail" = 0 ] || exit 1
+same ttseq tt2 "A training model over kernel TCP, 2 ranks"
 same chseq ch2 "A Chakra trace, 2 ranks"
 same tseq t2 "A training model, 2 ranks, null messages"
 same tseq t4 "A training model, 4 ranks, granted time windows"
 same trjseq trj2 "A training job beside a collective job, 2 ranks"
-python3 - "$tmp/t4/summary.json" "$tmp/trj2/summary.json" <<'PY' || fail=1
+python3 - "$tmp/t4/summary.json" "$tmp/trj2/summary.json" "$tmp/tt2/summary.json" <<'PY' || fail=1
 import json, sys
 s = json.load(open(sys.argv[1]))
 jobs = json.load(open(sys.argv[2]))["jobs"]
+tcp = json.load(open(sys.argv[3]))
 c = s["counters"]
 ph = s["training"]["phases_ms"]
 checks = {
@@ -262,6 +270,8 @@ checks = {
     and c["retransmitted_packets"] > 0 and s["faults"]["link_down_drops"] > 0,
     "a step blamed on a timeout": [b["cause"] for b in s["barrier"]] == ["timeout", "retransmission"],
     "both jobs": [(j["name"], j["steps_completed"]) for j in jobs] == [("train", 2), ("allreduce", 2)],
+    "TCP: steps blamed on timeouts": [b["cause"] for b in tcp["barrier"]] == ["timeout", "timeout"]
+    and tcp["tcp"]["timeouts"] > 0,
 }
 bad = [k for k, ok in checks.items() if not ok]
 print("worth comparing:", "yes" if not bad else "NO: " + ", ".join(bad))

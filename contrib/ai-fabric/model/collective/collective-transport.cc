@@ -55,6 +55,12 @@ CollectiveTransport::GetLastTimeoutReceiver() const
     return -1;
 }
 
+Time
+CollectiveTransport::GetLastTimeoutTime() const
+{
+    return TimeStep(-1);
+}
+
 bool
 CollectiveTransport::ModelsHostSoftware() const
 {

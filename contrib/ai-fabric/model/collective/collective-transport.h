@@ -43,6 +43,8 @@ class CollectiveTransport : public Object
     virtual uint64_t GetTimeouts() const;
     /// The receiving rank of the most recent retransmission timeout, or -1.
     virtual int32_t GetLastTimeoutReceiver() const;
+    /// When that timeout fired, or -1 ns when none did.
+    virtual Time GetLastTimeoutTime() const;
     /// Whether the transport models the host's software path of a message itself (copies,
     /// syscalls, threads: kernel TCP): the executor then adds no protocol latency to its hops.
     virtual bool ModelsHostSoftware() const;

@@ -715,6 +715,7 @@ LinuxTcpCollectiveTransport::TimedOut(uint32_t rank, uint32_t sender)
     if (it != m_senderSock[rank].end())
     {
         m_lastTimeoutReceiver = static_cast<int32_t>(m_socks[it->second].dst);
+        m_lastTimeoutAt = Simulator::Now();
     }
 }
 
@@ -780,6 +781,12 @@ uint64_t
 LinuxTcpCollectiveTransport::GetTimeouts() const
 {
     return GetCounters().timeouts;
+}
+
+Time
+LinuxTcpCollectiveTransport::GetLastTimeoutTime() const
+{
+    return m_lastTimeoutAt;
 }
 
 int32_t

@@ -59,6 +59,7 @@ class LinuxTcpCollectiveTransport : public CollectiveTransport, public LinuxTcpL
     uint64_t GetRetransmissions() const override;
     uint64_t GetTimeouts() const override;
     int32_t GetLastTimeoutReceiver() const override;
+    Time GetLastTimeoutTime() const override;
     /// Tail loss probes sent so far (all ranks' stacks; the LossProbe trace fires on each).
     uint64_t GetLossProbes() const;
     /// The receiving rank of the most recent tail loss probe, or -1.
@@ -204,6 +205,7 @@ class LinuxTcpCollectiveTransport : public CollectiveTransport, public LinuxTcpL
     uint64_t m_msgBase{0};
     std::vector<std::unordered_map<uint32_t, uint32_t>> m_senderSock; //!< per rank: sender -> sock
     int32_t m_lastTimeoutReceiver{-1};
+    Time m_lastTimeoutAt{TimeStep(-1)};
     int32_t m_lastProbeReceiver{-1};
     uint64_t m_probes{0};
     uint32_t m_socketsPerThread{1};

@@ -412,6 +412,7 @@ TcpCollectiveTransport::CongState(uint32_t c,
     {
         ++m_timeouts;
         m_lastTimeoutReceiver = static_cast<int32_t>(m_conns[c].dst);
+        m_lastTimeoutAt = Simulator::Now();
     }
     else if (to == TcpSocketState::CA_RECOVERY)
     {
@@ -464,6 +465,12 @@ bool
 TcpCollectiveTransport::ModelsHostSoftware() const
 {
     return true;
+}
+
+Time
+TcpCollectiveTransport::GetLastTimeoutTime() const
+{
+    return m_lastTimeoutAt;
 }
 
 int32_t

@@ -60,6 +60,7 @@ class TcpCollectiveTransport : public CollectiveTransport
     uint64_t GetRetransmissions() const override;
     uint64_t GetTimeouts() const override;
     int32_t GetLastTimeoutReceiver() const override;
+    Time GetLastTimeoutTime() const override;
     /// True: the host cost model is the software path.
     bool ModelsHostSoftware() const override;
     /// Sums of every arrived message's breakdown (bytes = total bytes), and the message count.
@@ -155,6 +156,7 @@ class TcpCollectiveTransport : public CollectiveTransport
     uint64_t m_timeouts{0};
     uint64_t m_fastRecoveries{0};
     int32_t m_lastTimeoutReceiver{-1};
+    Time m_lastTimeoutAt{TimeStep(-1)};
     uint16_t m_port{5001};
     uint32_t m_segmentSize{0};
     Time m_minRto;

@@ -479,6 +479,7 @@ TrainingJob::CollectiveDone()
         if (rec.timeoutVictim < 0 && m_network)
         {
             rec.timeoutVictim = JobRank(m_network->GetLastTimeoutReceiver());
+            rec.timeoutAt = m_network->GetLastTimeoutTime().GetTimeStep();
         }
     }
     DecideCause(rec);

@@ -44,6 +44,9 @@ struct TrainingStepRecord
     /// queue pair sends to (the step's timeout victim); UINT32_MAX and -1 when none.
     uint32_t timeoutNic{UINT32_MAX};
     int32_t timeoutVictim{-1};
+    /// When a victim the transport reported (kernel TCP's last timeout) timed out, in time
+    /// steps; -1 otherwise. Split across MPI ranks, the latest over the ranks is the step's.
+    int64_t timeoutAt{-1};
 
     Time StepTime() const
     {

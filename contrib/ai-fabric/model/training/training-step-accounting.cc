@@ -193,7 +193,9 @@ TrainingStepAccounting::Blame(TrainingStepRecord& rec,
         rec.cause = NetworkCause(rec);
         if (timeouts > 0 && m_network->GetLastTimeoutReceiver() >= 0)
         {
-            rec.waitedOn = static_cast<uint32_t>(m_network->GetLastTimeoutReceiver());
+            rec.timeoutVictim = m_network->GetLastTimeoutReceiver();
+            rec.timeoutAt = m_network->GetLastTimeoutTime().GetTimeStep();
+            rec.waitedOn = static_cast<uint32_t>(rec.timeoutVictim);
         }
     }
 }
@@ -234,11 +236,14 @@ TrainingStepAccounting::Merge(const std::function<void(TrainingStepRecord&)>& me
     for (TrainingStepRecord& rec : m_records)
     {
         merge(rec);
-        // A partitioned transport has no last timeout receiver (kernel TCP does not split):
-        // waitedOn stays the critical path's.
+        // Everyone waited on the last timeout's receiver (kernel TCP: `merge` took the latest
+        // over the ranks), else on the critical path's rank (Blame).
         if (!rec.cause.empty() && rec.cause != "expert-imbalance" && rec.cause != "straggler")
         {
             rec.cause = NetworkCause(rec);
+            rec.waitedOn = rec.timeouts > 0 && rec.timeoutVictim >= 0
+                               ? static_cast<uint32_t>(rec.timeoutVictim)
+                               : rec.slowestComputeRank;
         }
     }
 }
